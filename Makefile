@@ -1,0 +1,49 @@
+# ck3raven — two commands for a newcomer: `make run` and `make test`. `make check` is what CI runs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test check lint format typecheck arch archlint docs bench install clean
+
+run: $(STAMP)  ## serve the sample world over stdio
+	$(BIN)/ck3raven serve
+
+test: $(STAMP)  ## the whole test suite
+	$(BIN)/pytest -q
+
+check: lint typecheck arch archlint test  ## everything CI checks
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+arch: $(STAMP)
+	$(BIN)/lint-imports
+
+archlint: $(STAMP)
+	$(BIN)/python .ci/archlint.py domain ports adapters app
+
+docs: $(STAMP)  ## regenerate docs/reply-codes.md from the registry
+	$(BIN)/ck3raven codes --format markdown > docs/reply-codes.md
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -1,0 +1,58 @@
+"""The wire envelope (SPEC §6): how a Reply travels to an MCP client. Built here and nowhere else.
+
+{"status", "reply_type", "code", "message", "data", "meta": {"trace_id", "duration_ms", "tool"},
+ "error": null | {"trace_id"}}
+"""
+
+import json
+from typing import Any, Final
+
+from domain.frozen import thaw
+from domain.replies import Reply
+from domain.vocabulary import ReplyType
+
+Envelope = dict[str, Any]
+
+ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "description": "ck3raven reply envelope: branch on reply_type and code, never on message.",
+    "properties": {
+        "status": {"type": "string", "enum": [t.status for t in ReplyType]},
+        "reply_type": {"type": "string", "enum": [t.value for t in ReplyType]},
+        "code": {"type": "string", "pattern": r"^(WA|EN|CT|MCP)-[A-Z]+-[SIDE]-\d{3}$"},
+        "message": {"type": "string"},
+        "data": {"type": "object"},
+        "meta": {
+            "type": "object",
+            "properties": {
+                "trace_id": {"type": "string"},
+                "duration_ms": {"type": "number"},
+                "tool": {"type": ["string", "null"]},
+            },
+            "required": ["trace_id", "duration_ms", "tool"],
+        },
+        "error": {
+            "type": ["object", "null"],
+            "properties": {"trace_id": {"type": "string"}},
+        },
+    },
+    "required": ["status", "reply_type", "code", "message", "data", "meta", "error"],
+}
+
+
+def envelope(reply: Reply, *, trace_id: str, duration_ms: float, tool: str | None) -> Envelope:
+    """The envelope for `reply`; `error` carries the trace id for Error replies only."""
+    return {
+        "status": reply.reply_type.status,
+        "reply_type": reply.reply_type.value,
+        "code": reply.code,
+        "message": reply.message(),
+        "data": thaw(reply.data),
+        "meta": {"trace_id": trace_id, "duration_ms": round(duration_ms, 3), "tool": tool},
+        "error": {"trace_id": trace_id} if reply.reply_type is ReplyType.ERROR else None,
+    }
+
+
+def to_json(env: Envelope) -> str:
+    """Compact JSON text of an envelope (the text content beside structuredContent)."""
+    return json.dumps(env, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,1 @@
+"""The application: composition root, configuration and the operator's command line."""

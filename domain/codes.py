@@ -1,0 +1,73 @@
+"""Reply code records and their validation: LAYER-AREA-TYPE-NNN, closed sets, legal types, templates.
+
+A `CodeSpec` is one row of the registry. It is checked at birth: the code is well formed, names members of
+the closed sets, its type is one its layer may emit, and every placeholder of its template is a documented
+data field.
+"""
+
+import re
+from collections.abc import Iterable
+from string import Formatter
+
+from attrs import field, frozen
+
+from domain.vocabulary import LAYER_TYPES, Area, Layer, ReplyType
+
+CODE_PATTERN = re.compile(r"(?P<layer>[A-Z]+)-(?P<area>[A-Z]+)-(?P<type>[SIDE])-(?P<number>\d{3})")
+
+
+def placeholders(template: str) -> frozenset[str]:
+    """The field names a message template refers to."""
+    return frozenset(name for _, name, _, _ in Formatter().parse(template) if name)
+
+
+def _check_code(_: object, __: object, code: str) -> None:
+    match = CODE_PATTERN.fullmatch(code)
+    if match is None:
+        raise ValueError(f"{code!r} is not LAYER-AREA-TYPE-NNN")
+    layer, area, kind = Layer(match["layer"]), Area(match["area"]), ReplyType(match["type"])
+    if match["number"] == "000":
+        raise ValueError(f"{code}: numbers run from 001 to 999")
+    if kind not in LAYER_TYPES[layer]:
+        raise ValueError(f"{code}: layer {layer.value} may not emit {kind.value}")
+    del area  # parsed only to prove it is a member of the closed set
+
+
+def _field_set(names: Iterable[str]) -> frozenset[str]:
+    return frozenset(names)
+
+
+@frozen
+class CodeSpec:
+    """One registered code: its identity, its message template and the data fields it always carries."""
+
+    code: str = field(validator=_check_code)
+    template: str
+    fields: frozenset[str] = field(converter=_field_set, factory=frozenset)
+
+    def __attrs_post_init__(self) -> None:
+        missing = placeholders(self.template) - self.fields
+        if missing:
+            raise ValueError(f"{self.code}: template refers to undocumented fields {sorted(missing)}")
+
+    @property
+    def layer(self) -> Layer:
+        return Layer(self.code.split("-")[0])
+
+    @property
+    def area(self) -> Area:
+        return Area(self.code.split("-")[1])
+
+    @property
+    def reply_type(self) -> ReplyType:
+        return ReplyType(self.code.split("-")[2])
+
+
+def index(specs: tuple[CodeSpec, ...]) -> dict[str, CodeSpec]:
+    """Map codes to specs, refusing a code registered twice."""
+    table: dict[str, CodeSpec] = {}
+    for spec in specs:
+        if spec.code in table:
+            raise ValueError(f"{spec.code} is registered twice")
+        table[spec.code] = spec
+    return table

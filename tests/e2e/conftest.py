@@ -1,0 +1,26 @@
+"""In-memory server fixtures: the real FastMCP server built by the composition root, both protocol eras."""
+
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from domain.vocabulary import Mode, RootCategory
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(params=["auto", "legacy"])
+def era(request: pytest.FixtureRequest) -> str:
+    """The MCP protocol era a client negotiates: 2026-07-28 (auto) or the 2025-11-25 handshake."""
+    return str(request.param)
+
+
+@pytest.fixture
+def repo_settings(tmp_path: Path) -> Settings:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    return Settings("test", {RootCategory.ROOT_REPO: repo}, RootCategory.ROOT_REPO, Mode.CK3RAVEN_DEV)

@@ -1,0 +1,44 @@
+"""Helpers to start `ck3raven serve` as a subprocess and talk to it with the official `mcp` client."""
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+CK3RAVEN = str(Path(sys.executable).with_name("ck3raven"))
+
+
+def write_config(folder: Path, *, mode: str | None = "ck3raven-dev", roots: dict[str, Path]) -> Path:
+    """A config.toml in `folder` naming `roots` (and `mode`)."""
+    lines = [f'mode = "{mode}"'] if mode else []
+    lines += ['home = "ROOT_REPO"', "[roots]"]
+    lines += [f"{name} = {json.dumps(str(path))}" for name, path in roots.items()]
+    config = folder / "config.toml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return config
+
+
+def server_parameters(config: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=CK3RAVEN,
+        args=["serve", "--config", str(config), *extra],
+        cwd=str(config.parent),
+        env={"FASTMCP_CHECK_FOR_UPDATES": "off", "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+
+
+@asynccontextmanager
+async def stdio_client(config: Path, era: str, *extra: str) -> AsyncIterator[Client]:
+    async with Client(server_parameters(config, *extra), mode=era) as client:
+        yield client
+
+
+def envelope(result: Any) -> dict[str, Any]:
+    """The structured envelope of a CallToolResult, checked against its text twin."""
+    structured: dict[str, Any] = result.structured_content
+    assert json.loads(result.content[0].text) == structured
+    return structured

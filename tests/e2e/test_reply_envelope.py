@@ -1,0 +1,122 @@
+"""Every tool call answers one envelope; the safety wrapper turns faults and leaks into Error replies."""
+
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from adapters.fastmcp_server import build_server
+from app.bootstrap import build
+from app.config import Settings
+from domain.leaks import LeakGate
+from tests.fakes import LeakingToolbox, NonReplyToolbox, RaisingToolbox
+
+pytestmark = pytest.mark.anyio
+
+
+async def call(server: Any, era: str, tool: str, args: dict[str, Any]) -> Any:
+    async with Client(server, mode=era) as client:
+        return await client.call_tool(tool, args, raise_on_error=False)
+
+
+async def test_pwd_answers_a_success_envelope(repo_settings: Settings, era: str):
+    result = await call(build(repo_settings), era, "ck3_dir", {"command": "pwd"})
+
+    env = result.structured_content
+    assert result.is_error is False
+    assert env["status"] == "success"
+    assert env["reply_type"] == "S"
+    assert env["code"] == "MCP-CFG-S-001"
+    assert env["data"] == {"home": "ROOT_REPO", "address": "ROOT_REPO:/"}
+    assert env["meta"]["tool"] == "ck3_dir"
+    assert len(env["meta"]["trace_id"]) == 32
+    assert env["meta"]["duration_ms"] >= 0
+    assert env["error"] is None
+
+
+async def test_the_text_content_carries_the_same_envelope(repo_settings: Settings, era: str):
+    import json
+
+    result = await call(build(repo_settings), era, "ck3_mode", {})
+
+    assert json.loads(result.content[0].text) == result.structured_content
+
+
+async def test_a_tool_that_raises_answers_an_error_with_the_trace_id_and_no_exception_text(era: str):
+    server = build_server(RaisingToolbox(), LeakGate(()))
+
+    result = await call(server, era, "ck3_dir", {})
+
+    env = result.structured_content
+    assert result.is_error is True
+    assert env["code"] == "MCP-SYS-E-001"
+    assert env["error"] == {"trace_id": env["meta"]["trace_id"]}
+    assert "secret" not in result.content[0].text
+    assert "RuntimeError" not in result.content[0].text
+
+
+async def test_a_reply_carrying_a_host_path_is_withheld_as_an_error(era: str):
+    server = build_server(LeakingToolbox(), LeakGate(()))
+
+    result = await call(server, era, "ck3_dir", {})
+
+    env = result.structured_content
+    assert env["code"] == "MCP-SYS-E-003"
+    assert "alice" not in result.content[0].text
+
+
+async def test_a_reply_carrying_a_configured_root_path_is_withheld(era: str):
+    server = build_server(LeakingToolbox(leak="x@/srv/world"), LeakGate(("/srv/world",)))
+
+    result = await call(server, era, "ck3_dir", {})
+
+    assert result.structured_content["code"] == "MCP-SYS-E-003"
+
+
+async def test_a_tool_returning_something_other_than_a_reply_is_an_error(era: str):
+    server = build_server(NonReplyToolbox(), LeakGate(()))
+
+    result = await call(server, era, "ck3_dir", {})
+
+    assert result.structured_content["code"] == "MCP-SYS-E-002"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [{"depth": "5"}, {"depth": True}, {"path": ["a"]}, {"command": "rm"}, {"extra": 1}],
+    ids=["string-for-int", "bool-for-int", "list-for-string", "unknown-command", "extra-property"],
+)
+async def test_arguments_outside_the_schema_are_invalid_not_coerced(repo_settings: Settings, era: str, args):
+    result = await call(build(repo_settings), era, "ck3_dir", args)
+
+    env = result.structured_content
+    assert env["reply_type"] == "I"
+    assert env["code"] == "MCP-VAL-I-001"
+    assert env["data"]["errors"]
+
+
+async def test_an_argument_name_that_is_a_host_path_is_not_echoed(repo_settings: Settings, era: str):
+    result = await call(build(repo_settings), era, "ck3_dir", {"/home/alice": 1})
+
+    assert result.structured_content["code"] == "MCP-VAL-I-001"
+    assert "alice" not in result.content[0].text
+
+
+async def test_an_unknown_tool_is_invalid_and_its_name_is_not_echoed(repo_settings: Settings, era: str):
+    result = await call(build(repo_settings), era, "/etc/passwd", {})
+
+    env = result.structured_content
+    assert env["code"] == "MCP-VAL-I-002"
+    assert env["meta"]["tool"] is None
+
+
+async def test_tools_declare_the_envelope_schema_and_honest_annotations(repo_settings: Settings, era: str):
+    async with Client(build(repo_settings), mode=era) as client:
+        tools = {tool.name: tool for tool in await client.list_tools()}
+
+    assert set(tools) == {"ck3_dir", "ck3_mode"}
+    for tool in tools.values():
+        assert tool.output_schema is not None
+        assert "reply_type" in tool.output_schema["required"]
+        assert tool.annotations.open_world_hint is False
+        assert tool.annotations.read_only_hint is True

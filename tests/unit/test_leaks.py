@@ -1,0 +1,76 @@
+"""The leak gate finds host paths anywhere in an envelope, by location, and passes canonical addresses."""
+
+import pytest
+
+from domain.leaks import LeakGate
+
+GATE = LeakGate(())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/etc/passwd",
+        "see /home/alice/mods",
+        "/Users/alice/Documents",
+        "/mnt/c/games",
+        "path=/srv/x",
+        '"/opt/ck3"',
+        "(/var/lib/x)",
+        "C:\\Users\\alice",
+        "c:/games/ck3",
+        "D:\\",
+        "\\\\server\\share\\x",
+        "\\\\?\\C:\\x",
+        "\\\\.\\pipe\\x",
+        "//server/share",
+        "~/.ssh/id_rsa",
+        "file:///etc/passwd",
+        "FILE:C:/x",
+    ],
+)
+def test_a_host_path_in_a_value_is_found(text: str):
+    assert GATE.findings({"data": {"note": text}}) == ["/data/note"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ROOT_REPO:/src/server.py",
+        "ROOT_GAME:/",
+        "mod:Better Traits:/common/traits/x.txt",
+        "mod:A:/x",
+        "ROOT_REPO:/home/users/mnt",
+        "common/traits/00_traits.txt",
+        "and/or",
+        "1/2",
+        "a / b",
+        "ROOT_X:/rel/path or mod:<Name>:/rel/path",
+        "profile: default",
+    ],
+)
+def test_canonical_addresses_and_relative_text_pass(text: str):
+    assert GATE.findings({"address": text, "entries": [text]}) == []
+
+
+def test_a_host_path_in_a_key_is_found():
+    assert GATE.findings({"data": {"/home/alice": 1}}) == ["/data/~1home~1alice"]
+
+
+def test_host_paths_deep_in_lists_are_found_by_pointer():
+    envelope = {
+        "data": {"entries": [{"address": "ROOT_REPO:/a"}, {"address": "ROOT_REPO:/b", "n": "/tmp/x"}]}
+    }
+
+    assert GATE.findings(envelope) == ["/data/entries/1/n"]
+
+
+def test_a_configured_root_that_no_pattern_matches_is_still_found():
+    envelope = {"data": {"note": "backup@/srv/ck3/game/x"}}
+
+    assert GATE.findings(envelope) == []
+    assert LeakGate(("/srv/ck3/game",)).findings(envelope) == ["/data/note"]
+
+
+def test_non_string_values_are_ignored():
+    assert GATE.findings({"n": 3, "b": True, "none": None, "f": 1.5}) == []

@@ -1,0 +1,16 @@
+"""The registry is pinned: renaming, retyping, reusing or dropping a code must fail here."""
+
+import json
+from pathlib import Path
+
+from domain.registry import REGISTRY
+
+GOLDEN = Path(__file__).with_name("golden_codes.json")
+
+
+def test_registry_matches_the_pinned_codes_and_their_data_fields():
+    pinned = json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+    current = {code: sorted(spec.fields) for code, spec in REGISTRY.items()}
+
+    assert current == pinned
