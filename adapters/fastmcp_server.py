@@ -4,9 +4,12 @@ Every tool takes primitives, strictly validated, and returns a `ReplyResult`; th
 that into the wire envelope. Tool docstrings are what the model reads.
 """
 
-from typing import Literal, Protocol
+from collections.abc import Callable
+from typing import Annotated, Literal, Protocol
 
-from fastmcp import FastMCP
+import anyio.from_thread
+from fastmcp import Context, FastMCP
+from pydantic import Field
 
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult
 from adapters.wire import ENVELOPE_SCHEMA
@@ -21,16 +24,25 @@ Every tool answers one envelope: branch on reply_type (S success, I invalid: fix
 D denied: policy refused, E error: stop and report meta.trace_id) and on code, never on message.
 """
 
+Address = Annotated[
+    str | None, Field(description="ROOT_X:/rel/path, mod:<Name>:/rel/path or a relative path")
+]
+
 
 class Toolbox(Protocol):
     """What the tools need from the core: one method per tool, each answering one Reply."""
 
-    def ck3_dir(self, command: str, path: str | None, depth: int) -> Reply: ...
+    def ck3_dir(
+        self, command: str, path: str | None, depth: int, progress: Callable[[int], None] | None = None
+    ) -> Reply: ...
 
     def ck3_mode(self, command: str) -> Reply: ...
 
+    def ck3_playset(self, command: str, name: str | None) -> Reply: ...
 
-TOOL_NAMES = frozenset({"ck3_dir", "ck3_mode"})
+
+TOOL_NAMES = frozenset({"ck3_dir", "ck3_mode", "ck3_playset"})
+_READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
 
 
 def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> FastMCP:
@@ -45,24 +57,35 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
     )
     server.add_middleware(ReplyMiddleware(gate, TOOL_NAMES))
 
-    @server.tool(
-        output_schema=ENVELOPE_SCHEMA,
-        annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
-    )
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
     def ck3_dir(
-        command: Literal["pwd"] = "pwd",
-        path: str | None = None,
-        depth: int = 3,
+        ctx: Context,
+        command: Literal["pwd", "cd", "list", "tree"] = "pwd",
+        path: Address = None,
+        depth: Annotated[int, Field(ge=1, le=64, description="tree: folder levels to descend")] = 3,
     ) -> ReplyResult:
-        """Directory navigation. `pwd` reports the session home as a session-absolute address."""
-        return ReplyResult.of(toolbox.ck3_dir(command, path, depth))
+        """Navigate the visible world. `pwd`: the session home. `cd`: make a root (e.g. ROOT_GAME) the home.
+        `list`: the children of a folder (address, kind file/dir/symlink/special, size).
+        `tree`: the folders below a folder, `depth` levels down. Entries are session-absolute addresses."""
+        return ReplyResult.of(toolbox.ck3_dir(command, path, depth, _progress(ctx)))
 
-    @server.tool(
-        output_schema=ENVELOPE_SCHEMA,
-        annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
-    )
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
     def ck3_mode(command: Literal["status"] = "status") -> ReplyResult:
         """Session mode. `status` reports the mode (ck3lens or ck3raven-dev) or that none is initialised."""
         return ReplyResult.of(toolbox.ck3_mode(command))
 
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
+    def ck3_playset(command: Literal["list", "show"] = "list", name: str | None = None) -> ReplyResult:
+        """Playsets: `list` every playset; `show` one (default: the active one), mods in load order."""
+        return ReplyResult.of(toolbox.ck3_playset(command, name))
+
     return server
+
+
+def _progress(ctx: Context) -> Callable[[int], None]:
+    """Report walk progress to the client (a no-op unless the request carried a progress token)."""
+
+    def report(done: int) -> None:
+        anyio.from_thread.run(ctx.report_progress, done, None, f"{done} folders")
+
+    return report

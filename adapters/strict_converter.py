@@ -13,7 +13,7 @@ from cattrs.preconf.json import make_converter as _json_converter
 T = TypeVar("T")
 
 
-class StructureProblems(Exception):  # noqa: N818 - a value carrying problems, named for what it holds
+class StructureProblems(Exception):
     """The input did not fit the expected shape; `problems` lists (field path, message) pairs."""
 
     def __init__(self, problems: list[tuple[str, str]]) -> None:

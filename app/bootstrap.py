@@ -5,10 +5,18 @@ from importlib.metadata import PackageNotFoundError, version
 from fastmcp import FastMCP
 
 from adapters.fastmcp_server import build_server
-from app.config import Settings
+from adapters.json_playsets import JsonPlaysets
+from adapters.local_files import LocalFiles
+from app.config import ConfigError, Settings
+from domain.catalog import Catalog
 from domain.leaks import LeakGate
+from domain.playsets import ModFolder, mod_folders
+from domain.replies import Reply
 from domain.session import Session
 from domain.toolbox import Toolbox
+from domain.world import WorldAdapter, WorldView
+from ports.files import Files
+from ports.playsets import PlaysetStore
 
 
 def leak_gate(settings: Settings) -> LeakGate:
@@ -16,14 +24,28 @@ def leak_gate(settings: Settings) -> LeakGate:
     return LeakGate(tuple(str(path) for path in settings.roots.values()))
 
 
-def build_toolbox(settings: Settings) -> Toolbox:
-    """The core's use cases over a fresh session for `settings`."""
-    return Toolbox(Session(home=settings.home, mode=settings.mode))
+def build_toolbox(settings: Settings, *, files: Files | None = None) -> Toolbox:
+    """The core's use cases over a fresh session for `settings` (real local files unless given)."""
+    files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
+    store = JsonPlaysets(files)
+    view = WorldView(settings.mode, frozenset(settings.roots), active_mods(store, settings.active_playset))
+    session = Session(home=settings.home, mode=settings.mode)
+    return Toolbox(session, WorldAdapter(files, view), store, settings.active_playset)
 
 
-def build(settings: Settings) -> FastMCP:
+def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
+    """The enabled mod folders of the named playset; a ConfigError when it is missing or invalid."""
+    if name is None:
+        return ()
+    record = Catalog(tuple(store.load()), name).usable(name)
+    if isinstance(record, Reply):
+        raise ConfigError(f"playset {name!r}: {record.message()} {dict(record.data)}")
+    return mod_folders(record)
+
+
+def build(settings: Settings, *, files: Files | None = None) -> FastMCP:
     """The MCP server for `settings`, ready to run or to be driven in memory by a test client."""
-    return build_server(build_toolbox(settings), leak_gate(settings), version=_version())
+    return build_server(build_toolbox(settings, files=files), leak_gate(settings), version=_version())
 
 
 def _version() -> str:

@@ -65,7 +65,11 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging(data_root / "logs" / "ck3raven.log" if data_root else None)
     from app.bootstrap import build
 
-    server = build(settings)
+    try:
+        server = build(settings)
+    except ConfigError as exc:
+        print(f"ck3raven: {exc}", file=sys.stderr)
+        return 2
     if args.transport == "http":
         server.run(transport="http", host="127.0.0.1", port=args.port, show_banner=False)
     else:

@@ -32,7 +32,91 @@ _SPECS: tuple[CodeSpec, ...] = (
         "No mode is initialised in this session; ask the user to initialise one before using {tool}.",
         {"tool", "hint"},
     ),
+    CodeSpec("MCP-CFG-S-003", "The session home is now {home}.", {"home", "address"}),
 )
 
-REGISTRY: dict[str, CodeSpec] = index(_SPECS)
+_ADDRESS_RULE = {"rule", "expected"}
+_WORLD: tuple[CodeSpec, ...] = (
+    # --- WA: resolution, visibility, reading the world -------------------------------------------------
+    CodeSpec("WA-RES-S-001", "Resolved {address}.", {"address", "kind"}),
+    CodeSpec(
+        "WA-RES-I-001",
+        "{address} is not addressable in this session: it does not exist or lies outside the visible world.",
+        {"address"},
+    ),
+    CodeSpec("WA-RES-I-002", "A host path is not an address; use {expected}.", _ADDRESS_RULE),
+    CodeSpec(
+        "WA-RES-I-003",
+        "'.' and '..' segments are not allowed (segment {segment}); use {expected}.",
+        {*_ADDRESS_RULE, "segment"},
+    ),
+    CodeSpec(
+        "WA-RES-I-004",
+        "The address holds a character that is not allowed ({character}).",
+        {*_ADDRESS_RULE, "character"},
+    ),
+    CodeSpec(
+        "WA-RES-I-005", "The address is not in Unicode NFC form; send it NFC-normalised.", _ADDRESS_RULE
+    ),
+    CodeSpec("WA-RES-I-006", "Segment {segment} ends in a dot or a space.", {*_ADDRESS_RULE, "segment"}),
+    CodeSpec(
+        "WA-RES-I-007",
+        "Segment {segment} is a reserved device name (CON, NUL, COM1, ...).",
+        {*_ADDRESS_RULE, "segment"},
+    ),
+    CodeSpec(
+        "WA-RES-I-008",
+        "The address or one of its segments is longer than {limit} bytes.",
+        {*_ADDRESS_RULE, "limit"},
+    ),
+    CodeSpec(
+        "WA-RES-I-009", "That root is not configured in this session; the roots are: {roots}.", {"roots"}
+    ),
+    CodeSpec(
+        "WA-RES-I-010", "No mod of the active playset has that name or id; the mods are: {mods}.", {"mods"}
+    ),
+    CodeSpec("WA-RES-I-011", "The address is malformed ({rule}); use {expected}.", _ADDRESS_RULE),
+    CodeSpec(
+        "WA-RES-I-012",
+        "{address} is or passes through a symbolic link; links are never followed.",
+        {"address"},
+    ),
+    CodeSpec(
+        "WA-RES-I-013",
+        "{address} is not a regular file (a device, FIFO, socket, or a file with several hard links).",
+        {"address"},
+    ),
+    CodeSpec("WA-RES-I-014", "{address} is not a folder; list and tree take a folder.", {"address"}),
+    CodeSpec(
+        "WA-RES-I-015",
+        "Segment {segment} looks like an 8.3 short name ('~' and a digit).",
+        {*_ADDRESS_RULE, "segment"},
+    ),
+    CodeSpec("WA-RES-I-016", "cd takes a root category only, such as ROOT_GAME.", _ADDRESS_RULE),
+    CodeSpec(
+        "WA-IO-E-001", "The filesystem failed while serving {address}; report the trace id.", {"address"}
+    ),
+    CodeSpec(
+        "WA-READ-S-001",
+        "{address} holds {count} visible entries.",
+        {"address", "entries", "count", "truncated", "hint"},
+    ),
+    CodeSpec(
+        "WA-READ-S-002",
+        "{count} folders below {address}, {depth} levels deep.",
+        {"address", "depth", "directories", "count", "truncated", "hint"},
+    ),
+    CodeSpec(
+        "WA-CFG-S-001", "{count} playsets; the active one is {active}.", {"active", "playsets", "count"}
+    ),
+    CodeSpec("WA-CFG-S-002", "Playset {name} has {count} mods.", {"name", "active", "mods", "count"}),
+    CodeSpec("WA-CFG-I-001", "No playset has that name; the playsets are: {playsets}.", {"playsets"}),
+    CodeSpec(
+        "WA-PARSE-I-001",
+        "The playset file {file} does not fit the playset format; see data.errors.",
+        {"file", "errors"},
+    ),
+)
+
+REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD)
 """Every registered code, keyed by its text."""

@@ -11,7 +11,7 @@ class RaisingToolbox:
 
     calls: int = 0
 
-    def ck3_dir(self, command: str, path: str | None, depth: int) -> Reply:
+    def ck3_dir(self, command: str, path: str | None, depth: int, progress: object = None) -> Reply:
         self.calls += 1
         raise RuntimeError("cannot open /home/alice/secret.txt")
 
@@ -25,7 +25,7 @@ class LeakingToolbox:
 
     leak: str = "/home/alice/game"
 
-    def ck3_dir(self, command: str, path: str | None, depth: int) -> Reply:
+    def ck3_dir(self, command: str, path: str | None, depth: int, progress: object = None) -> Reply:
         return ReplyBuilder().success("MCP-CFG-S-001", {"home": self.leak, "address": "ROOT_REPO:/"})
 
     def ck3_mode(self, command: str) -> Reply:
@@ -38,7 +38,7 @@ class NonReplyToolbox:
 
     answers: list[object] = field(factory=list)
 
-    def ck3_dir(self, command: str, path: str | None, depth: int) -> Reply:
+    def ck3_dir(self, command: str, path: str | None, depth: int, progress: object = None) -> Reply:
         answer = {"home": "ROOT_REPO"}
         self.answers.append(answer)
         return answer  # type: ignore[return-value]

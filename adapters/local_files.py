@@ -1,0 +1,223 @@
+"""Local filesystem adapter for the Files port: descriptor-based, never follows a symbolic link.
+
+Each root is opened once at start and pinned by its (device, inode); every call re-checks that the
+configured folder is still that directory, then walks from the pinned descriptor one segment at a time with
+O_NOFOLLOW, so a link planted or swapped anywhere on the way is refused rather than followed. Host paths
+live only inside this module.
+"""
+
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from ports.errors import LinkRefused, NotADirectory, NotFound, SpecialFile, TooLarge, Unavailable
+from ports.files import Entry, Files, Kind, Location
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class _PinnedRoot:
+    __slots__ = ("fd", "identity", "path")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.fd = os.open(path, _DIR_FLAGS)
+        except OSError as exc:
+            raise Unavailable("a configured root cannot be opened") from exc
+        info = os.fstat(self.fd)
+        self.identity = (info.st_dev, info.st_ino)
+
+
+class LocalFiles(Files):
+    """The roots on the local disk, pinned at construction."""
+
+    def __init__(self, roots: Mapping[str, Path]) -> None:
+        self._roots = {name: _PinnedRoot(Path(path).resolve(strict=True)) for name, path in roots.items()}
+
+    def close(self) -> None:
+        for root in self._roots.values():
+            os.close(root.fd)
+
+    def roots(self) -> frozenset[str]:
+        return frozenset(self._roots)
+
+    def kind(self, location: Location) -> Kind:
+        if not location.parts:
+            self._root(location)
+            return "dir"
+        with self._parent(location) as parent:
+            return _kind_of(_lstat(location.parts[-1], parent))
+
+    def list_dir(self, location: Location) -> list[Entry]:
+        with self._dir(location) as fd:
+            try:
+                with os.scandir(fd) as it:
+                    entries = [entry for item in it if (entry := _entry(item)) is not None]
+            except OSError as exc:
+                raise Unavailable("a folder cannot be listed") from exc
+        return sorted(entries, key=lambda entry: entry.name)
+
+    def read(self, location: Location, limit: int) -> bytes:
+        if not location.parts:
+            raise SpecialFile("a root is not a file")
+        with self._parent(location) as parent:
+            fd = _open_file(location.parts[-1], parent)
+            try:
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+                    raise SpecialFile("not a regular file with a single link")
+                if info.st_size > limit:
+                    raise TooLarge("the file is larger than the limit")
+                data = _read_all(fd, limit)
+            finally:
+                os.close(fd)
+        return data
+
+    def walk_dirs(
+        self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
+    ) -> Iterator[tuple[str, ...]]:
+        with self._dir(location) as fd:
+            yield from _walk(fd, (), depth, keep)
+
+    # ------------------------------------------------------------------ descriptor walking
+
+    def _root(self, location: Location) -> _PinnedRoot:
+        root = self._roots.get(location.root)
+        if root is None:
+            raise NotFound("no such root")
+        try:
+            info = root.path.stat()
+        except OSError as exc:
+            raise Unavailable("a configured root is gone") from exc
+        if (info.st_dev, info.st_ino) != root.identity:
+            raise Unavailable("a configured root was replaced since start")
+        return root
+
+    @contextmanager
+    def _dir(self, location: Location) -> Iterator[int]:
+        """An open descriptor of the folder at `location`, closed on exit."""
+        root = self._root(location)
+        fd = os.dup(root.fd)
+        try:
+            for name in location.parts:
+                child = _open_dir(name, fd)
+                os.close(fd)
+                fd = child
+            yield fd
+        finally:
+            os.close(fd)
+
+    @contextmanager
+    def _parent(self, location: Location) -> Iterator[int]:
+        with self._dir(Location(location.root, location.parts[:-1])) as fd:
+            yield fd
+
+
+def _open_dir(name: str, parent: int) -> int:
+    _check_segment(name)
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise NotFound("no such folder") from exc
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            kind = _kind_of(_lstat(name, parent))
+            if kind == "symlink":
+                raise LinkRefused("a symbolic link stands on the way") from exc
+            raise NotADirectory("not a folder") from exc
+        raise Unavailable("a folder cannot be opened") from exc
+
+
+def _open_file(name: str, parent: int) -> int:
+    _check_segment(name)
+    try:
+        # O_NONBLOCK: opening a FIFO must not hang; fstat then refuses it.
+        return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise NotFound("no such file") from exc
+        if exc.errno == errno.ELOOP:
+            raise LinkRefused("the target is a symbolic link") from exc
+        if exc.errno in (errno.ENXIO, errno.ENODEV):
+            raise SpecialFile("a socket or device") from exc
+        raise Unavailable("a file cannot be opened") from exc
+
+
+def _read_all(fd: int, limit: int) -> bytes:
+    chunks, size = [], 0
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > limit:  # grew since fstat
+                raise TooLarge("the file is larger than the limit")
+            chunks.append(chunk)
+    except OSError as exc:
+        raise Unavailable("a file cannot be read") from exc
+    return b"".join(chunks)
+
+
+def _lstat(name: str, parent: int) -> os.stat_result:
+    _check_segment(name)
+    try:
+        return os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError as exc:
+        raise NotFound("no such entry") from exc
+    except NotADirectoryError as exc:
+        raise NotADirectory("not a folder") from exc
+    except OSError as exc:
+        raise Unavailable("an entry cannot be examined") from exc
+
+
+def _kind_of(info: os.stat_result) -> Kind:
+    mode = info.st_mode
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "special"
+
+
+def _entry(item: os.DirEntry[str]) -> Entry | None:
+    try:
+        info = item.stat(follow_symlinks=False)
+    except FileNotFoundError:  # vanished between readdir and stat
+        return None
+    kind = _kind_of(info)
+    return Entry(item.name, kind, info.st_size if kind == "file" else 0)
+
+
+def _walk(
+    fd: int, here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...]], bool]
+) -> Iterator[tuple[str, ...]]:
+    if depth <= 0:
+        return
+    try:
+        with os.scandir(fd) as it:
+            names = sorted(item.name for item in it if item.is_dir(follow_symlinks=False))
+    except OSError as exc:
+        raise Unavailable("a folder cannot be listed") from exc
+    for name in names:
+        parts = (*here, name)
+        if not keep(parts):
+            continue
+        try:
+            child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except OSError:  # swapped for a link or removed since readdir: skipped, never followed
+            continue
+        try:
+            yield parts
+            yield from _walk(child, parts, depth - 1, keep)
+        finally:
+            os.close(child)
+
+
+def _check_segment(name: str) -> None:
+    # The World Adapter validated every segment; this is a second wall, not the first.
+    if not name or name in {".", ".."} or "/" in name or "\0" in name:
+        raise ValueError("an unvalidated path segment reached the filesystem adapter")

@@ -1,0 +1,107 @@
+"""The address grammar (SPEC §3): parse agent input into a root or mod address, or refuse it.
+
+Reject, never repair: no percent-decoding, no `~` or variable expansion, no case folding, no Unicode
+normalisation. Separators and dots are ASCII only. Every refusal names the rule that failed and the valid
+forms, and never repeats the input (it may be a host path).
+"""
+
+import re
+import unicodedata
+from typing import Final
+
+from attrs import frozen
+
+from domain.replies import Reply, ReplyBuilder
+
+MAX_ADDRESS_BYTES: Final = 4096
+MAX_SEGMENT_BYTES: Final = 255
+VALID_FORMS: Final = "ROOT_X:/rel/path, mod:<Name>:/rel/path, or a path relative to the session home"
+
+_ROOT_FORM = re.compile(r"([^:/\\]*):/(.*)", re.DOTALL)
+_MOD_FORM = re.compile(r"mod:([^:/\\]+):/(.*)", re.DOTALL)
+_HOST_FORMS = re.compile(r"(?i)([/\\~]|[a-z]:|file:|\$[a-z_{(]|%[a-z_]+%)")
+_SHORT_NAME = re.compile(r"~\d")
+_DEVICE = re.compile(r"(?i)(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)")
+# Characters that look like a separator or a dot: refused so that nothing downstream can fold them.
+_LOOKALIKES: Final = frozenset(
+    "\u2024\u2025\u2026\u2044\u2215\u29f8\u29f9\ufe52\ufe68\uff0e\uff0f\uff3c\u3002"
+)
+_REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+@frozen
+class Parsed:
+    """A well-formed address: a root name or a mod reference, and validated segments."""
+
+    root: str | None
+    mod: str | None
+    parts: tuple[str, ...]
+
+
+def parse(text: str | None, home: str) -> Parsed | Reply:  # noqa: PLR0911 - one return per address form
+    """Parse agent input; a bare relative path is taken from `home`. Invalid replies for bad input."""
+    if not text:
+        return Parsed(home, None, ())
+    refusal = _whole_text(text)
+    if refusal is not None:
+        return refusal
+    if text.startswith("mod:"):
+        match = _MOD_FORM.fullmatch(text)
+        if match is None:
+            return _invalid("WA-RES-I-011", "mod-form")
+        return _with_parts(None, match[1], match[2])
+    match = _ROOT_FORM.fullmatch(text)
+    if match is not None and not _HOST_FORMS.match(text):
+        return _with_parts(match[1], None, match[2])
+    if _HOST_FORMS.match(text):
+        return _invalid("WA-RES-I-002", "host-path")
+    return _with_parts(home, None, text)
+
+
+def _whole_text(text: str) -> Reply | None:
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_ADDRESS_BYTES:
+        return _invalid("WA-RES-I-008", "address-length", limit=MAX_ADDRESS_BYTES)
+    for position, char in enumerate(text):
+        if unicodedata.category(char) in _REFUSED_CATEGORIES or char in _LOOKALIKES or char == "\\":
+            return _invalid("WA-RES-I-004", "character", index=position, character=f"U+{ord(char):04X}")
+    if not unicodedata.is_normalized("NFC", text):
+        return _invalid("WA-RES-I-005", "nfc")
+    return None
+
+
+def _with_parts(root: str | None, mod: str | None, rest: str) -> Parsed | Reply:
+    rest = rest.removesuffix("/")  # a single trailing slash names the same folder
+    parts = tuple(rest.split("/")) if rest else ()
+    for number, segment in enumerate(parts, start=1):
+        refusal = _segment(segment, number)
+        if refusal is not None:
+            return refusal
+    return Parsed(root, mod, parts)
+
+
+def _segment(text: str, number: int) -> Reply | None:  # noqa: PLR0911 - one return per rule
+    if not text:
+        return _invalid("WA-RES-I-011", "empty-segment", segment=number)
+    if text in {".", ".."}:
+        return _invalid("WA-RES-I-003", "dot-segment", segment=number)
+    if ":" in text:
+        return _invalid("WA-RES-I-004", "character", segment=number, character="U+003A")
+    if text[-1] in ". ":
+        return _invalid("WA-RES-I-006", "trailing-dot-or-space", segment=number)
+    if _DEVICE.fullmatch(text.split(".", maxsplit=1)[0].rstrip(" ")):
+        return _invalid("WA-RES-I-007", "device-name", segment=number)
+    if _SHORT_NAME.search(text):
+        return _invalid("WA-RES-I-015", "short-name", segment=number)
+    if len(text.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        return _invalid("WA-RES-I-008", "segment-length", limit=MAX_SEGMENT_BYTES, segment=number)
+    return None
+
+
+def _invalid(code: str, rule: str, **details: object) -> Reply:
+    return ReplyBuilder().invalid(code, {"rule": rule, "expected": VALID_FORMS, **details})
+
+
+def canonical(root_or_mod: str, parts: tuple[str, ...], *, mod: bool = False) -> str:
+    """The one spelling of a target: `ROOT_X:/a/b` or `mod:<Name>:/a/b` (a root itself ends in ':/')."""
+    prefix = f"mod:{root_or_mod}" if mod else root_or_mod
+    return f"{prefix}:/{'/'.join(parts)}"

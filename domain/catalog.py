@@ -1,0 +1,81 @@
+"""The playset catalogue: which playsets exist, which is active, and what `ck3_playset list|show` answer."""
+
+from attrs import frozen
+
+from domain.addresses import canonical
+from domain.playsets import folder_address, mod_folders, problems
+from domain.replies import Reply, ReplyBuilder
+from domain.vocabulary import Mode
+from ports.playsets import PlaysetFile, PlaysetRecord
+
+
+@frozen
+class Catalog:
+    """The playset files as last read, and the name of the active playset (None: no playset)."""
+
+    files: tuple[PlaysetFile, ...]
+    active: str | None
+
+    def find(self, name: str) -> PlaysetFile | None:
+        return next((f for f in self.files if f.record is not None and f.record.name == name), None)
+
+    def usable(self, name: str) -> PlaysetRecord | Reply:
+        """The named playset if it exists and is valid; an Invalid reply otherwise."""
+        found = self.find(name)
+        if found is None or found.record is None:
+            names = sorted(f.record.name for f in self.files if f.record is not None)
+            return ReplyBuilder().invalid("WA-CFG-I-001", {"playsets": names})
+        errors = list(found.problems) or problems(found.record)
+        if errors:
+            listed = [{"field": where, "problem": what} for where, what in errors]
+            return ReplyBuilder().invalid("WA-PARSE-I-001", {"file": found.file, "errors": listed})
+        return found.record
+
+
+def list_playsets(catalog: Catalog) -> Reply:
+    """Every playset file: its name (if readable), whether it is valid and active, and its mod count."""
+    rows = []
+    for item in catalog.files:
+        record = item.record
+        valid = record is not None and not item.problems and not problems(record)
+        rows.append(
+            {
+                "file": item.file,
+                "name": record.name if record else None,
+                "valid": valid,
+                "active": record is not None and record.name == catalog.active,
+                "mods": len(record.mods) if record else 0,
+            }
+        )
+    return ReplyBuilder().success(
+        "WA-CFG-S-001", {"active": catalog.active, "playsets": rows, "count": len(rows)}
+    )
+
+
+def show_playset(catalog: Catalog, name: str | None, mode: Mode | None) -> Reply:
+    """One playset's mods in load order, with their folders as session-absolute addresses."""
+    wanted = name or catalog.active
+    if wanted is None:
+        return ReplyBuilder().invalid("WA-CFG-I-001", {"playsets": []})
+    record = catalog.usable(wanted)
+    if isinstance(record, Reply):
+        return record
+    enabled = {folder.name: folder for folder in mod_folders(record)}
+    mods = []
+    for mod in sorted(record.mods, key=lambda entry: entry.load_order):
+        folder = enabled.get(mod.name)
+        in_lens = mode is Mode.CK3LENS and folder is not None
+        mods.append(
+            {
+                "name": mod.name,
+                "workshop_id": mod.workshop_id,
+                "folder": folder_address(mod),
+                "address": canonical(mod.name, (), mod=True) if in_lens else folder_address(mod),
+                "enabled": mod.enabled,
+                "load_order": mod.load_order,
+            }
+        )
+    return ReplyBuilder().success(
+        "WA-CFG-S-002",
+        {"name": record.name, "active": record.name == catalog.active, "mods": mods, "count": len(mods)},
+    )

@@ -1,0 +1,78 @@
+"""Playsets: a named, ordered list of mods. `mods[]` is the only mod list there is (seed 003 rule 3).
+
+A playset is valid only if every mod has a usable name, names and workshop ids are unique, and every mod
+folder lies inside ROOT_STEAM or ROOT_USER_DOCS:/mod/. Problems are reported field by field.
+"""
+
+from attrs import frozen
+
+from domain.addresses import Parsed, canonical, parse
+from domain.vocabulary import RootCategory
+from ports.playsets import ModRecord, PlaysetRecord
+
+_WORKSHOP = RootCategory.ROOT_STEAM.value
+_DOCUMENTS = RootCategory.ROOT_USER_DOCS.value
+
+
+@frozen
+class ModFolder:
+    """Where an enabled mod of the active playset lives: a root and the folder's segments."""
+
+    name: str
+    workshop_id: str | None
+    root: RootCategory
+    parts: tuple[str, ...]
+
+
+def problems(playset: PlaysetRecord) -> list[tuple[str, str]]:
+    """Every reason `playset` cannot be used, as (field path, message); empty when it is valid."""
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for index, mod in enumerate(playset.mods):
+        where = f"$.mods[{index}]"
+        for key, label in ((mod.name, "name"), (mod.workshop_id, "workshop_id")):
+            if key is not None and key in seen:
+                found.append((f"{where}.{label}", "is used by another mod of this playset"))
+            if key is not None:
+                seen.add(key)
+        if not _usable_name(mod.name):
+            found.append((f"{where}.name", "must be a non-empty name without ':', '/' or control characters"))
+        if mod.workshop_id is not None and not mod.workshop_id.isdigit():
+            found.append((f"{where}.workshop_id", "must be digits"))
+        if _folder(mod) is None:
+            found.append((f"{where}.folder", "must be a folder inside ROOT_STEAM or ROOT_USER_DOCS:/mod/"))
+    return found
+
+
+def mod_folders(playset: PlaysetRecord) -> tuple[ModFolder, ...]:
+    """The folders of the enabled mods of a valid playset, in load order."""
+    folders = []
+    for mod in sorted(playset.mods, key=lambda entry: entry.load_order):
+        folder = _folder(mod)
+        if mod.enabled and folder is not None and folder.root is not None:
+            folders.append(ModFolder(mod.name, mod.workshop_id, RootCategory(folder.root), folder.parts))
+    return tuple(folders)
+
+
+def folder_address(mod: ModRecord) -> str:
+    """The canonical address of a mod's folder (its text as written when it is not a valid folder)."""
+    parsed = _folder(mod)
+    return canonical(parsed.root, parsed.parts) if parsed is not None and parsed.root else mod.folder
+
+
+def _usable_name(name: str) -> bool:
+    if not name or name != name.strip():
+        return False
+    parsed = parse(f"mod:{name}:/", "ROOT_REPO")
+    return isinstance(parsed, Parsed) and parsed.mod == name
+
+
+def _folder(mod: ModRecord) -> Parsed | None:
+    parsed = parse(mod.folder, "ROOT_REPO")
+    if not isinstance(parsed, Parsed) or parsed.mod is not None:
+        return None
+    if parsed.root == _WORKSHOP and len(parsed.parts) >= 1:
+        return parsed
+    if parsed.root == _DOCUMENTS and len(parsed.parts) >= 2 and parsed.parts[0] == "mod":  # noqa: PLR2004
+        return parsed
+    return None

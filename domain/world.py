@@ -1,0 +1,198 @@
+"""The World Adapter (seed 004): resolves agent addresses to canonical ones and mints VisibilityRefs.
+
+It owns structure, never policy: it answers S, I or E, never D. What is visible in each mode is declared
+once, as data (SPEC §4). A target outside the visible world gets the very reply a missing one gets, so
+no reply can tell the two apart. Only this module mints and opens VisibilityRefs.
+"""
+
+from collections.abc import Generator
+from typing import Final
+
+from attrs import frozen
+
+from domain import _seal
+from domain.addresses import Parsed, canonical, parse
+from domain.playsets import ModFolder
+from domain.replies import Reply, ReplyBuilder
+from domain.visibility import VisibilityRef
+from domain.vocabulary import Mode, RootCategory
+from ports.errors import LinkRefused, NotADirectory, NotFound, Unavailable
+from ports.files import Files, Kind, Location
+
+R = RootCategory
+
+FULLY_VISIBLE: Final[dict[Mode | None, frozenset[RootCategory]]] = {
+    Mode.CK3LENS: frozenset({R.ROOT_GAME, R.ROOT_REPO, R.ROOT_VSCODE, R.ROOT_CK3RAVEN_DATA}),
+    Mode.CK3RAVEN_DEV: frozenset(RootCategory),
+}
+"""Roots an agent sees whole in each mode (less the hidden folders)."""
+
+PLAYSET_SCOPED: Final[dict[Mode | None, frozenset[RootCategory]]] = {
+    Mode.CK3LENS: frozenset({R.ROOT_STEAM, R.ROOT_USER_DOCS}),
+    Mode.CK3RAVEN_DEV: frozenset(),
+}
+"""Roots of which a mode sees only the active playset's mod folders (and the extra files below)."""
+
+EXTRA_FILES: Final[dict[Mode | None, tuple[tuple[RootCategory, tuple[str, ...]], ...]]] = {
+    Mode.CK3LENS: ((R.ROOT_USER_DOCS, ("launcher-v2.sqlite",)),),
+    Mode.CK3RAVEN_DEV: (),
+}
+"""Single files visible inside a playset-scoped root."""
+
+HIDDEN: Final[tuple[tuple[RootCategory, tuple[str, ...]], ...]] = ((R.ROOT_CK3RAVEN_DATA, ("state",)),)
+"""The server's own state: invisible in every mode, matched case-insensitively."""
+
+
+@frozen
+class WorldView:
+    """What one session can see: its mode, the configured roots and the active playset's mod folders."""
+
+    mode: Mode | None
+    roots: frozenset[RootCategory]
+    mods: tuple[ModFolder, ...] = ()
+
+
+@frozen
+class Listed:
+    """One visible child of a folder, spelled canonically."""
+
+    address: str
+    name: str
+    kind: Kind
+    size: int
+
+
+class WorldAdapter:
+    """Resolution, visibility and canonical spelling over a Files port."""
+
+    def __init__(self, files: Files, view: WorldView) -> None:
+        self._files = files
+        self._view = _Compiled(view)
+
+    @property
+    def view(self) -> WorldView:
+        return self._view.view
+
+    def set_view(self, view: WorldView) -> None:
+        """Replace what the session sees (a mode or playset switch), all at once."""
+        self._view = _Compiled(view)
+
+    def resolve(
+        self, path: str | None, home: RootCategory, *, allow_mod: bool = True, must_exist: bool = True
+    ) -> tuple[Reply, VisibilityRef | None]:
+        """Resolve agent input to a canonical address and a ref; a terminal reply and None otherwise."""
+        parsed = parse(path, home.value)
+        if isinstance(parsed, Reply):
+            return parsed, None
+        located = self._locate(parsed, allow_mod=allow_mod)
+        if isinstance(located, Reply):
+            return located, None
+        address = self._view.spell(located)
+        if not self._view.visible(located):
+            return _not_addressable(address), None
+        kind = self._kind(located, address)
+        if isinstance(kind, Reply):
+            return kind, None
+        if kind is None and must_exist:
+            return _not_addressable(address), None
+        reply = ReplyBuilder().success("WA-RES-S-001", {"address": address, "kind": kind})
+        return reply, _seal.mint(address, located, kind)
+
+    def list_dir(self, ref: VisibilityRef) -> list[Listed]:
+        """The visible children of the folder behind `ref`. Raises port errors."""
+        location = _seal.locate(ref)
+        return [
+            Listed(self._view.spell(child), entry.name, entry.kind, entry.size)
+            for entry in self._files.list_dir(location)
+            if self._view.visible(child := location.child(entry.name))
+        ]
+
+    def walk_dirs(self, ref: VisibilityRef, depth: int) -> Generator[str, None, None]:
+        """Canonical addresses of the visible folders below `ref`, depth-first. Raises port errors."""
+        location = _seal.locate(ref)
+        root, base = location.root, location.parts
+        compiled = self._view
+
+        def keep(parts: tuple[str, ...]) -> bool:
+            return compiled.visible(Location(root, base + parts))
+
+        for parts in self._files.walk_dirs(location, depth, keep):
+            yield compiled.spell(Location(root, base + parts))
+
+    def _locate(self, parsed: Parsed, *, allow_mod: bool) -> Location | Reply:
+        if parsed.mod is not None:
+            if not allow_mod:
+                return ReplyBuilder().invalid(
+                    "WA-RES-I-011", {"rule": "mod-form", "expected": "ROOT_X:/rel/path"}
+                )
+            mod = self._view.mod(parsed.mod)
+            if mod is None:
+                return ReplyBuilder().invalid("WA-RES-I-010", {"mods": [m.name for m in self.view.mods]})
+            return Location(mod.root.value, mod.parts + parsed.parts)
+        root = parsed.root or ""
+        if root not in self._view.root_names:
+            return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(self._view.root_names)})
+        return Location(root, parsed.parts)
+
+    def _kind(self, location: Location, address: str) -> Kind | Reply | None:
+        try:
+            return self._files.kind(location)
+        except (NotFound, NotADirectory):
+            return None
+        except LinkRefused:
+            return ReplyBuilder().invalid("WA-RES-I-012", {"address": address})
+        except Unavailable:
+            return ReplyBuilder().error("WA-IO-E-001", {"address": address})
+
+
+def _not_addressable(address: str) -> Reply:
+    return ReplyBuilder().invalid("WA-RES-I-001", {"address": address})
+
+
+class _Compiled:
+    """A WorldView turned into lookup tables, so visibility and spelling cost a few dict probes."""
+
+    def __init__(self, view: WorldView) -> None:
+        self.view = view
+        self.root_names = frozenset(root.value for root in view.roots)
+        self._full = frozenset(r.value for r in FULLY_VISIBLE.get(view.mode, frozenset()) & view.roots)
+        self._scoped = frozenset(r.value for r in PLAYSET_SCOPED.get(view.mode, frozenset()) & view.roots)
+        self._by_key = {key: mod for mod in view.mods for key in (mod.name, mod.workshop_id) if key}
+        self._mod_at = {(mod.root.value, mod.parts): mod for mod in view.mods}
+        self._depths = sorted({len(mod.parts) for mod in view.mods})
+        extra = [(root.value, parts) for root, parts in EXTRA_FILES.get(view.mode, ())]
+        self._subtrees = frozenset((*self._mod_at, *extra))
+        self._ancestors = frozenset(
+            (root, parts[:n]) for root, parts in self._subtrees for n in range(len(parts))
+        )
+        self._hidden = {(root.value, tuple(p.casefold() for p in parts)) for root, parts in HIDDEN}
+
+    def mod(self, key: str) -> ModFolder | None:
+        return self._by_key.get(key)
+
+    def visible(self, location: Location) -> bool:
+        root, parts = location.root, location.parts
+        if root not in self.root_names or self._is_hidden(root, parts):
+            return False
+        if root in self._full:
+            return True
+        if root not in self._scoped:
+            return False
+        if (root, parts) in self._ancestors:
+            return True
+        return any((root, parts[:n]) in self._subtrees for n in range(1, len(parts) + 1))
+
+    def spell(self, location: Location) -> str:
+        root, parts = location.root, location.parts
+        if self.view.mode is Mode.CK3LENS:
+            for depth in self._depths:
+                mod = self._mod_at.get((root, parts[:depth])) if len(parts) >= depth else None
+                if mod is not None:
+                    return canonical(mod.name, parts[depth:], mod=True)
+        return canonical(root, parts)
+
+    def _is_hidden(self, root: str, parts: tuple[str, ...]) -> bool:
+        return any(
+            hidden_root == root and tuple(p.casefold() for p in parts[: len(hidden)]) == hidden
+            for hidden_root, hidden in self._hidden
+        )

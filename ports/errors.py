@@ -1,0 +1,29 @@
+"""The failures a port may report. Adapters translate library errors into these, always chained."""
+
+
+class PortError(Exception):
+    """Base for failures a port may report; adapters raise nothing else."""
+
+
+class NotFound(PortError):
+    """The location does not exist."""
+
+
+class LinkRefused(PortError):
+    """A symbolic link stands on the way (as an ancestor or as the target); links are never followed."""
+
+
+class NotADirectory(PortError):
+    """A folder was needed, and something else stands there."""
+
+
+class SpecialFile(PortError):
+    """Not a regular file or folder (FIFO, device, socket), or a file with several hard links."""
+
+
+class TooLarge(PortError):
+    """The file is larger than the caller's limit."""
+
+
+class Unavailable(PortError):
+    """The store failed (I/O error, permissions, a root that moved): a system fault, not the caller's."""

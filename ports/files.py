@@ -1,0 +1,65 @@
+"""Port: the files of the configured roots, addressed by root name and path segments (never host paths).
+
+A `Location` names a place inside one configured root by validated segments; the adapter alone knows
+where the root lives on the host. Implementations never follow symbolic links, not even in ancestors.
+"""
+
+from collections.abc import Callable, Iterator
+from typing import Literal, Protocol
+
+from attrs import frozen
+
+Kind = Literal["file", "dir", "symlink", "special"]
+
+
+@frozen
+class Location:
+    """A place inside a root: the root's name and the segments below it (empty: the root itself)."""
+
+    root: str
+    parts: tuple[str, ...] = ()
+
+    def child(self, name: str) -> "Location":
+        return Location(self.root, (*self.parts, name))
+
+
+@frozen
+class Entry:
+    """One child of a folder: its name, kind, size in bytes (files only; 0 otherwise) and link count."""
+
+    name: str
+    kind: Kind
+    size: int = 0
+
+
+class Files(Protocol):
+    """Port: read-only structure of the roots (writes arrive with governed file operations).
+
+    Every method raises NotFound, LinkRefused, NotADirectory, SpecialFile, TooLarge or Unavailable
+    (ports.errors) and nothing else. Entries come sorted by name."""
+
+    def roots(self) -> frozenset[str]:
+        """The names of the roots this store serves."""
+        ...
+
+    def kind(self, location: Location) -> Kind:
+        """What stands at `location` (a link is reported, not followed)."""
+        ...
+
+    def list_dir(self, location: Location) -> list[Entry]:
+        """The children of the folder at `location`."""
+        ...
+
+    def read(self, location: Location, limit: int) -> bytes:
+        """The content of the regular file at `location`. Raises SpecialFile for anything but a regular
+        file with one link, TooLarge past `limit` bytes."""
+        ...
+
+    def walk_dirs(
+        self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
+    ) -> Iterator[tuple[str, ...]]:
+        """Folders below `location`, at most `depth` levels down, in sorted depth-first pre-order, as parts
+        relative to `location`. `keep(parts)` is asked for each folder found: a folder it refuses is
+        neither yielded nor entered. A folder that turns into a link mid-walk is skipped, never followed.
+        Closing the iterator early releases everything it holds."""
+        ...
