@@ -22,10 +22,10 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 class _PinnedRoot:
     __slots__ = ("fd", "identity", "path")
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, configured: Path) -> None:
         try:
-            self.fd = os.open(path, _DIR_FLAGS)
+            self.path = configured.resolve(strict=True)  # a root given through a link is pinned to its target
+            self.fd = os.open(self.path, _DIR_FLAGS)
         except OSError as exc:
             raise Unavailable("a configured root cannot be opened") from exc
         info = os.fstat(self.fd)
@@ -36,7 +36,7 @@ class LocalFiles(Files):
     """The roots on the local disk, pinned at construction."""
 
     def __init__(self, roots: Mapping[str, Path]) -> None:
-        self._roots = {name: _PinnedRoot(Path(path).resolve(strict=True)) for name, path in roots.items()}
+        self._roots = {name: _PinnedRoot(Path(path)) for name, path in roots.items()}
 
     def close(self) -> None:
         for root in self._roots.values():

@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 import cattrs
 from cattrs.preconf.json import make_converter as _json_converter
 
+from domain.visibility import VisibilityRef
+
 T = TypeVar("T")
 
 
@@ -31,11 +33,17 @@ def _exact(kind: type[Any]) -> Callable[[object, object], object]:
     return hook
 
 
+def _refuse(*_: object) -> object:
+    raise TypeError("a VisibilityRef is never serialized")
+
+
 def make_converter() -> cattrs.Converter:
-    """A converter that forbids extra keys and coerces nothing."""
+    """A converter that forbids extra keys, coerces nothing, and refuses VisibilityRefs both ways."""
     conv = _json_converter(forbid_extra_keys=True)
     for kind in (str, int, float, bool):
         conv.register_structure_hook(kind, _exact(kind))
+    conv.register_structure_hook(VisibilityRef, _refuse)
+    conv.register_unstructure_hook(VisibilityRef, _refuse)
     return conv
 
 

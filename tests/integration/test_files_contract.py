@@ -1,0 +1,129 @@
+"""The Files port contract, run against the in-memory and the local adapter alike."""
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adapters.local_files import LocalFiles
+from adapters.memory_files import SPECIAL, Link, MemoryFiles
+from ports.errors import LinkRefused, NotADirectory, NotFound, SpecialFile, TooLarge
+from ports.files import Entry, Files, Location
+
+TREE: dict[str, object] = {
+    "a": {"b": {"c": {"deep.txt": b"deep"}}, "one.txt": b"1"},
+    "z.txt": b"zz",
+    "empty": {},
+    "link": Link("a"),
+    "fifo": SPECIAL,
+}
+
+
+def materialize(folder: Path, tree: dict[str, object]) -> None:
+    for name, node in tree.items():
+        path = folder / name
+        if isinstance(node, dict):
+            path.mkdir()
+            materialize(path, node)
+        elif isinstance(node, bytes):
+            path.write_bytes(node)
+        elif isinstance(node, Link):
+            path.symlink_to(node.target)
+        else:
+            os.mkfifo(path)
+
+
+@pytest.fixture(params=["memory", "local"])
+def files(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Files]:
+    if request.param == "memory":
+        yield MemoryFiles({"ROOT_REPO": TREE})
+        return
+    materialize(tmp_path, TREE)
+    local = LocalFiles({"ROOT_REPO": tmp_path})
+    yield local
+    local.close()
+
+
+def at(*parts: str) -> Location:
+    return Location("ROOT_REPO", parts)
+
+
+def test_the_store_names_its_roots(files: Files):
+    assert files.roots() == frozenset({"ROOT_REPO"})
+
+
+def test_a_listing_reports_every_kind_sorted_by_name(files: Files):
+    assert files.list_dir(at()) == [
+        Entry("a", "dir"),
+        Entry("empty", "dir"),
+        Entry("fifo", "special"),
+        Entry("link", "symlink"),
+        Entry("z.txt", "file", 2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("parts", "kind"),
+    [((), "dir"), (("a",), "dir"), (("z.txt",), "file"), (("link",), "symlink"), (("fifo",), "special")],
+)
+def test_kind_reports_what_stands_there_without_following_links(files: Files, parts, kind):
+    assert files.kind(at(*parts)) == kind
+
+
+def test_a_missing_entry_is_not_found(files: Files):
+    with pytest.raises(NotFound):
+        files.kind(at("a", "missing"))
+
+
+def test_descending_through_a_link_is_refused(files: Files):
+    with pytest.raises(LinkRefused):
+        files.list_dir(at("link"))
+
+
+def test_a_path_below_a_link_is_refused(files: Files):
+    with pytest.raises(LinkRefused):
+        files.kind(at("link", "one.txt"))
+
+
+def test_listing_a_file_is_not_a_directory(files: Files):
+    with pytest.raises(NotADirectory):
+        files.list_dir(at("z.txt"))
+
+
+def test_reading_a_file_returns_its_bytes(files: Files):
+    assert files.read(at("a", "b", "c", "deep.txt"), 100) == b"deep"
+
+
+def test_reading_past_the_limit_is_refused(files: Files):
+    with pytest.raises(TooLarge):
+        files.read(at("z.txt"), 1)
+
+
+def test_reading_a_link_is_refused(files: Files):
+    with pytest.raises(LinkRefused):
+        files.read(at("link"), 100)
+
+
+def test_reading_a_special_file_is_refused_without_blocking(files: Files):
+    with pytest.raises(SpecialFile):
+        files.read(at("fifo"), 100)
+
+
+def test_a_walk_is_depth_first_sorted_and_bounded_by_depth(files: Files):
+    assert list(files.walk_dirs(at(), 2, lambda _: True)) == [("a",), ("a", "b"), ("empty",)]
+
+
+def test_a_walk_neither_yields_nor_enters_a_refused_folder(files: Files):
+    walked = list(files.walk_dirs(at(), 9, lambda parts: parts != ("a", "b")))
+
+    assert walked == [("a",), ("empty",)]
+
+
+def test_a_walk_never_enters_a_link(files: Files):
+    assert ("link",) not in list(files.walk_dirs(at(), 9, lambda _: True))
+
+
+def test_an_unknown_root_is_not_found(files: Files):
+    with pytest.raises(NotFound):
+        files.list_dir(Location("ROOT_GAME"))

@@ -1,0 +1,105 @@
+"""Resolver laws, checked by generation (SECURITY_CASES E.58)."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain import _seal
+from domain.vocabulary import Mode, RootCategory
+from tests.worlds import memory_world
+
+HOME = RootCategory.ROOT_REPO
+WORLDS = {mode: memory_world(mode) for mode in (Mode.CK3LENS, Mode.CK3RAVEN_DEV)}
+
+segments = st.sampled_from(
+    [
+        "common",
+        "traits",
+        "00_traits.txt",
+        "2217000001",
+        "2217000099",
+        "mod",
+        "LocalFix",
+        "LocalFix-evil",
+        "state",
+        "State",
+        "src",
+        "link",
+        "..",
+        ".",
+        "",
+        "a b",
+        "x\\y",
+        "é",
+        "e\u0301",
+        "CON",
+        "~1",
+        "%2e%2e",
+    ]
+)
+prefixes = st.sampled_from(
+    [
+        "ROOT_GAME:/",
+        "ROOT_STEAM:/",
+        "ROOT_USER_DOCS:/",
+        "ROOT_REPO:/",
+        "ROOT_CK3RAVEN_DATA:/",
+        "mod:Better Traits:/",
+        "mod:2217000001:/",
+        "mod:Local Fix:/",
+        "mod:Better:/",
+        "",
+        "/",
+        "C:/",
+        "ROOT_ETC:/",
+    ]
+)
+addresses = st.builds(
+    lambda prefix, parts: prefix + "/".join(parts), prefixes, st.lists(segments, max_size=5)
+)
+modes = st.sampled_from(list(WORLDS))
+
+
+@given(addresses, modes)
+def test_canonical_form_is_a_fixed_point(text: str, mode: Mode):
+    world = WORLDS[mode]
+    _, ref = world.resolve(text, HOME, must_exist=False)
+    if ref is None:
+        return
+
+    again, ref_again = world.resolve(ref.address, HOME, must_exist=False)
+
+    assert ref_again is not None
+    assert again.data["address"] == ref.address
+
+
+@given(addresses, modes)
+def test_a_resolved_target_lies_inside_a_configured_root_with_no_dot_segments(text: str, mode: Mode):
+    reply, ref = WORLDS[mode].resolve(text, HOME, must_exist=False)
+    if ref is None:
+        assert reply.terminal
+        return
+
+    location = _seal.locate(ref)
+    assert RootCategory(location.root) in WORLDS[mode].view.roots
+    assert not {".", "..", ""} & set(location.parts)
+    assert ".." not in ref.address.split("/")
+
+
+@given(st.lists(addresses, min_size=2, max_size=6), modes)
+def test_no_two_canonical_addresses_name_the_same_place(texts: list[str], mode: Mode):
+    world = WORLDS[mode]
+    spelled: dict[object, str] = {}
+    for text in texts:
+        _, ref = world.resolve(text, HOME, must_exist=False)
+        if ref is None:
+            continue
+        location = _seal.locate(ref)
+        assert spelled.setdefault(location, ref.address) == ref.address
+
+
+@given(addresses, modes)
+def test_the_world_adapter_never_denies(text: str, mode: Mode):
+    reply, _ = WORLDS[mode].resolve(text, HOME, must_exist=False)
+
+    assert reply.reply_type.value in {"S", "I", "E"}
+    assert reply.code.startswith("WA-")
