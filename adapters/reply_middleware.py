@@ -5,6 +5,7 @@ exception text on the wire; the stack trace goes to the log under the trace id),
 not Replies, and runs the leak gate over the whole envelope before anything leaves the server.
 """
 
+import json
 from time import perf_counter
 from typing import Any
 from uuid import uuid4
@@ -17,7 +18,7 @@ from mcp.types import CallToolRequestParams, TextContent
 from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
-from adapters.wire import Envelope, envelope, to_json
+from adapters.wire import envelope_text
 from domain.leaks import LeakGate
 from domain.replies import Reply, ReplyBuilder
 
@@ -59,14 +60,13 @@ class ReplyMiddleware(Middleware):
         tool = context.message.name if context.message.name in self._tool_names else None
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, tool=tool):
             reply = await self._reply(context, call_next, trace_id)
-            env = envelope(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
-            leaks = self._gate.findings(env)
-            if leaks:
-                log.error("reply.withheld", code=reply.code, pointers=leaks)
+            text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
+            if self._gate.leaks_in_json(text):
+                log.error("reply.withheld", code=reply.code, pointers=self._gate.findings(json.loads(text)))
                 reply = ReplyBuilder().error("MCP-SYS-E-003", {"trace_id": trace_id})
-                env = envelope(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
-            log.info("tool.replied", code=reply.code, duration_ms=env["meta"]["duration_ms"])
-            return _tool_result(env)
+                text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
+            log.info("tool.replied", code=reply.code, duration_ms=round(_ms(started), 3))
+            return _tool_result(text, is_error=reply.terminal)
 
     async def _reply(
         self,
@@ -106,9 +106,9 @@ def _ms(started: float) -> float:
     return (perf_counter() - started) * 1000
 
 
-def _tool_result(env: Envelope) -> ToolResult:
+def _tool_result(text: str, *, is_error: bool) -> ToolResult:
     return ToolResult(
-        content=[TextContent(type="text", text=to_json(env))],
-        structured_content=env,
-        is_error=env["reply_type"] != "S",
+        content=[TextContent(type="text", text=text)],
+        structured_content=json.loads(text),
+        is_error=is_error,
     )

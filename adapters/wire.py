@@ -2,12 +2,15 @@
 
 {"status", "reply_type", "code", "message", "data", "meta": {"trace_id", "duration_ms", "tool"},
  "error": null | {"trace_id"}}
+
+The envelope is written once, as compact JSON text straight from the reply's frozen data; the structured
+form the client also receives is parsed back from that text, so both views are the same bytes' meaning.
 """
 
 import json
 from typing import Any, Final
 
-from domain.frozen import thaw
+from domain.frozen import to_json
 from domain.replies import Reply
 from domain.vocabulary import ReplyType
 
@@ -40,19 +43,22 @@ ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
+def envelope_text(reply: Reply, *, trace_id: str, duration_ms: float, tool: str | None) -> str:
+    """The envelope for `reply` as compact JSON; `error` carries the trace id for Error replies only."""
+    return to_json(
+        {
+            "status": reply.reply_type.status,
+            "reply_type": reply.reply_type.value,
+            "code": reply.code,
+            "message": reply.message(),
+            "data": reply.data,
+            "meta": {"trace_id": trace_id, "duration_ms": round(duration_ms, 3), "tool": tool},
+            "error": {"trace_id": trace_id} if reply.reply_type is ReplyType.ERROR else None,
+        }
+    )
+
+
 def envelope(reply: Reply, *, trace_id: str, duration_ms: float, tool: str | None) -> Envelope:
-    """The envelope for `reply`; `error` carries the trace id for Error replies only."""
-    return {
-        "status": reply.reply_type.status,
-        "reply_type": reply.reply_type.value,
-        "code": reply.code,
-        "message": reply.message(),
-        "data": thaw(reply.data),
-        "meta": {"trace_id": trace_id, "duration_ms": round(duration_ms, 3), "tool": tool},
-        "error": {"trace_id": trace_id} if reply.reply_type is ReplyType.ERROR else None,
-    }
-
-
-def to_json(env: Envelope) -> str:
-    """Compact JSON text of an envelope (the text content beside structuredContent)."""
-    return json.dumps(env, ensure_ascii=False, separators=(",", ":"))
+    """The envelope for `reply` as plain data (parsed from its JSON text)."""
+    parsed: Envelope = json.loads(envelope_text(reply, trace_id=trace_id, duration_ms=duration_ms, tool=tool))
+    return parsed

@@ -1,61 +1,72 @@
 """Deeply immutable JSON-shaped data: what a Reply carries in `data`.
 
 `freeze` accepts JSON-like input (mappings with string keys, sequences, str, int, float, bool, None) and
-returns a value nothing can mutate; `thaw` turns it back into plain dicts and lists for the wire.
+returns a value nothing can mutate through its public interface: maps are `FrozenMap`s, sequences tuples.
+`FrozenMap` is a dict underneath with every mutator refused, so the C JSON encoder writes it directly:
+replies of thousands of entries reach the wire without being copied back into plain data first.
 """
 
-from collections.abc import Iterator, Mapping
-from types import MappingProxyType
-from typing import TypeAlias, final
+import json
+from collections.abc import Mapping
+from typing import Any, NoReturn, TypeAlias, final
 
 Frozen: TypeAlias = "str | int | float | bool | tuple[Frozen, ...] | FrozenMap | None"
 Thawed: TypeAlias = "str | int | float | bool | list[Thawed] | dict[str, Thawed] | None"
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
+_STR = frozenset({str})
 
 
 @final
-class FrozenMap(Mapping[str, Frozen]):
+class FrozenMap(dict[str, Frozen]):
     """An immutable, hashable mapping with string keys and frozen values."""
 
-    __slots__ = ("_items",)
-    _items: MappingProxyType[str, Frozen]
+    __slots__ = ()
 
-    def __init__(self, items: Mapping[str, Frozen] | None = None) -> None:
-        object.__setattr__(self, "_items", MappingProxyType(dict(items or {})))
+    def _refuse(self, *_: object, **__: object) -> NoReturn:
+        raise TypeError("FrozenMap is immutable")
 
-    def __setattr__(self, name: str, value: object) -> None:
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("FrozenMap is immutable")
 
-    def __getitem__(self, key: str) -> Frozen:
-        return self._items[key]
+    def __hash__(self) -> int:  # type: ignore[override]  # immutable, so hashable by value
+        return hash(tuple(sorted(self.items(), key=lambda kv: kv[0])))
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
+    def __copy__(self) -> "FrozenMap":
+        return self
 
-    def __len__(self) -> int:
-        return len(self._items)
+    def __deepcopy__(self, memo: object) -> "FrozenMap":
+        return self
 
-    def __hash__(self) -> int:
-        return hash(tuple(sorted(self._items.items(), key=lambda kv: kv[0])))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Mapping):
-            return dict(self._items) == dict(other)
-        return NotImplemented
+    def __reduce__(self) -> tuple[type["FrozenMap"], tuple[dict[str, Frozen]]]:
+        return (FrozenMap, (dict(self),))
 
     def __repr__(self) -> str:
-        return f"FrozenMap({dict(self._items)!r})"
+        return f"FrozenMap({dict.__repr__(self)})"
 
 
 def freeze(value: object) -> Frozen:
     """Return a deeply immutable copy of JSON-shaped `value`; raise TypeError for anything else."""
+    kind = type(value)
+    if kind in _SCALAR_TYPES or kind is FrozenMap:
+        return value  # type: ignore[return-value]  # a scalar, or already frozen all the way down
+    if isinstance(value, dict) and _flat(value):
+        return FrozenMap(value)  # a flat record of scalars: copied at C speed
+    if isinstance(value, Mapping):
+        items = value.items()
+        return FrozenMap((_key(k), v if type(v) in _SCALAR_TYPES else freeze(v)) for k, v in items)
+    if kind is list or kind is tuple:
+        return tuple(v if type(v) in _SCALAR_TYPES else freeze(v) for v in value)  # type: ignore[attr-defined]
     if isinstance(value, _SCALARS):
         return value
-    if isinstance(value, Mapping):
-        return FrozenMap({_key(k): freeze(v) for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
-    raise TypeError(f"reply data cannot hold a {type(value).__name__}")
+    raise TypeError(f"reply data cannot hold a {kind.__name__}")
+
+
+def _flat(record: dict[Any, Any]) -> bool:
+    return _STR.issuperset(map(type, record)) and _SCALAR_TYPES.issuperset(map(type, record.values()))
 
 
 def freeze_map(value: Mapping[str, object] | None) -> FrozenMap:
@@ -68,6 +79,8 @@ def freeze_map(value: Mapping[str, object] | None) -> FrozenMap:
 
 def thaw(value: Frozen) -> Thawed:
     """Return plain, mutable JSON data equal to `value`."""
+    if type(value) in _SCALAR_TYPES:
+        return value  # type: ignore[return-value]  # a scalar is its own thawed form
     if isinstance(value, FrozenMap):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, tuple):
@@ -75,7 +88,12 @@ def thaw(value: Frozen) -> Thawed:
     return value
 
 
+def to_json(value: "Frozen | Mapping[str, object]") -> str:
+    """Compact JSON text of frozen (or plain) data."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _key(key: object) -> str:
-    if not isinstance(key, str):
+    if type(key) is not str:
         raise TypeError("reply data keys must be strings")
     return key

@@ -10,7 +10,7 @@ from typing import Final, final
 
 from attrs import field, frozen
 
-from domain.codes import CodeSpec
+from domain.codes import CodeSpec, placeholders
 from domain.frozen import FrozenMap, freeze_map, thaw
 from domain.registry import REGISTRY
 from domain.vocabulary import ReplyType
@@ -42,7 +42,7 @@ class Reply:
 
     def message(self) -> str:
         """A human convenience rendered from the registry template; never authoritative."""
-        values = {name: _render(thaw(self.data.get(name))) for name in self.spec.fields}
+        values = {name: _render(thaw(self.data.get(name))) for name in placeholders(self.spec.template)}
         return self.spec.template.format_map(values)
 
 

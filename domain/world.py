@@ -101,9 +101,13 @@ class WorldAdapter:
     def list_dir(self, ref: VisibilityRef) -> list[Listed]:
         """The visible children of the folder behind `ref`. Raises port errors."""
         location = _seal.locate(ref)
+        entries = self._files.list_dir(location)
+        prefix = self._view.uniform_prefix(location)
+        if prefix is not None:  # every child is visible and spelled below one prefix
+            return [Listed(prefix + entry.name, entry.name, entry.kind, entry.size) for entry in entries]
         return [
             Listed(self._view.spell(child), entry.name, entry.kind, entry.size)
-            for entry in self._files.list_dir(location)
+            for entry in entries
             if self._view.visible(child := location.child(entry.name))
         ]
 
@@ -112,6 +116,11 @@ class WorldAdapter:
         location = _seal.locate(ref)
         root, base = location.root, location.parts
         compiled = self._view
+        prefix = compiled.uniform_prefix(location)
+        if prefix is not None:  # nothing below is hidden or spelled differently: no per-folder checks
+            for parts in self._files.walk_dirs(location, depth, _everything):
+                yield prefix + "/".join(parts)
+            return
 
         def keep(parts: tuple[str, ...]) -> bool:
             return compiled.visible(Location(root, base + parts))
@@ -143,6 +152,10 @@ class WorldAdapter:
             return ReplyBuilder().invalid("WA-RES-I-012", {"address": address})
         except Unavailable:
             return ReplyBuilder().error("WA-IO-E-001", {"address": address})
+
+
+def _everything(_: tuple[str, ...]) -> bool:
+    return True
 
 
 def _not_addressable(address: str) -> Reply:
@@ -190,6 +203,31 @@ class _Compiled:
                 if mod is not None:
                     return canonical(mod.name, parts[depth:], mod=True)
         return canonical(root, parts)
+
+    def uniform_prefix(self, location: Location) -> str | None:
+        """The spelling every descendant of `location` shares (descendant = prefix + relative path), when
+        all of them are visible and none is hidden or a mod folder of its own; None otherwise."""
+        root, parts = location.root, location.parts
+        if not self.visible(location) or self._hides_below(root, parts):
+            return None
+        inside_subtree = any((root, parts[:n]) in self._subtrees for n in range(1, len(parts) + 1))
+        if root in self._full:
+            mods_below = self.view.mode is Mode.CK3LENS and any(
+                mod_root == root and len(mod_parts) > len(parts) and mod_parts[: len(parts)] == parts
+                for mod_root, mod_parts in self._mod_at
+            )
+            if mods_below:
+                return None
+        elif not inside_subtree:
+            return None
+        address = self.spell(location)
+        return address if address.endswith(":/") else address + "/"
+
+    def _hides_below(self, root: str, parts: tuple[str, ...]) -> bool:
+        folded = tuple(p.casefold() for p in parts)
+        return any(
+            hidden_root == root and hidden[: len(folded)] == folded for hidden_root, hidden in self._hidden
+        )
 
     def _is_hidden(self, root: str, parts: tuple[str, ...]) -> bool:
         return any(

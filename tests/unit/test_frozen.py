@@ -33,11 +33,26 @@ def test_a_frozen_map_refuses_attribute_assignment():
     frozen = FrozenMap({"a": 1})
 
     with pytest.raises(AttributeError):
-        frozen._items = {}  # type: ignore[misc]
+        frozen.extra = {}  # type: ignore[attr-defined]
 
 
-def test_a_frozen_maps_storage_cannot_be_mutated_either():
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda m: m.__setitem__("a", 2),
+        lambda m: m.__delitem__("a"),
+        lambda m: m.update(a=2),
+        lambda m: m.pop("a"),
+        lambda m: m.popitem(),
+        lambda m: m.clear(),
+        lambda m: m.setdefault("b", 1),
+    ],
+    ids=["setitem", "delitem", "update", "pop", "popitem", "clear", "setdefault"],
+)
+def test_every_mutator_of_a_frozen_map_is_refused(mutate):
     frozen = FrozenMap({"a": 1})
 
     with pytest.raises(TypeError):
-        frozen._items["a"] = 2  # type: ignore[index]
+        mutate(frozen)
+
+    assert frozen == {"a": 1}

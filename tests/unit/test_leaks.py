@@ -74,3 +74,37 @@ def test_a_configured_root_that_no_pattern_matches_is_still_found():
 
 def test_non_string_values_are_ignored():
     assert GATE.findings({"n": 3, "b": True, "none": None, "f": 1.5}) == []
+
+
+def as_json(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/etc/passwd",
+        "C:\\Users\\alice",
+        "\\\\server\\share",
+        "\\\\?\\C:\\x",
+        "~/.ssh",
+        "file:///x",
+        "x@/srv/w",
+    ],
+)
+def test_the_json_scan_finds_what_the_structural_scan_finds(text: str):
+    gate = LeakGate(("/srv/w",))
+    value = {"data": {"nested": [{"k": text}]}}
+
+    assert gate.leaks_in_json(as_json(value)) is bool(gate.findings(value)) is True
+
+
+@pytest.mark.parametrize("text", ["a\\b", "tab\there", 'say "hi"', "ROOT_REPO:/a/b", "mod:A:/x", "1/2"])
+def test_the_json_scan_passes_escapes_that_are_not_paths(text: str):
+    assert LeakGate(()).leaks_in_json(as_json({"data": text})) is False
+
+
+def test_the_json_scan_finds_a_host_path_in_a_key():
+    assert LeakGate(()).leaks_in_json(as_json({"data": {"/home/alice": 1}})) is True

@@ -171,3 +171,34 @@ def test_a_walk_never_enters_an_invisible_folder():
     walked = list(world.walk_dirs(ref, 5))
 
     assert walked == ["ROOT_USER_DOCS:/mod", "mod:Local Fix:/", "mod:Local Fix:/common"]
+
+
+def every_folder(world: WorldAdapter, address: str) -> list[str]:
+    _, ref = world.resolve(address, HOME)
+    assert ref is not None
+    return [address] + [
+        sub for item in world.list_dir(ref) if item.kind == "dir" for sub in every_folder(world, item.address)
+    ]
+
+
+@pytest.mark.parametrize("mode", [Mode.CK3LENS, Mode.CK3RAVEN_DEV])
+def test_listings_agree_with_child_by_child_resolution(mode: Mode):
+    world = memory_world(mode)
+    roots = ["ROOT_GAME:/", "ROOT_STEAM:/", "ROOT_USER_DOCS:/", "ROOT_REPO:/", "ROOT_CK3RAVEN_DATA:/"]
+
+    for folder in [f for root in roots for f in every_folder(world, root)]:
+        _, ref = world.resolve(folder, HOME)
+        assert ref is not None
+        for item in world.list_dir(ref):
+            again, _ = world.resolve(item.address, HOME)
+            assert again.data["address"] == item.address, (folder, item)
+
+
+@pytest.mark.parametrize("mode", [Mode.CK3LENS, Mode.CK3RAVEN_DEV])
+def test_walks_agree_with_listings(mode: Mode):
+    world = memory_world(mode)
+
+    for root in ["ROOT_GAME:/", "ROOT_STEAM:/", "ROOT_USER_DOCS:/", "ROOT_CK3RAVEN_DATA:/"]:
+        _, ref = world.resolve(root, HOME)
+        assert ref is not None
+        assert list(world.walk_dirs(ref, 9)) == every_folder(world, root)[1:]
