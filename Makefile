@@ -42,7 +42,8 @@ archlint: $(STAMP)
 docs: $(STAMP)  ## regenerate docs/reply-codes.md from the registry
 	$(BIN)/ck3raven codes --format markdown > docs/reply-codes.md
 
-bench: $(STAMP)
+bench: $(STAMP)  ## start-up, per-call overhead and ck3_dir against their floors (prints ratios)
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/run.py
 
 clean:

@@ -12,11 +12,15 @@ from mcp import Client, StdioServerParameters
 CK3RAVEN = str(Path(sys.executable).with_name("ck3raven"))
 
 
-def write_config(folder: Path, *, mode: str | None = "ck3raven-dev", roots: dict[str, Path]) -> Path:
-    """A config.toml in `folder` naming `roots` (and `mode`)."""
+def write_config(
+    folder: Path, *, mode: str | None = "ck3raven-dev", roots: dict[str, Path], playset: str | None = None
+) -> Path:
+    """A config.toml in `folder` naming `roots` (and `mode`, and the active playset)."""
     lines = [f'mode = "{mode}"'] if mode else []
     lines += ['home = "ROOT_REPO"', "[roots]"]
     lines += [f"{name} = {json.dumps(str(path))}" for name, path in roots.items()]
+    if playset:
+        lines += ["[playset]", f"active = {json.dumps(playset)}"]
     config = folder / "config.toml"
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return config

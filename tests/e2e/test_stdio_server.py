@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.stdio import envelope, stdio_client, write_config
+from tests.worlds import sample_world_on_disk
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -43,3 +44,19 @@ async def test_the_server_logs_json_under_the_data_root(config: Path, era: str):
     trace_id = envelope(result)["meta"]["trace_id"]
     log = (config.parent / "data" / "logs" / "ck3raven.log").read_text(encoding="utf-8")
     assert trace_id in log
+
+
+async def test_list_over_stdio_serves_the_sample_world_with_mod_addresses(tmp_path: Path, era: str):
+    settings = sample_world_on_disk(tmp_path)
+    roots = {root.value: path for root, path in settings.roots.items()}
+    config = write_config(tmp_path, mode="ck3lens", roots=roots, playset="Sample Playset")
+
+    async with stdio_client(config, era) as client:
+        result = await client.call_tool("ck3_dir", {"command": "list", "path": "ROOT_STEAM:/"})
+
+    env = envelope(result)
+    assert [entry["address"] for entry in env["data"]["entries"]] == [
+        "mod:Better Traits:/",
+        "mod:More Events:/",
+    ]
+    assert str(tmp_path) not in result.content[0].text
