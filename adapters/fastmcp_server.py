@@ -38,10 +38,14 @@ class Toolbox(Protocol):
 
     def ck3_mode(self, command: str) -> Reply: ...
 
+    def ck3_file(
+        self, command: str, path: str | None, content: str | None, old: str | None, new: str | None
+    ) -> Reply: ...
+
     def ck3_playset(self, command: str, name: str | None) -> Reply: ...
 
 
-TOOL_NAMES = frozenset({"ck3_dir", "ck3_mode", "ck3_playset"})
+TOOL_NAMES = frozenset({"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset"})
 _READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
 
 
@@ -69,14 +73,46 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
         `tree`: the folders below a folder, `depth` levels down. Entries are session-absolute addresses."""
         return ReplyResult.of(toolbox.ck3_dir(command, path, depth, _progress(ctx)))
 
+    @server.tool(
+        output_schema=ENVELOPE_SCHEMA,
+        annotations={
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": False,
+            "openWorldHint": False,
+        },
+    )
+    def ck3_file(
+        command: Literal["read", "write", "edit", "delete"],
+        path: Address,
+        content: Annotated[str | None, Field(description="write: the whole new text")] = None,
+        old: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
+        new: Annotated[str | None, Field(description="edit: its replacement")] = None,
+    ) -> ReplyResult:
+        """Text files. `read` a visible file; `write` (create or replace) with `content`; `edit` replaces the
+        single occurrence of `old` by `new`; `delete` a file. Mutations are governed: a refusal is a D reply
+        whose data.required says what it needs (contract, human_approval, mode). Writes are atomic."""
+        return ReplyResult.of(toolbox.ck3_file(command, path, content, old, new))
+
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
     def ck3_mode(command: Literal["status"] = "status") -> ReplyResult:
         """Session mode. `status` reports the mode (ck3lens or ck3raven-dev) or that none is initialised."""
         return ReplyResult.of(toolbox.ck3_mode(command))
 
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
-    def ck3_playset(command: Literal["list", "show"] = "list", name: str | None = None) -> ReplyResult:
-        """Playsets: `list` every playset; `show` one (default: the active one), mods in load order."""
+    @server.tool(
+        output_schema=ENVELOPE_SCHEMA,
+        annotations={
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+    )
+    def ck3_playset(
+        command: Literal["list", "show", "switch"] = "list", name: str | None = None
+    ) -> ReplyResult:
+        """Playsets: `list` every playset; `show` one (default: the active one), mods in load order;
+        `switch` makes the named playset active (its mods become the visible mods at once)."""
         return ReplyResult.of(toolbox.ck3_playset(command, name))
 
     return server

@@ -8,9 +8,10 @@ live only inside this module.
 
 import errno
 import os
+import secrets
 import stat
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from ports.errors import LinkRefused, NotADirectory, NotFound, SpecialFile, TooLarge, Unavailable
@@ -77,6 +78,31 @@ class LocalFiles(Files):
                 os.close(fd)
         return data
 
+    def write(self, location: Location, data: bytes) -> None:
+        if not location.parts:
+            raise SpecialFile("a root is not a file")
+        with self._dir(Location(location.root, location.parts[:-1]), create=True) as parent:
+            name = location.parts[-1]
+            mode = _replaceable_mode(name, parent)
+            _replace_atomically(parent, name, data, mode)
+
+    def delete(self, location: Location) -> None:
+        if not location.parts:
+            raise SpecialFile("a root is not a file")
+        with self._parent(location) as parent:
+            name = location.parts[-1]
+            kind = _kind_of(_lstat(name, parent))
+            if kind == "symlink":
+                raise LinkRefused("the target is a symbolic link")
+            if kind != "file":
+                raise SpecialFile("only files are deleted")
+            try:
+                os.unlink(name, dir_fd=parent)  # unlink never follows a link swapped in since the check
+            except FileNotFoundError as exc:
+                raise NotFound("no such file") from exc
+            except OSError as exc:
+                raise Unavailable("a file cannot be removed") from exc
+
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:
@@ -98,12 +124,14 @@ class LocalFiles(Files):
         return root
 
     @contextmanager
-    def _dir(self, location: Location) -> Iterator[int]:
-        """An open descriptor of the folder at `location`, closed on exit."""
+    def _dir(self, location: Location, *, create: bool = False) -> Iterator[int]:
+        """An open descriptor of the folder at `location` (made, with its parents, if `create`)."""
         root = self._root(location)
         fd = os.dup(root.fd)
         try:
             for name in location.parts:
+                if create:
+                    _make_dir(name, fd)
                 child = _open_dir(name, fd)
                 os.close(fd)
                 fd = child
@@ -130,6 +158,79 @@ def _open_dir(name: str, parent: int) -> int:
                 raise LinkRefused("a symbolic link stands on the way") from exc
             raise NotADirectory("not a folder") from exc
         raise Unavailable("a folder cannot be opened") from exc
+
+
+def _make_dir(name: str, parent: int) -> None:
+    _check_segment(name)
+    try:
+        os.mkdir(name, 0o755, dir_fd=parent)
+    except FileExistsError:
+        pass  # whatever stands there is checked when it is opened with O_NOFOLLOW
+    except OSError as exc:
+        raise Unavailable("a folder cannot be created") from exc
+
+
+def _replaceable_mode(name: str, parent: int) -> int:
+    """The permission bits the new file gets: those of the file it replaces, else 0o644."""
+    try:
+        info = _lstat(name, parent)
+    except NotFound:
+        return 0o644
+    if stat.S_ISLNK(info.st_mode):
+        raise LinkRefused("the target is a symbolic link")
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        raise SpecialFile("not a regular file with a single link")
+    return stat.S_IMODE(info.st_mode)
+
+
+def _replace_atomically(parent: int, name: str, data: bytes, mode: int) -> None:
+    temp = f".{secrets.token_hex(8)}.ck3raven-tmp"
+    fd = _anonymous_file(parent, mode)
+    named = fd is None
+    if fd is None:  # no O_TMPFILE here: an exclusive named temp file instead
+        fd = _create_exclusive(temp, parent, mode)
+    try:
+        _write_all(fd, data)
+        os.fchmod(fd, mode)
+        os.fsync(fd)
+        if not named:
+            # give the anonymous file a name only once it is complete: a crash before leaves nothing
+            os.link(f"/proc/self/fd/{fd}", temp, dst_dir_fd=parent)
+        os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(temp, dir_fd=parent)
+        if isinstance(exc, OSError):
+            raise Unavailable("the file cannot be written") from exc
+        raise
+    finally:
+        os.close(fd)
+
+
+def _anonymous_file(parent: int, mode: int) -> int | None:
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not Path("/proc/self/fd").is_dir():
+        return None
+    try:
+        return os.open(".", flag | os.O_WRONLY | os.O_CLOEXEC, mode, dir_fd=parent)
+    except OSError:
+        return None
+
+
+def _create_exclusive(temp: str, parent: int, mode: int) -> int:
+    try:
+        return os.open(
+            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent
+        )
+    except OSError as exc:
+        raise Unavailable("a temporary file cannot be created") from exc
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
 
 
 def _open_file(name: str, parent: int) -> int:

@@ -66,6 +66,37 @@ class MemoryFiles(Files):
             raise TooLarge("the file is larger than the limit")
         return node
 
+    def write(self, location: Location, data: bytes) -> None:
+        if not location.parts:
+            raise SpecialFile("a root is not a file")
+        folder = self._folder(Location(location.root, ()))
+        for name in location.parts[:-1]:
+            node = folder.setdefault(name, {})
+            if isinstance(node, Link):
+                raise LinkRefused("a symbolic link stands on the way")
+            if not isinstance(node, dict):
+                raise NotADirectory("not a folder")
+            folder = node
+        existing = folder.get(location.parts[-1])
+        if isinstance(existing, Link):
+            raise LinkRefused("the target is a symbolic link")
+        if existing is not None and not isinstance(existing, bytes):
+            raise SpecialFile("not a regular file")
+        folder[location.parts[-1]] = bytes(data)
+
+    def delete(self, location: Location) -> None:
+        if not location.parts:
+            raise SpecialFile("a root is not a file")
+        parent = self._folder(Location(location.root, location.parts[:-1]))
+        node = parent.get(location.parts[-1])
+        if node is None:
+            raise NotFound("no such file")
+        if isinstance(node, Link):
+            raise LinkRefused("the target is a symbolic link")
+        if not isinstance(node, bytes):
+            raise SpecialFile("only files are deleted")
+        del parent[location.parts[-1]]
+
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:

@@ -61,12 +61,23 @@ class ReplyMiddleware(Middleware):
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, tool=tool):
             reply = await self._reply(context, call_next, trace_id)
             text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
-            if self._gate.leaks_in_json(text):
+            if self._leaks(reply, text, trace_id):
                 log.error("reply.withheld", code=reply.code, pointers=self._gate.findings(json.loads(text)))
                 reply = ReplyBuilder().error("MCP-SYS-E-003", {"trace_id": trace_id})
                 text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
             log.info("tool.replied", code=reply.code, duration_ms=round(_ms(started), 3))
             return _tool_result(text, is_error=reply.terminal)
+
+    def _leaks(self, reply: Reply, text: str, trace_id: str) -> bool:
+        opaque = reply.spec.opaque & reply.data.keys()
+        if not opaque:
+            return self._gate.leaks_in_json(text)
+        # File content is the user's own: it is checked for root paths only, the rest of the envelope fully.
+        rest = {key: "" if key in opaque else value for key, value in reply.data.items()}
+        without = envelope_text(reply, trace_id=trace_id, duration_ms=0, tool=None, data=rest)
+        return self._gate.leaks_in_json(without) or any(
+            self._gate.leaks_in_content(str(reply.data[key])) for key in opaque
+        )
 
     async def _reply(
         self,

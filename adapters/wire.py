@@ -8,6 +8,7 @@ form the client also receives is parsed back from that text, so both views are t
 """
 
 import json
+from collections.abc import Mapping
 from typing import Any, Final
 
 from domain.frozen import to_json
@@ -43,15 +44,23 @@ ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
-def envelope_text(reply: Reply, *, trace_id: str, duration_ms: float, tool: str | None) -> str:
-    """The envelope for `reply` as compact JSON; `error` carries the trace id for Error replies only."""
+def envelope_text(
+    reply: Reply,
+    *,
+    trace_id: str,
+    duration_ms: float,
+    tool: str | None,
+    data: Mapping[str, object] | None = None,
+) -> str:
+    """The envelope for `reply` as compact JSON; `error` carries the trace id for Error replies only.
+    `data` stands in for the reply's data (the leak gate uses it to set file content aside)."""
     return to_json(
         {
             "status": reply.reply_type.status,
             "reply_type": reply.reply_type.value,
             "code": reply.code,
             "message": reply.message(),
-            "data": reply.data,
+            "data": reply.data if data is None else data,
             "meta": {"trace_id": trace_id, "duration_ms": round(duration_ms, 3), "tool": tool},
             "error": {"trace_id": trace_id} if reply.reply_type is ReplyType.ERROR else None,
         }

@@ -44,11 +44,15 @@ class CodeSpec:
     code: str = field(validator=_check_code)
     template: str
     fields: frozenset[str] = field(converter=_field_set, factory=frozenset)
+    opaque: frozenset[str] = field(converter=_field_set, factory=frozenset, kw_only=True)
+    """Fields that carry the user's own file content: the leak gate looks there for root paths only."""
 
     def __attrs_post_init__(self) -> None:
         missing = placeholders(self.template) - self.fields
         if missing:
             raise ValueError(f"{self.code}: template refers to undocumented fields {sorted(missing)}")
+        if not self.opaque <= self.fields:
+            raise ValueError(f"{self.code}: opaque fields must be documented fields")
 
     @property
     def layer(self) -> Layer:

@@ -51,6 +51,11 @@ class LeakGate:
         escaped = tuple(json.dumps(path, ensure_ascii=False)[1:-1] for path in self.host_paths)
         return _scan(text, "\\\\\\\\", (*self.host_paths, *escaped))  # JSON doubles each backslash
 
+    def leaks_in_content(self, text: str) -> bool:
+        """Whether the user's own file content names a configured root's real path (the only check such
+        content gets: a script may legitimately mention /usr/bin, but never where our roots live)."""
+        return any(path in text for path in self.host_paths)
+
     def findings(self, value: object) -> list[str]:
         """JSON pointers of every key or value that carries a host path (empty: clean)."""
         return [pointer for pointer, text in _strings(value, "") if _scan(text, "\\\\", self.host_paths)]

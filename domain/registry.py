@@ -33,6 +33,7 @@ _SPECS: tuple[CodeSpec, ...] = (
         {"tool", "hint"},
     ),
     CodeSpec("MCP-CFG-S-003", "The session home is now {home}.", {"home", "address"}),
+    CodeSpec("MCP-CFG-S-004", "The active playset is now {name}.", {"name", "mods"}),
 )
 
 _ADDRESS_RULE = {"rule", "expected"}
@@ -107,6 +108,26 @@ _WORLD: tuple[CodeSpec, ...] = (
         {"address", "depth", "directories", "count", "truncated", "hint"},
     ),
     CodeSpec(
+        "WA-RES-I-017", "{address} is a folder or a root; {command} takes a file.", {"address", "command"}
+    ),
+    CodeSpec(
+        "WA-READ-S-003",
+        "{address}: {size} bytes of text.",
+        {"address", "content", "size", "sha256"},
+        opaque={"content"},
+    ),
+    CodeSpec("WA-READ-I-001", "{address} is not UTF-8 text; ck3_file reads text only.", {"address"}),
+    CodeSpec("WA-READ-I-002", "{address} is larger than {limit} bytes.", {"address", "limit"}),
+    CodeSpec("WA-WRITE-S-001", "Wrote {size} bytes to {address}.", {"address", "created", "size", "sha256"}),
+    CodeSpec("WA-WRITE-S-002", "Deleted {address}.", {"address"}),
+    CodeSpec("WA-WRITE-I-001", "The content is larger than {limit} bytes.", {"limit"}),
+    CodeSpec(
+        "WA-WRITE-I-002",
+        "The old text occurs {count} times in {address}; an edit needs exactly one.",
+        {"address", "count"},
+    ),
+    CodeSpec("WA-WRITE-I-004", "An edit needs a non-empty old text.", {"rule"}),
+    CodeSpec(
         "WA-CFG-S-001", "{count} playsets; the active one is {active}.", {"active", "playsets", "count"}
     ),
     CodeSpec("WA-CFG-S-002", "Playset {name} has {count} mods.", {"name", "active", "mods", "count"}),
@@ -118,5 +139,32 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
 )
 
-REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD)
+_MUTATION = {"address", "operation", "rule"}
+_GOVERNANCE: tuple[CodeSpec, ...] = (
+    # --- EN: the one place that denies ------------------------------------------------------------------
+    CodeSpec("EN-WRITE-S-001", "{operation} on {address} is permitted ({rule}).", _MUTATION),
+    CodeSpec(
+        "EN-WRITE-D-001",
+        "{operation} on {address} is not permitted in this mode.",
+        {*_MUTATION, "mode", "required"},
+    ),
+    CodeSpec(
+        "EN-WRITE-D-002",
+        "{operation} on {address} needs an open contract ({rule}).",
+        {*_MUTATION, "required"},
+    ),
+    CodeSpec(
+        "EN-WRITE-D-003",
+        "The open contract covers {contract_root}, not the root of {address}.",
+        {*_MUTATION, "required", "contract_root"},
+    ),
+    CodeSpec("EN-WRITE-D-004", "The open contract does not declare {operation}.", {*_MUTATION, "required"}),
+    CodeSpec(
+        "EN-WRITE-D-005",
+        "{operation} on {address} needs a human approval recorded on the contract.",
+        {*_MUTATION, "required"},
+    ),
+)
+
+REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _GOVERNANCE)
 """Every registered code, keyed by its text."""

@@ -3,13 +3,16 @@
 Until a mode is initialised only `ck3_dir pwd` and `ck3_mode` answer (SPEC §2).
 """
 
-from attrs import define
+from attrs import define, evolve
 
 from domain import catalog as playsets
 from domain import directory
+from domain import file_operations as files
 from domain import session as sessions
 from domain.catalog import Catalog
 from domain.directory import Progress
+from domain.enforcement import ActiveContract
+from domain.playsets import mod_folders
 from domain.replies import Reply, ReplyBuilder
 from domain.session import Session
 from domain.world import WorldAdapter
@@ -40,6 +43,29 @@ class Toolbox:
             return directory.tree(self.session, self.world, path, depth, progress)
         raise ValueError(f"unknown ck3_dir command {command!r}")
 
+    def ck3_file(
+        self, command: str, path: str | None, content: str | None, old: str | None, new: str | None
+    ) -> Reply:
+        refusal = sessions.mode_required(self.session, "ck3_file")
+        if refusal is not None:
+            return refusal
+        desk = files.Desk(self.session, self.world, self.active_contract())
+        if command == "read":
+            return files.read(desk, path)
+        if command == "delete":
+            return files.delete(desk, path)
+        if command == "write":
+            return files.write(desk, path, content) if content is not None else _missing("content")
+        if command == "edit":
+            if old is None or new is None:
+                return _missing("old" if old is None else "new")
+            return files.edit(desk, path, old, new)
+        raise ValueError(f"unknown ck3_file command {command!r}")
+
+    def active_contract(self) -> ActiveContract | None:
+        """The verified open contract of this session (contracts are not yet offered: always None)."""
+        return None
+
     def ck3_mode(self, command: str) -> Reply:
         if command == "status":
             return sessions.mode_status(self.session)
@@ -57,4 +83,25 @@ class Toolbox:
             return playsets.list_playsets(catalog)
         if command == "show":
             return playsets.show_playset(catalog, name, self.session.mode)
+        if command == "switch":
+            return self._switch(catalog, name)
         raise ValueError(f"unknown ck3_playset command {command!r}")
+
+    def _switch(self, catalog: Catalog, name: str | None) -> Reply:
+        record = catalog.usable(name or "")
+        if isinstance(record, Reply):
+            return record
+        folders = mod_folders(record)
+        reply = ReplyBuilder().success(
+            "MCP-CFG-S-004", {"name": record.name, "mods": [folder.name for folder in folders]}
+        )
+        # One assignment swaps the whole view: no call ever sees the old mods with the new name.
+        self.world.set_view(evolve(self.world.view, mods=folders))
+        self.active_playset = record.name
+        return reply
+
+
+def _missing(argument: str) -> Reply:
+    return ReplyBuilder().invalid(
+        "MCP-VAL-I-001", {"errors": [{"field": argument, "problem": "required by this command"}]}
+    )

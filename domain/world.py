@@ -12,6 +12,7 @@ from attrs import frozen
 
 from domain import _seal
 from domain.addresses import Parsed, canonical, parse
+from domain.enforcement import Target
 from domain.playsets import ModFolder
 from domain.replies import Reply, ReplyBuilder
 from domain.visibility import VisibilityRef
@@ -128,6 +129,25 @@ class WorldAdapter:
         for parts in self._files.walk_dirs(location, depth, keep):
             yield compiled.spell(Location(root, base + parts))
 
+    def target(self, ref: VisibilityRef) -> Target:
+        """The structural facts enforcement needs about the target behind `ref`."""
+        location = _seal.locate(ref)
+        return Target(
+            ref.address, RootCategory(location.root), location.parts, self._view.in_local_mod(location)
+        )
+
+    def read_file(self, ref: VisibilityRef, limit: int) -> bytes:
+        """The bytes of the file behind `ref`. Raises port errors."""
+        return self._files.read(_seal.locate(ref), limit)
+
+    def write_file(self, ref: VisibilityRef, data: bytes) -> None:
+        """Create or atomically replace the file behind `ref`. Raises port errors."""
+        self._files.write(_seal.locate(ref), data)
+
+    def delete_file(self, ref: VisibilityRef) -> None:
+        """Remove the file behind `ref`. Raises port errors."""
+        self._files.delete(_seal.locate(ref))
+
     def _locate(self, parsed: Parsed, *, allow_mod: bool) -> Location | Reply:
         if parsed.mod is not None:
             if not allow_mod:
@@ -203,6 +223,17 @@ class _Compiled:
                 if mod is not None:
                     return canonical(mod.name, parts[depth:], mod=True)
         return canonical(root, parts)
+
+    def in_local_mod(self, location: Location) -> bool:
+        """Whether `location` lies strictly inside a local mod folder of the active playset."""
+        parts = location.parts
+        return any(
+            mod.root is RootCategory.ROOT_USER_DOCS
+            and mod.root.value == location.root
+            and len(parts) > len(mod.parts)
+            and parts[: len(mod.parts)] == mod.parts
+            for mod in self.view.mods
+        )
 
     def uniform_prefix(self, location: Location) -> str | None:
         """The spelling every descendant of `location` shares (descendant = prefix + relative path), when

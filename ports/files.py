@@ -33,7 +33,7 @@ class Entry:
 
 
 class Files(Protocol):
-    """Port: read-only structure of the roots (writes arrive with governed file operations).
+    """Port: the structure and files of the roots.
 
     Every method raises NotFound, LinkRefused, NotADirectory, SpecialFile, TooLarge or Unavailable
     (ports.errors) and nothing else. Entries come sorted by name."""
@@ -53,6 +53,16 @@ class Files(Protocol):
     def read(self, location: Location, limit: int) -> bytes:
         """The content of the regular file at `location`. Raises SpecialFile for anything but a regular
         file with one link, TooLarge past `limit` bytes."""
+        ...
+
+    def write(self, location: Location, data: bytes) -> None:
+        """Create or replace the file at `location` atomically: the old content or the new, never a mix,
+        and nothing left behind on failure. Missing parent folders are created. Raises SpecialFile when a
+        folder, special file or hard-linked file stands there, LinkRefused for a link."""
+        ...
+
+    def delete(self, location: Location) -> None:
+        """Remove the regular file at `location` (a link, folder or special file is refused)."""
         ...
 
     def walk_dirs(

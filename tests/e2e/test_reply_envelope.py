@@ -114,9 +114,13 @@ async def test_tools_declare_the_envelope_schema_and_honest_annotations(repo_set
     async with Client(build(repo_settings), mode=era) as client:
         tools = {tool.name: tool for tool in await client.list_tools()}
 
-    assert set(tools) == {"ck3_dir", "ck3_mode", "ck3_playset"}
+    assert set(tools) == {"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset"}
     for tool in tools.values():
         assert tool.output_schema is not None
         assert "reply_type" in tool.output_schema["required"]
         assert tool.annotations.open_world_hint is False
-        assert tool.annotations.read_only_hint is True
+    assert tools["ck3_dir"].annotations.read_only_hint is True
+    assert tools["ck3_mode"].annotations.read_only_hint is True
+    assert tools["ck3_file"].annotations.read_only_hint is False
+    assert tools["ck3_file"].annotations.destructive_hint is True
+    assert tools["ck3_playset"].annotations.read_only_hint is False

@@ -1,0 +1,78 @@
+"""Enforcement: the one place that answers Denied (SPEC §5; seed 003 rule 1; seed 002 §8).
+
+`enforce` takes the mode, the operation, a resolved target and the active contract (already verified by
+the contract layer) and answers S or D. The order: matrix row, then contract present, then the contract's
+root, then its declared operations, then a human approval for a protected target. The first failure is a
+D carrying `data.required` (contract, human_approval, mode, or null when nothing could permit it) and
+`data.rule`. It never raises for policy and never answers Invalid.
+"""
+
+from attrs import frozen
+
+from domain.capabilities import MATRIX, Condition, row_for
+from domain.replies import Reply, ReplyBuilder
+from domain.vocabulary import Mode, Operation, RootCategory
+
+
+@frozen
+class Target:
+    """What enforcement knows of a resolved target: structural facts from the World Adapter."""
+
+    address: str
+    root: RootCategory
+    parts: tuple[str, ...]
+    in_local_mod: bool = False
+    protected: bool = False
+
+
+@frozen
+class ActiveContract:
+    """The session's open contract, as verified by the contract layer (signature, session, expiry)."""
+
+    contract_id: str
+    root: RootCategory
+    operations: frozenset[Operation]
+    approvals: frozenset[str] = frozenset()
+
+
+def enforce(  # noqa: PLR0911 - one return per check, in the order SPEC §5 gives
+    mode: Mode | None, operation: Operation, target: Target, contract: ActiveContract | None
+) -> Reply:
+    """S when `operation` on `target` is permitted now; otherwise the first failing check as a D."""
+    facts = {"address": target.address, "operation": operation.value}
+    row = row_for(mode, target.root, target.parts, in_local_mod=target.in_local_mod) if mode else None
+    condition = row.condition(operation) if row else None
+    if row is None or condition is None:
+        return ReplyBuilder().denied(
+            "EN-WRITE-D-001",
+            {
+                **facts,
+                "mode": mode.value if mode else None,
+                "rule": row.rule if row else None,
+                "required": "mode" if _another_mode_permits(mode, operation, target) else None,
+            },
+        )
+    facts["rule"] = row.rule
+    if condition is Condition.ALWAYS and not target.protected:
+        return ReplyBuilder().success("EN-WRITE-S-001", facts)
+    if contract is None:
+        return ReplyBuilder().denied("EN-WRITE-D-002", {**facts, "required": "contract"})
+    if contract.root is not target.root:
+        return ReplyBuilder().denied(
+            "EN-WRITE-D-003", {**facts, "required": "contract", "contract_root": contract.root.value}
+        )
+    if operation not in contract.operations:
+        return ReplyBuilder().denied("EN-WRITE-D-004", {**facts, "required": "contract"})
+    approval_needed = target.protected or condition is Condition.CONTRACT_AND_APPROVAL
+    if approval_needed and target.address.casefold() not in contract.approvals:
+        return ReplyBuilder().denied("EN-WRITE-D-005", {**facts, "required": "human_approval"})
+    return ReplyBuilder().success("EN-WRITE-S-001", facts)
+
+
+def _another_mode_permits(mode: Mode | None, operation: Operation, target: Target) -> bool:
+    return any(
+        other is not mode
+        and (row := row_for(other, target.root, target.parts, in_local_mod=target.in_local_mod)) is not None
+        and row.condition(operation) is not None
+        for other in {r.mode for r in MATRIX}
+    )

@@ -1,0 +1,163 @@
+"""Local writes are atomic, create parents through descriptors, never write through links or hard links,
+and leave the old content and no temporary file behind when they fail or are killed."""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adapters.local_files import LocalFiles
+from ports.errors import LinkRefused, NotFound, PortError, SpecialFile, Unavailable
+from ports.files import Location
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "root"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def files(root: Path) -> Iterator[LocalFiles]:
+    local = LocalFiles({"ROOT_REPO": root})
+    yield local
+    local.close()
+
+
+def at(*parts: str) -> Location:
+    return Location("ROOT_REPO", parts)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return [p.name for p in folder.rglob("*") if p.name.endswith(".ck3raven-tmp")]
+
+
+def test_a_write_creates_missing_parent_folders(files, root):
+    files.write(at("a", "b", "c.txt"), b"deep")
+
+    assert (root / "a" / "b" / "c.txt").read_bytes() == b"deep"
+
+
+def test_a_write_replaces_and_keeps_the_permission_bits(files, root):
+    (root / "x.sh").write_bytes(b"old")
+    (root / "x.sh").chmod(0o750)
+
+    files.write(at("x.sh"), b"new")
+
+    assert (root / "x.sh").read_bytes() == b"new"
+    assert (root / "x.sh").stat().st_mode & 0o777 == 0o750
+
+
+def test_a_write_never_goes_through_a_hard_link(files, root, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"secret")
+    os.link(outside, root / "alias.txt")
+
+    with pytest.raises(SpecialFile):
+        files.write(at("alias.txt"), b"overwritten")
+
+    assert outside.read_bytes() == b"secret"
+
+
+def test_a_write_never_goes_through_a_dangling_link(files, root, tmp_path):
+    (root / "dangling").symlink_to(tmp_path / "not-yet-there")
+
+    with pytest.raises(LinkRefused):
+        files.write(at("dangling"), b"x")
+
+    assert not (tmp_path / "not-yet-there").exists()
+
+
+def test_a_failed_rename_keeps_the_old_content_and_leaves_no_temp_file(files, root, monkeypatch):
+    (root / "keep.txt").write_bytes(b"old")
+
+    def broken_rename(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "rename", broken_rename)
+    with pytest.raises(Unavailable):
+        files.write(at("keep.txt"), b"new")
+    monkeypatch.undo()
+
+    assert (root / "keep.txt").read_bytes() == b"old"
+    assert leftovers(root) == []
+
+
+def test_deleting_removes_only_a_regular_file(files, root):
+    (root / "f.txt").write_bytes(b"x")
+    (root / "d").mkdir()
+
+    files.delete(at("f.txt"))
+
+    assert not (root / "f.txt").exists()
+    with pytest.raises(SpecialFile):
+        files.delete(at("d"))
+    with pytest.raises(NotFound):
+        files.delete(at("f.txt"))
+
+
+def test_a_parent_swapped_for_a_link_during_creates_never_writes_outside(files, root, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "out").mkdir()
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            try:  # the writer may recreate "out" in between: then this round just fails
+                (root / "out").rename(root / "out-away")
+                (root / "out").symlink_to(outside)
+                (root / "out").unlink()
+                (root / "out-away").rename(root / "out")
+            except OSError:
+                continue
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        for index in range(300):
+            try:
+                files.write(at("out", f"f{index}.txt"), b"x")
+            except PortError:
+                continue
+    finally:
+        stop.set()
+        swapper.join()
+
+    assert list(outside.iterdir()) == []
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from adapters.local_files import LocalFiles
+from ports.files import Location
+files = LocalFiles({"ROOT_REPO": Path(sys.argv[1])})
+print("writing", flush=True)
+files.write(Location("ROOT_REPO", ("big.bin",)), b"n" * (256 * 1024 * 1024))
+print("done", flush=True)
+"""
+
+
+def test_a_writer_killed_mid_write_leaves_the_old_content_and_no_temp_file(root):
+    (root / "big.bin").write_bytes(b"old")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(root)], stdout=subprocess.PIPE, text=True, cwd=Path.cwd()
+    )
+    assert writer.stdout is not None
+    assert writer.stdout.readline().strip() == "writing"
+    time.sleep(0.15)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    writer.stdout.close()
+
+    content = (root / "big.bin").read_bytes()
+    assert content in {b"old", b"n" * (256 * 1024 * 1024)}
+    assert leftovers(root) == []
