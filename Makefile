@@ -44,6 +44,7 @@ docs: $(STAMP)  ## regenerate docs/reply-codes.md from the registry
 
 bench: $(STAMP)  ## start-up, per-call overhead and ck3_dir against their floors (prints ratios)
 	$(BIN)/python bench/startup.py
+	$(BIN)/python bench/files.py
 	$(BIN)/python bench/run.py
 
 clean:

@@ -19,7 +19,7 @@ from domain.vocabulary import Mode, RootCategory
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one operator command; the return value is the process exit status."""
     args = _parser().parse_args(argv)
-    handler = {"serve": _serve, "codes": _codes}[args.command]
+    handler = {"serve": _serve, "codes": _codes, "policy": _policy}[args.command]
     return handler(args)
 
 
@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--home", choices=[r.value for r in RootCategory], help="the session home root")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--port", type=int, default=8765, help="port for --transport http (loopback only)")
+    commands.add_parser("policy", help="print the capability matrix (who may mutate what, on what condition)")
     codes = commands.add_parser("codes", help="print the reply-code registry")
     codes.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     return parser
@@ -80,6 +81,30 @@ def _serve(args: argparse.Namespace) -> int:
 def _codes(args: argparse.Namespace) -> int:
     print(render_codes(args.format))
     return 0
+
+
+_TAILS = {"exact": "", "playset-local-mod": "/<local mod of the playset>/...", "below": "/..."}
+
+
+def _policy(_: argparse.Namespace) -> int:
+    print(render_policy())
+    return 0
+
+
+def render_policy() -> str:
+    """The capability matrix as a table; anything not listed may not be mutated."""
+    from domain.capabilities import MATRIX
+
+    header = f"{'mode':<13} {'target':<52} {'WRITE':<24} {'DELETE':<9} rule"
+    lines = [header, "-" * len(header)]
+    for row in MATRIX:
+        tail = _TAILS[row.scope.value] if row.prefix else _TAILS[row.scope.value].lstrip("/")
+        target = f"{row.root.value}:/{'/'.join(row.prefix)}{tail}"
+        write = row.write.value if row.write else "-"
+        delete = row.delete.value if row.delete else "-"
+        lines.append(f"{row.mode.value:<13} {target:<52} {write:<24} {delete:<9} {row.rule}")
+    lines.append("Not listed (ROOT_GAME, ROOT_STEAM, state/, roots themselves, ...): never. Reads follow visibility.")
+    return "\n".join(lines)
 
 
 def render_codes(fmt: str) -> str:

@@ -90,3 +90,12 @@ def test_the_built_in_default_serves_the_sample_world_in_ck3lens_mode(tmp_path: 
     assert settings.mode is Mode.CK3LENS
     assert settings.roots[RootCategory.ROOT_REPO] == tmp_path.resolve()
     assert RootCategory.ROOT_GAME in settings.roots
+
+
+def test_the_policy_table_lists_every_matrix_row():
+    from app.cli import render_policy
+    from domain.capabilities import MATRIX
+
+    table = render_policy()
+
+    assert all(row.rule in table for row in MATRIX)
