@@ -103,7 +103,9 @@ def render_policy() -> str:
         write = row.write.value if row.write else "-"
         delete = row.delete.value if row.delete else "-"
         lines.append(f"{row.mode.value:<13} {target:<52} {write:<24} {delete:<9} {row.rule}")
-    lines.append("Not listed (ROOT_GAME, ROOT_STEAM, state/, roots themselves, ...): never. Reads follow visibility.")
+    lines.append(
+        "Not listed (ROOT_GAME, ROOT_STEAM, state/, roots themselves, ...): never. Reads follow visibility."
+    )
     return "\n".join(lines)
 
 

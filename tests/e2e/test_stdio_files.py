@@ -28,7 +28,9 @@ async def file_call(config: Path, era: str, args: dict[str, str]) -> dict[str, o
 async def test_writing_into_vanilla_is_denied_over_stdio(world, era):
     settings, config = world
 
-    env = await file_call(config, era, {"command": "write", "path": "ROOT_GAME:/common/x.txt", "content": "x"})
+    env = await file_call(
+        config, era, {"command": "write", "path": "ROOT_GAME:/common/x.txt", "content": "x"}
+    )
 
     assert (env["reply_type"], env["code"]) == ("D", "EN-WRITE-D-001")
     assert not (settings.roots[RootCategory.ROOT_GAME] / "common" / "x.txt").exists()
@@ -37,10 +39,14 @@ async def test_writing_into_vanilla_is_denied_over_stdio(world, era):
 async def test_writing_into_wip_succeeds_over_stdio(world, era):
     settings, config = world
 
-    env = await file_call(config, era, {"command": "write", "path": "ROOT_CK3RAVEN_DATA:/wip/a.txt", "content": "ok"})
+    env = await file_call(
+        config, era, {"command": "write", "path": "ROOT_CK3RAVEN_DATA:/wip/a.txt", "content": "ok"}
+    )
 
     assert env["code"] == "WA-WRITE-S-001"
-    assert (settings.roots[RootCategory.ROOT_CK3RAVEN_DATA] / "wip" / "a.txt").read_text(encoding="utf-8") == "ok"
+    assert (settings.roots[RootCategory.ROOT_CK3RAVEN_DATA] / "wip" / "a.txt").read_text(
+        encoding="utf-8"
+    ) == "ok"
 
 
 async def test_writing_into_a_local_mod_needs_a_contract_over_stdio(world, era):
