@@ -36,7 +36,7 @@ class Toolbox(Protocol):
         self, command: str, path: str | None, depth: int, progress: Callable[[int], None] | None = None
     ) -> Reply: ...
 
-    def ck3_mode(self, command: str) -> Reply: ...
+    def ck3_mode(self, command: str, mode: str | None = None) -> Reply: ...
 
     def ck3_file(
         self, command: str, path: str | None, content: str | None, old: str | None, new: str | None
@@ -94,10 +94,23 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
         whose data.required says what it needs (contract, human_approval, mode). Writes are atomic."""
         return ReplyResult.of(toolbox.ck3_file(command, path, content, old, new))
 
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
-    def ck3_mode(command: Literal["status"] = "status") -> ReplyResult:
-        """Session mode. `status` reports the mode (ck3lens or ck3raven-dev) or that none is initialised."""
-        return ReplyResult.of(toolbox.ck3_mode(command))
+    @server.tool(
+        output_schema=ENVELOPE_SCHEMA,
+        annotations={
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+    )
+    def ck3_mode(
+        command: Literal["status", "init"] = "status",
+        mode: Literal["ck3lens", "ck3raven-dev"] | None = None,
+    ) -> ReplyResult:
+        """Session mode. `status`: the mode (ck3lens or ck3raven-dev) or that none is initialised.
+        `init`: ask for `mode`; it takes effect only after a human approves (the reply says how), then
+        call `init` again."""
+        return ReplyResult.of(toolbox.ck3_mode(command, mode))
 
     @server.tool(
         output_schema=ENVELOPE_SCHEMA,

@@ -5,9 +5,14 @@ from importlib.metadata import PackageNotFoundError, version
 from fastmcp import FastMCP
 
 from adapters.fastmcp_server import build_server
+from adapters.hmac_signer import HmacSigner
+from adapters.json_approvals import JsonApprovals
 from adapters.json_playsets import JsonPlaysets
 from adapters.local_files import LocalFiles
+from adapters.system_clock import RandomIds, SystemClock
+from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
+from domain.approvals import Authority
 from domain.catalog import Catalog
 from domain.leaks import LeakGate
 from domain.playsets import ModFolder, mod_folders
@@ -17,6 +22,7 @@ from domain.toolbox import Toolbox
 from domain.world import WorldAdapter, WorldView
 from ports.files import Files
 from ports.playsets import PlaysetStore
+from ports.signer import Signer
 
 
 def leak_gate(settings: Settings) -> LeakGate:
@@ -24,13 +30,25 @@ def leak_gate(settings: Settings) -> LeakGate:
     return LeakGate(tuple(str(path) for path in settings.roots.values()))
 
 
-def build_toolbox(settings: Settings, *, files: Files | None = None) -> Toolbox:
-    """The core's use cases over a fresh session for `settings` (real local files unless given)."""
+def build_toolbox(settings: Settings, *, files: Files | None = None, signer: Signer | None = None) -> Toolbox:
+    """The core's use cases over a fresh session for `settings` (real local files and a fresh Sigil unless
+    given)."""
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     store = JsonPlaysets(files)
     view = WorldView(settings.mode, frozenset(settings.roots), active_mods(store, settings.active_playset))
     session = Session(home=settings.home, mode=settings.mode)
-    return Toolbox(session, WorldAdapter(files, view), store, settings.active_playset)
+    authority = None
+    if settings.data_root is not None:
+        approvals = JsonApprovals(settings.data_root / "state" / "approvals")
+        authority = Authority(approvals, SystemClock(), RandomIds(), signer or HmacSigner())
+    return Toolbox(session, WorldAdapter(files, view), store, settings.active_playset, authority)
+
+
+def approval_channel(settings: Settings, toolbox: Toolbox) -> ApprovalChannel | None:
+    """The operator's approval socket for this server (None without a data root)."""
+    if settings.data_root is None or toolbox.authority is None:
+        return None
+    return ApprovalChannel(settings.data_root / "state" / "approvals.sock", toolbox.authority)
 
 
 def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
@@ -43,9 +61,9 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
     return mod_folders(record)
 
 
-def build(settings: Settings, *, files: Files | None = None) -> FastMCP:
+def build(settings: Settings, *, toolbox: Toolbox | None = None) -> FastMCP:
     """The MCP server for `settings`, ready to run or to be driven in memory by a test client."""
-    return build_server(build_toolbox(settings, files=files), leak_gate(settings), version=_version())
+    return build_server(toolbox or build_toolbox(settings), leak_gate(settings), version=_version())
 
 
 def _version() -> str:

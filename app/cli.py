@@ -19,7 +19,14 @@ from domain.vocabulary import Mode, RootCategory
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one operator command; the return value is the process exit status."""
     args = _parser().parse_args(argv)
-    handler = {"serve": _serve, "codes": _codes, "policy": _policy}[args.command]
+    handler = {
+        "serve": _serve,
+        "codes": _codes,
+        "policy": _policy,
+        "approvals": _approvals,
+        "approve": _approve,
+        "decline": _decline,
+    }[args.command]
     return handler(args)
 
 
@@ -35,17 +42,27 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--port", type=int, default=8765, help="port for --transport http (loopback only)")
     commands.add_parser("policy", help="print the capability matrix (who may mutate what, on what condition)")
+    listing = commands.add_parser(
+        "approvals", help="list the approval requests a running server is waiting on"
+    )
+    listing.add_argument("--config", help="the config the server runs with")
+    for verb in ("approve", "decline"):
+        decision = commands.add_parser(
+            verb, help=f"{verb} a pending request (asks you to confirm on a terminal)"
+        )
+        decision.add_argument("id", nargs="?", help="the approval id (default: the only pending one)")
+        decision.add_argument("--config", help="the config the server runs with")
     codes = commands.add_parser("codes", help="print the reply-code registry")
     codes.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     return parser
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    """The checked settings for a `serve` invocation."""
+    """The checked settings for a `serve` invocation (or any command that names a config)."""
     settings = load(config_path(args.config, os.environ), cwd=Path.cwd())
-    if args.mode:
+    if getattr(args, "mode", None):
         settings = settings.with_mode(Mode(args.mode))
-    if args.home:
+    if getattr(args, "home", None):
         settings = settings.with_home(RootCategory(args.home))
     return settings
 
@@ -60,21 +77,111 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
+    import structlog
+
     from adapters.log_setup import configure_logging
 
     data_root = settings.data_root
     configure_logging(data_root / "logs" / "ck3raven.log" if data_root else None)
-    from app.bootstrap import build
+    from app.bootstrap import approval_channel, build, build_toolbox
 
     try:
-        server = build(settings)
+        toolbox = build_toolbox(settings)
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
-    if args.transport == "http":
-        server.run(transport="http", host="127.0.0.1", port=args.port, show_banner=False)
-    else:
-        server.run(transport="stdio", show_banner=False)
+    server = build(settings, toolbox=toolbox)
+    channel = approval_channel(settings, toolbox)
+    if channel is not None:
+        try:
+            channel.start()
+        except OSError:
+            # No channel, no approvals: requests that need a human stay refused (fail closed).
+            structlog.get_logger().exception("approvals.channel_unavailable")
+            channel = None
+    try:
+        if args.transport == "http":
+            server.run(transport="http", host="127.0.0.1", port=args.port, show_banner=False)
+        else:
+            server.run(transport="stdio", show_banner=False)
+    finally:
+        if channel is not None:
+            channel.close()
+    return 0
+
+
+def _channel(args: argparse.Namespace) -> Path | None:
+    try:
+        settings = settings_from(args)
+    except ConfigError as exc:
+        print(f"ck3raven: {exc}", file=sys.stderr)
+        return None
+    if settings.data_root is None:
+        print(
+            "ck3raven: no ROOT_CK3RAVEN_DATA is configured, so there is no approval channel", file=sys.stderr
+        )
+        return None
+    return settings.data_root / "state" / "approvals.sock"
+
+
+def _ask(path: Path, request: dict[str, object]) -> dict[str, object] | None:
+    from adapters.unix_approval_channel import ask
+
+    try:
+        return ask(path, request)
+    except OSError:
+        print("ck3raven: no running server answers on its approval channel", file=sys.stderr)
+        return None
+
+
+def _approvals(args: argparse.Namespace) -> int:
+    path = _channel(args)
+    answer = _ask(path, {"op": "list"}) if path else None
+    if answer is None:
+        return 2
+    pending = answer.get("pending") or []
+    assert isinstance(pending, list)  # noqa: S101 - the channel's own answer
+    for record in pending:
+        print(
+            f"{record['approval_id']}  {record['kind']:<8} until {record['expires_at']}  {record['summary']}"
+        )
+    if not pending:
+        print("no pending approvals")
+    return 0
+
+
+def _approve(args: argparse.Namespace) -> int:
+    return _decide(args, approve=True)
+
+
+def _decline(args: argparse.Namespace) -> int:
+    return _decide(args, approve=False)
+
+
+def _decide(args: argparse.Namespace, *, approve: bool) -> int:
+    path = _channel(args)
+    listed = _ask(path, {"op": "list"}) if path else None
+    if path is None or listed is None:
+        return 2
+    pending = [r for r in listed.get("pending") or [] if isinstance(r, dict)]  # type: ignore[attr-defined]
+    chosen = [r for r in pending if r["approval_id"] == args.id] if args.id else pending
+    if len(chosen) != 1:
+        print("ck3raven: name one pending approval (see: ck3raven approvals)", file=sys.stderr)
+        return 1
+    record = chosen[0]
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("ck3raven: a decision must be typed on a terminal", file=sys.stderr)
+        return 2
+    word = "approve" if approve else "decline"
+    print(f"{record['approval_id']} ({record['kind']}), until {record['expires_at']}:\n  {record['summary']}")
+    if input(f'Type "{word}" to {word} it: ').strip() != word:
+        print("nothing decided")
+        return 1
+    answer = _ask(path, {"op": "decide", "id": record["approval_id"], "approve": approve})
+    if not answer or not answer.get("ok"):
+        print("ck3raven: the request could not be decided (expired or already decided)", file=sys.stderr)
+        return 1
+    print(f"{record['approval_id']}: {answer['state']}")
     return 0
 
 

@@ -6,15 +6,17 @@ Until a mode is initialised only `ck3_dir pwd` and `ck3_mode` answer (SPEC §2).
 from attrs import define, evolve
 
 from domain import catalog as playsets
-from domain import directory
+from domain import directory, modes
 from domain import file_operations as files
 from domain import session as sessions
+from domain.approvals import Authority
 from domain.catalog import Catalog
 from domain.directory import Progress
 from domain.enforcement import ActiveContract
 from domain.playsets import mod_folders
 from domain.replies import Reply, ReplyBuilder
 from domain.session import Session
+from domain.vocabulary import Mode
 from domain.world import WorldAdapter
 from ports.errors import Unavailable
 from ports.playsets import PlaysetStore
@@ -28,6 +30,7 @@ class Toolbox:
     world: WorldAdapter
     playsets: PlaysetStore
     active_playset: str | None = None
+    authority: Authority | None = None
 
     def ck3_dir(self, command: str, path: str | None, depth: int, progress: Progress | None = None) -> Reply:
         if command == "pwd":
@@ -66,9 +69,17 @@ class Toolbox:
         """The verified open contract of this session (contracts are not yet offered: always None)."""
         return None
 
-    def ck3_mode(self, command: str) -> Reply:
+    def ck3_mode(self, command: str, mode: str | None = None) -> Reply:
         if command == "status":
             return sessions.mode_status(self.session)
+        if command == "init":
+            if mode is None:
+                return _missing("mode")
+            if self.authority is None:
+                return ReplyBuilder().invalid("MCP-CFG-I-003", {"hint": "configure ROOT_CK3RAVEN_DATA"})
+            reply = modes.init_mode(self.session, Mode(mode), self.authority)
+            self.world.set_view(evolve(self.world.view, mode=self.session.mode))
+            return reply
         raise ValueError(f"unknown ck3_mode command {command!r}")
 
     def ck3_playset(self, command: str, name: str | None) -> Reply:

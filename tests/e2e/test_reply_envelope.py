@@ -120,7 +120,7 @@ async def test_tools_declare_the_envelope_schema_and_honest_annotations(repo_set
         assert "reply_type" in tool.output_schema["required"]
         assert tool.annotations.open_world_hint is False
     assert tools["ck3_dir"].annotations.read_only_hint is True
-    assert tools["ck3_mode"].annotations.read_only_hint is True
+    assert tools["ck3_mode"].annotations.read_only_hint is False
     assert tools["ck3_file"].annotations.read_only_hint is False
     assert tools["ck3_file"].annotations.destructive_hint is True
     assert tools["ck3_playset"].annotations.read_only_hint is False

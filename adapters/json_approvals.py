@@ -1,0 +1,69 @@
+"""Approval records as JSON files in the hidden state folder, one per approval, written atomically.
+
+This is system I/O on the server's own state (seed 004 keeps it out of the World Adapter): the folder is
+invisible to agents in every mode, and each record carries the Sigil signature the domain checks.
+"""
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from adapters.strict_converter import StructureProblems, make_converter, structure
+from ports.approvals import ApprovalRecord, ApprovalStore
+from ports.errors import Unavailable
+
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class JsonApprovals(ApprovalStore):
+    """Records in `folder` (created 0700 if missing)."""
+
+    def __init__(self, folder: Path) -> None:
+        self._folder = folder
+        self._converter = make_converter()
+
+    def get(self, approval_id: str) -> ApprovalRecord | None:
+        if not _ID.fullmatch(approval_id):
+            return None
+        return self._load(self._folder / f"{approval_id}.json")
+
+    def put(self, record: ApprovalRecord) -> None:
+        if not _ID.fullmatch(record.approval_id):
+            raise ValueError("approval ids are made by the server")
+        text = json.dumps(self._converter.unstructure(record), indent=1)
+        try:
+            self._folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_atomically(self._folder / f"{record.approval_id}.json", text)
+        except OSError as exc:
+            raise Unavailable("the approval store cannot be written") from exc
+
+    def all(self) -> list[ApprovalRecord]:
+        if not self._folder.is_dir():
+            return []
+        found = (self._load(path) for path in sorted(self._folder.glob("*.json")))
+        return [record for record in found if record is not None]
+
+    def _load(self, path: Path) -> ApprovalRecord | None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return structure(self._converter, data, ApprovalRecord)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, StructureProblems):
+            return None  # unreadable or malformed: never an approval
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace `path` with `text`: a temp file in the same folder, fsync, rename."""
+    descriptor, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(temp).replace(path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,54 @@
+"""Mode initialisation by an agent (law §4): it takes effect only once a human approves it.
+
+`ck3_mode init` asks for a mode. The first call files a pending approval request bound to that exact mode
+and answers Invalid with the approval id; once a human approves it (`ck3raven approve ID`), the same call
+consumes the approval — stored as consumed before the mode changes, so one approval never works twice —
+and the mode is set.
+"""
+
+from datetime import datetime
+
+from domain import approvals
+from domain.approvals import Authority
+from domain.replies import Reply, ReplyBuilder
+from domain.session import Session
+from domain.vocabulary import Mode
+from ports.approvals import ApprovalRecord
+
+KIND = "mode"
+
+
+def init_mode(session: Session, wanted: Mode, authority: Authority) -> Reply:
+    """Set the mode if a human approved exactly this; otherwise file (or point to) the approval request."""
+    payload = f"mode:{wanted.value}".encode()
+    now = authority.clock.now()
+    for record in authority.store.all():
+        consumed = approvals.consume(record, KIND, payload, now=now, signer=authority.signer)
+        if consumed is not None:
+            authority.store.put(consumed)
+            session.mode = wanted
+            return ReplyBuilder().success(
+                "MCP-CFG-S-005", {"mode": wanted.value, "approval_id": record.approval_id}
+            )
+    waiting = next((r for r in authority.store.all() if _pending_for(r, payload, authority, now)), None)
+    if waiting is None:
+        summary = f"Switch this ck3raven session to mode '{wanted.value}'."
+        waiting = approvals.request(authority, KIND, payload, summary)
+    return ReplyBuilder().invalid(
+        "MCP-CFG-I-002",
+        {
+            "mode": wanted.value,
+            "approval_id": waiting.approval_id,
+            "hint": f"Ask the user to run `ck3raven approve {waiting.approval_id}`, then call init again.",
+        },
+    )
+
+
+def _pending_for(record: ApprovalRecord, payload: bytes, authority: Authority, now: datetime) -> bool:
+    return (
+        record.kind == KIND
+        and record.state == approvals.State.PENDING
+        and record.payload_digest == approvals.digest(payload)
+        and approvals.genuine(record, authority.signer)
+        and approvals.live(record, now)
+    )

@@ -1,0 +1,143 @@
+"""A mode switch asked by an agent takes effect only after a human approves it on a terminal, once."""
+
+import os
+import pty
+import select
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.e2e.stdio import CK3RAVEN, envelope, stdio_client, write_config
+from tests.worlds import sample_world_on_disk
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+@pytest.fixture
+def config() -> Iterator[Path]:
+    # a short base: the approval socket lives under it, and Unix socket paths are limited
+    base = Path(tempfile.mkdtemp(prefix="ck3r", dir="/tmp"))
+    settings = sample_world_on_disk(base)
+    roots = {root.value: path for root, path in settings.roots.items()}
+    yield write_config(base, mode="ck3lens", roots=roots, playset="Sample Playset")
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def on_terminal(config: Path, verb: str, approval_id: str, answer: bytes) -> tuple[int, str]:
+    """Run `ck3raven VERB ID` with a pseudo-terminal and type `answer` at its prompt."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [CK3RAVEN, verb, approval_id, "--config", str(config)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=config.parent,
+    )
+    os.close(slave)
+    seen = b""
+    typed = False
+    while True:
+        ready, _, _ = select.select([master], [], [], 20)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closes when the command exits
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not typed and b"it: " in seen:
+            os.write(master, answer)
+            typed = True
+    os.close(master)
+    return process.wait(timeout=20), seen.decode("utf-8", "replace")
+
+
+def without_terminal(config: Path, approval_id: str) -> int:
+    return subprocess.run(
+        [CK3RAVEN, "approve", approval_id, "--config", str(config)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+        cwd=config.parent,
+    ).returncode
+
+
+async def mode_init(client, mode: str) -> dict[str, object]:
+    return envelope(await client.call_tool("ck3_mode", {"command": "init", "mode": mode}))
+
+
+async def test_a_mode_switch_takes_effect_only_after_a_human_approves_it(config, era):
+    async with stdio_client(config, era) as client:
+        asked = await mode_init(client, "ck3raven-dev")
+        approval_id = str(asked["data"]["approval_id"])
+        before = envelope(await client.call_tool("ck3_mode", {"command": "status"}))
+        status, shown = await anyio.to_thread.run_sync(
+            on_terminal, config, "approve", approval_id, b"approve\n"
+        )
+        done = await mode_init(client, "ck3raven-dev")
+        after = envelope(await client.call_tool("ck3_mode", {"command": "status"}))
+
+    assert asked["code"] == "MCP-CFG-I-002"
+    assert before["data"]["mode"] == "ck3lens"
+    assert status == 0
+    assert "ck3raven-dev" in shown
+    assert done["code"] == "MCP-CFG-S-005"
+    assert after["data"]["mode"] == "ck3raven-dev"
+
+
+async def test_one_approval_never_switches_twice(config, era):
+    async with stdio_client(config, era) as client:
+        first = await mode_init(client, "ck3raven-dev")
+        await anyio.to_thread.run_sync(
+            on_terminal, config, "approve", str(first["data"]["approval_id"]), b"approve\n"
+        )
+        await mode_init(client, "ck3raven-dev")
+        back = await mode_init(client, "ck3lens")
+        again = await mode_init(client, "ck3raven-dev")
+
+    assert back["code"] == "MCP-CFG-I-002"
+    assert again["code"] == "MCP-CFG-I-002"
+    assert again["data"]["approval_id"] != first["data"]["approval_id"]
+
+
+async def test_a_declined_request_leaves_the_mode_as_it_was(config, era):
+    async with stdio_client(config, era) as client:
+        asked = await mode_init(client, "ck3raven-dev")
+        status, _ = await anyio.to_thread.run_sync(
+            on_terminal, config, "decline", str(asked["data"]["approval_id"]), b"decline\n"
+        )
+        retried = await mode_init(client, "ck3raven-dev")
+        after = envelope(await client.call_tool("ck3_mode", {"command": "status"}))
+
+    assert status == 0
+    assert retried["code"] == "MCP-CFG-I-002"
+    assert after["data"]["mode"] == "ck3lens"
+
+
+async def test_approving_needs_a_terminal(config):
+    async with stdio_client(config, "auto") as client:
+        asked = await mode_init(client, "ck3raven-dev")
+        code = await anyio.to_thread.run_sync(without_terminal, config, str(asked["data"]["approval_id"]))
+        retried = await mode_init(client, "ck3raven-dev")
+
+    assert code == 2
+    assert retried["code"] == "MCP-CFG-I-002"
+
+
+async def test_a_wrong_confirmation_word_decides_nothing(config):
+    async with stdio_client(config, "auto") as client:
+        asked = await mode_init(client, "ck3raven-dev")
+        status, _ = await anyio.to_thread.run_sync(
+            on_terminal, config, "approve", str(asked["data"]["approval_id"]), b"yes\n"
+        )
+        retried = await mode_init(client, "ck3raven-dev")
+
+    assert status == 1
+    assert retried["code"] == "MCP-CFG-I-002"

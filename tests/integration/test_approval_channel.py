@@ -1,0 +1,104 @@
+"""Approvals persist as signed JSON in the state folder; the operator's socket decides them, 0600 only."""
+
+import json
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adapters.hmac_signer import HmacSigner
+from adapters.json_approvals import JsonApprovals
+from adapters.system_clock import RandomIds, SystemClock
+from adapters.unix_approval_channel import ApprovalChannel, ask
+from domain import approvals
+from domain.approvals import Authority, State
+
+
+@pytest.fixture
+def state() -> Iterator[Path]:
+    # a short path: Unix socket paths are limited to about 100 bytes
+    with tempfile.TemporaryDirectory(prefix="ck3r", dir="/tmp") as folder:
+        yield Path(folder) / "state"
+
+
+@pytest.fixture
+def authority(state: Path) -> Authority:
+    return Authority(JsonApprovals(state / "approvals"), SystemClock(), RandomIds(), HmacSigner())
+
+
+@pytest.fixture
+def channel(state: Path, authority: Authority) -> Iterator[Path]:
+    path = state / "approvals.sock"
+    served = ApprovalChannel(path, authority)
+    served.start()
+    yield path
+    served.close()
+
+
+def test_a_stored_request_reads_back_equal(authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+
+    assert authority.store.get(record.approval_id) == record
+
+
+def test_a_malformed_record_file_is_no_approval(state, authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+    (state / "approvals" / f"{record.approval_id}.json").write_text('{"approval_id": 1}', encoding="utf-8")
+
+    assert authority.store.get(record.approval_id) is None
+
+
+def test_an_approval_edited_on_disk_never_verifies(state, authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+    path = state / "approvals" / f"{record.approval_id}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["state"] = "approved"
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+    assert not approvals.genuine(authority.store.get(record.approval_id), authority.signer)
+
+
+def test_the_socket_is_readable_by_its_owner_only(channel):
+    assert stat.S_IMODE(channel.stat().st_mode) == 0o600
+
+
+def test_the_channel_lists_pending_requests(channel, authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "Switch to ck3lens")
+
+    answer = ask(channel, {"op": "list"})
+
+    assert [item["approval_id"] for item in answer["pending"]] == [record.approval_id]
+
+
+def test_a_decision_through_the_channel_is_signed_and_stored(channel, authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+
+    answer = ask(channel, {"op": "decide", "id": record.approval_id, "approve": True})
+
+    stored = authority.store.get(record.approval_id)
+    assert answer == {"ok": True, "state": "approved"}
+    assert stored.state == State.APPROVED
+    assert approvals.genuine(stored, authority.signer)
+
+
+def test_a_decision_must_say_true_to_approve(channel, authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+
+    answer = ask(channel, {"op": "decide", "id": record.approval_id, "approve": "yes"})
+
+    assert answer["state"] == "declined"
+
+
+@pytest.mark.parametrize("request_text", [b"not json", b'{"op": "list"', b'{"op": "nope"}', b"{}"])
+def test_a_malformed_request_is_refused_and_the_channel_keeps_serving(channel, request_text):
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as client:
+        client.connect(str(channel))
+        client.sendall(request_text)
+        answer = json.loads(client.recv(4096))
+
+    assert answer["ok"] is False
+    assert ask(channel, {"op": "list"})["ok"] is True

@@ -1,0 +1,180 @@
+"""Human approvals are bound to one payload, single use, expiring, and signed by this session only."""
+
+import pytest
+from attrs import evolve
+
+from domain import approvals
+from domain.approvals import Authority, State
+from domain.modes import init_mode
+from domain.session import Session
+from domain.vocabulary import Mode, RootCategory
+from tests.fakes import CountingIds, FakeClock, FakeSigner, MemoryApprovals
+
+
+@pytest.fixture
+def authority() -> Authority:
+    return Authority(MemoryApprovals(), FakeClock(), CountingIds(), FakeSigner())
+
+
+def approved(authority: Authority, payload: bytes = b"mode:ck3lens", kind: str = "mode"):
+    record = approvals.request(authority, kind, payload, "summary")
+    return approvals.human_decision(authority, record.approval_id, approve=True)
+
+
+def test_a_request_is_pending_signed_and_stored(authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "Switch to ck3lens")
+
+    assert record.state == State.PENDING
+    assert approvals.genuine(record, authority.signer)
+    assert authority.store.get(record.approval_id) == record
+
+
+def test_an_approval_is_consumed_once(authority):
+    record = approved(authority)
+    now = authority.clock.now()
+
+    first = approvals.consume(record, "mode", b"mode:ck3lens", now=now, signer=authority.signer)
+    second = approvals.consume(first, "mode", b"mode:ck3lens", now=now, signer=authority.signer)
+
+    assert first is not None
+    assert first.state == State.CONSUMED
+    assert second is None
+
+
+def test_an_approval_for_another_payload_does_nothing(authority):
+    record = approved(authority, b"mode:ck3lens")
+
+    assert (
+        approvals.consume(
+            record, "mode", b"mode:ck3raven-dev", now=authority.clock.now(), signer=authority.signer
+        )
+        is None
+    )
+
+
+def test_an_approval_of_another_kind_does_nothing(authority):
+    record = approved(authority, b"x", kind="stash")
+
+    assert approvals.consume(record, "mode", b"x", now=authority.clock.now(), signer=authority.signer) is None
+
+
+def test_an_expired_approval_does_nothing(authority):
+    record = approved(authority)
+    authority.clock.advance(minutes=5, seconds=1)
+
+    assert (
+        approvals.consume(record, "mode", b"mode:ck3lens", now=authority.clock.now(), signer=authority.signer)
+        is None
+    )
+
+
+def test_a_declined_request_cannot_be_consumed_or_decided_again(authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+    declined = approvals.human_decision(authority, record.approval_id, approve=False)
+
+    assert declined is not None
+    assert declined.state == State.DECLINED
+    assert (
+        approvals.consume(
+            declined, "mode", b"mode:ck3lens", now=authority.clock.now(), signer=authority.signer
+        )
+        is None
+    )
+    assert approvals.human_decision(authority, record.approval_id, approve=True) is None
+
+
+def test_a_request_cannot_be_decided_after_it_expired(authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+    authority.clock.advance(minutes=6)
+
+    assert approvals.human_decision(authority, record.approval_id, approve=True) is None
+
+
+def test_a_record_edited_on_disk_does_not_verify(authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+    forged = evolve(record, state=State.APPROVED.value)
+
+    assert not approvals.genuine(forged, authority.signer)
+    assert (
+        approvals.consume(forged, "mode", b"mode:ck3lens", now=authority.clock.now(), signer=authority.signer)
+        is None
+    )
+
+
+def test_a_new_session_makes_earlier_approvals_inert(authority):
+    record = approved(authority)
+
+    later = FakeSigner(session="session-2")
+
+    assert approvals.consume(record, "mode", b"mode:ck3lens", now=authority.clock.now(), signer=later) is None
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\n", "\x1b", "\u200b", "\u2066"])
+def test_the_summary_shown_to_the_human_escapes_controls_and_bidi(char):
+    shown = approvals.safe_summary(f"write ROOT_REPO:/a{char}txt.exe")
+
+    assert char not in shown
+    assert f"\\u{{{ord(char):04x}}}" in shown
+
+
+def test_a_long_summary_is_bounded():
+    assert len(approvals.safe_summary("x" * 5000)) == approvals.SUMMARY_LIMIT
+
+
+# ---------------------------------------------------------------- mode initialisation
+
+
+def test_init_files_a_request_and_leaves_the_mode_alone(authority):
+    session = Session(home=RootCategory.ROOT_REPO, mode=Mode.CK3LENS)
+
+    reply = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+
+    assert reply.code == "MCP-CFG-I-002"
+    assert session.mode is Mode.CK3LENS
+    assert authority.store.get(reply.data["approval_id"]).state == State.PENDING
+
+
+def test_init_again_before_approval_points_to_the_same_request(authority):
+    session = Session(home=RootCategory.ROOT_REPO)
+
+    first = init_mode(session, Mode.CK3LENS, authority)
+    second = init_mode(session, Mode.CK3LENS, authority)
+
+    assert first.data["approval_id"] == second.data["approval_id"]
+
+
+def test_init_after_approval_sets_the_mode_and_uses_the_approval_up(authority):
+    session = Session(home=RootCategory.ROOT_REPO)
+    asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+    approvals.human_decision(authority, asked.data["approval_id"], approve=True)
+
+    done = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+
+    assert done.code == "MCP-CFG-S-005"
+    assert session.mode is Mode.CK3RAVEN_DEV
+    assert authority.store.get(asked.data["approval_id"]).state == State.CONSUMED
+
+
+def test_one_approval_never_switches_twice(authority):
+    session = Session(home=RootCategory.ROOT_REPO)
+    asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+    approvals.human_decision(authority, asked.data["approval_id"], approve=True)
+    init_mode(session, Mode.CK3RAVEN_DEV, authority)
+    session.mode = Mode.CK3LENS
+
+    again = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+
+    assert again.code == "MCP-CFG-I-002"
+    assert again.data["approval_id"] != asked.data["approval_id"]
+    assert session.mode is Mode.CK3LENS
+
+
+def test_an_approval_for_one_mode_does_not_initialise_another(authority):
+    session = Session(home=RootCategory.ROOT_REPO)
+    asked = init_mode(session, Mode.CK3LENS, authority)
+    approvals.human_decision(authority, asked.data["approval_id"], approve=True)
+
+    reply = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+
+    assert reply.code == "MCP-CFG-I-002"
+    assert session.mode is None
