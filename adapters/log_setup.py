@@ -27,12 +27,15 @@ class _Tee:
             stream.flush()
 
 
-def configure_logging(log_file: Path | None, *, level: int = logging.INFO) -> None:
-    """Route structlog (and FastMCP's stdlib records) to stderr and, when given, to `log_file`."""
+def configure_logging(log_file: Path | None, *, level: int = logging.INFO) -> TextIO | None:
+    """Route structlog (and FastMCP's stdlib records) to stderr and, when given, to `log_file`, whose open
+    handle is returned (it lives as long as the process; tests close it)."""
     streams: list[TextIO] = [sys.stderr]
+    opened = None
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-        streams.append(log_file.open("a", encoding="utf-8"))  # lives as long as the process
+        opened = log_file.open("a", encoding="utf-8")
+        streams.append(opened)
     sink: Any = _Tee(*streams)
     structlog.configure(
         processors=[
@@ -46,6 +49,7 @@ def configure_logging(log_file: Path | None, *, level: int = logging.INFO) -> No
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(file=sink),
-        cache_logger_on_first_use=True,
+        cache_logger_on_first_use=False,  # True would pin module loggers to the first sink for good
     )
     logging.basicConfig(stream=sink, level=logging.WARNING, format="%(name)s %(levelname)s %(message)s")
+    return opened

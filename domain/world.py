@@ -14,10 +14,11 @@ from domain import _seal
 from domain.addresses import Parsed, canonical, parse
 from domain.enforcement import Target
 from domain.playsets import ModFolder
+from domain.protection import MANIFEST, Protection
 from domain.replies import Reply, ReplyBuilder
 from domain.visibility import VisibilityRef
 from domain.vocabulary import Mode, RootCategory
-from ports.errors import LinkRefused, NotADirectory, NotFound, Unavailable
+from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, Unavailable
 from ports.files import Files, Kind, Location
 
 R = RootCategory
@@ -39,6 +40,8 @@ EXTRA_FILES: Final[dict[Mode | None, tuple[tuple[RootCategory, tuple[str, ...]],
     Mode.CK3RAVEN_DEV: (),
 }
 """Single files visible inside a playset-scoped root."""
+
+MANIFEST_LIMIT: Final = 256 * 1024
 
 HIDDEN: Final[tuple[tuple[RootCategory, tuple[str, ...]], ...]] = ((R.ROOT_CK3RAVEN_DATA, ("state",)),)
 """The server's own state: invisible in every mode, matched case-insensitively."""
@@ -130,11 +133,23 @@ class WorldAdapter:
             yield compiled.spell(Location(root, base + parts))
 
     def target(self, ref: VisibilityRef) -> Target:
-        """The structural facts enforcement needs about the target behind `ref`."""
+        """The structural facts enforcement needs about the target behind `ref`, protection included (the
+        manifest is read afresh, so an approved edit of it counts from the next call on)."""
         location = _seal.locate(ref)
-        return Target(
-            ref.address, RootCategory(location.root), location.parts, self._view.in_local_mod(location)
-        )
+        protected = self._protection().covers(location.root, location.parts)
+        in_local_mod = self._view.in_local_mod(location)
+        return Target(ref.address, RootCategory(location.root), location.parts, in_local_mod, protected)
+
+    def _protection(self) -> Protection:
+        root, parts = MANIFEST
+        if root not in self._files.roots():
+            return Protection.from_manifest(None)
+        try:
+            return Protection.from_manifest(self._files.read(Location(root, parts), MANIFEST_LIMIT))
+        except NotFound:
+            return Protection.from_manifest(None)
+        except PortError:
+            return Protection.from_manifest(b"unreadable")  # fail closed: all of ROOT_REPO
 
     def read_file(self, ref: VisibilityRef, limit: int) -> bytes:
         """The bytes of the file behind `ref`. Raises port errors."""

@@ -1,0 +1,61 @@
+"""The Sigil key never leaves the server's memory: not in a reply, a log line, the state folder or the
+environment."""
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
+import structlog
+from fastmcp import Client
+
+from adapters.hmac_signer import HmacSigner
+from adapters.log_setup import configure_logging
+from app.bootstrap import build, build_toolbox
+from domain import approvals
+from tests.worlds import sample_world_on_disk
+
+pytestmark = pytest.mark.anyio
+KEY = bytes(range(32))
+
+
+@pytest.fixture
+def logged(tmp_path: Path):
+    handlers = logging.root.handlers[:]
+    log_file = tmp_path / "ck3raven.log"
+    opened = configure_logging(log_file)
+    yield log_file
+    structlog.reset_defaults()
+    logging.root.handlers[:] = handlers
+    if opened is not None:
+        opened.close()
+
+
+def traces(key: bytes) -> list[bytes]:
+    return [key, key.hex().encode(), key.hex().upper().encode()]
+
+
+async def test_the_key_is_nowhere_outside_memory(tmp_path: Path, logged: Path):
+    settings = sample_world_on_disk(tmp_path)
+    toolbox = build_toolbox(settings, signer=HmacSigner(KEY))
+    texts: list[str] = []
+    async with Client(build(settings, toolbox=toolbox)) as client:
+        asked = await client.call_tool(
+            "ck3_mode", {"command": "init", "mode": "ck3raven-dev"}, raise_on_error=False
+        )
+        approvals.human_decision(
+            toolbox.authority, asked.structured_content["data"]["approval_id"], approve=True
+        )
+        for args in ({"command": "init", "mode": "ck3raven-dev"}, {"command": "status"}):
+            result = await client.call_tool("ck3_mode", args, raise_on_error=False)
+            texts.append(result.content[0].text)
+        texts.append(asked.content[0].text)
+
+    state = settings.data_root / "state"
+    stored = b"".join(path.read_bytes() for path in state.rglob("*") if path.is_file())
+    everything = b"".join(t.encode() for t in texts) + logged.read_bytes() + stored
+    environment = "\n".join(f"{k}={v}" for k, v in os.environ.items()).encode()
+    assert stored
+    assert logged.read_bytes()
+    assert not any(trace in everything for trace in traces(KEY))
+    assert not any(trace in environment for trace in traces(KEY))

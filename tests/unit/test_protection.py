@@ -1,0 +1,80 @@
+"""Protected files are matched on case-folded canonical identity, need no file on disk, fail closed."""
+
+import json
+
+import pytest
+
+from domain.protection import Protection
+from domain.vocabulary import Mode, RootCategory
+from tests.worlds import memory_world
+
+DEFAULTS = Protection.from_manifest(None)
+
+
+def manifest(*entries: str) -> bytes:
+    return json.dumps({"protected": list(entries)}).encode()
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        ("policy", "protected_files.json"),
+        ("policy", "new_rule.json"),
+        (".git", "config"),
+        (".git", "hooks", "pre-commit"),
+        (".GIT", "config"),
+        ("Policy", "x"),
+        (".Cursor", "MCP.json"),
+        (".vscode", "settings.json"),
+        (".github", "workflows", "ci.yml"),
+    ],
+)
+def test_defaults_protect_the_manifest_git_and_agent_config_in_any_case(parts):
+    assert DEFAULTS.covers("ROOT_REPO", parts)
+
+
+@pytest.mark.parametrize("parts", [("src", "server.py"), ("policyx", "a"), (".gitignore",), ("docs", ".git")])
+def test_other_repo_files_are_not_protected_by_default(parts):
+    assert not DEFAULTS.covers("ROOT_REPO", parts)
+
+
+def test_a_listed_file_is_protected_in_any_case_and_before_it_exists():
+    protection = Protection.from_manifest(manifest("ROOT_REPO:/config/secrets.json"))
+
+    assert protection.covers("ROOT_REPO", ("CONFIG", "Secrets.JSON"))
+
+
+def test_a_kelvin_sign_does_not_alias_around_protection():
+    protection = Protection.from_manifest(manifest("ROOT_REPO:/kit/"))
+
+    assert protection.covers("ROOT_REPO", ("\u212ait", "x"))
+
+
+def test_a_listed_folder_protects_everything_below_it_and_not_its_prefix_siblings():
+    protection = Protection.from_manifest(manifest("ROOT_REPO:/secrets/"))
+
+    assert protection.covers("ROOT_REPO", ("secrets", "deep", "a.txt"))
+    assert not protection.covers("ROOT_REPO", ("secrets-public", "a.txt"))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"not json",
+        b'{"protected": "ROOT_REPO:/x"}',
+        b'{"protected": ["/etc/passwd"]}',
+        b'{"protected": ["ROOT_REPO:/a/../b"]}',
+        b'{"protected": [], "extra": 1}',
+        b'{"protected": ["mod:A:/x"]}',
+    ],
+)
+def test_an_unusable_manifest_protects_the_whole_repo(raw: bytes):
+    assert Protection.from_manifest(raw).covers("ROOT_REPO", ("src", "anything.py"))
+
+
+def test_the_world_adapter_marks_protected_targets_from_the_manifest_on_disk():
+    world = memory_world(Mode.CK3RAVEN_DEV)
+    _, ref = world.resolve("ROOT_REPO:/.git/config", RootCategory.ROOT_REPO, must_exist=False)
+    assert ref is not None
+
+    assert world.target(ref).protected is True
