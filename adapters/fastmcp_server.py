@@ -8,9 +8,12 @@ from collections.abc import Callable
 from typing import Annotated, Literal, Protocol
 
 import anyio.from_thread
+import anyio.to_thread
 from fastmcp import Context, FastMCP
+from mcp.types import InputRequiredResult
 from pydantic import Field
 
+from adapters.elicitation import Elicitor
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult
 from adapters.wire import ENVELOPE_SCHEMA
 from domain.leaks import LeakGate
@@ -38,6 +41,8 @@ class Toolbox(Protocol):
 
     def ck3_mode(self, command: str, mode: str | None = None) -> Reply: ...
 
+    def decide_approval(self, approval_id: str, approve: bool) -> bool: ...  # noqa: FBT001 - a human's yes/no
+
     def ck3_file(
         self, command: str, path: str | None, content: str | None, old: str | None, new: str | None
     ) -> Reply: ...
@@ -60,6 +65,7 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
         on_duplicate="error",
     )
     server.add_middleware(ReplyMiddleware(gate, TOOL_NAMES))
+    elicitor = Elicitor(toolbox.decide_approval)
 
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
     def ck3_dir(
@@ -103,14 +109,23 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
             "openWorldHint": False,
         },
     )
-    def ck3_mode(
+    async def ck3_mode(
+        ctx: Context,
         command: Literal["status", "init"] = "status",
         mode: Literal["ck3lens", "ck3raven-dev"] | None = None,
-    ) -> ReplyResult:
+    ) -> ReplyResult | InputRequiredResult:
         """Session mode. `status`: the mode (ck3lens or ck3raven-dev) or that none is initialised.
-        `init`: ask for `mode`; it takes effect only after a human approves (the reply says how), then
-        call `init` again."""
-        return ReplyResult.of(toolbox.ck3_mode(command, mode))
+        `init`: ask for `mode`; it takes effect only once a human approves: your client may ask its user
+        directly, otherwise the reply names an approval id for the user to approve; then call `init` again."""
+        answered = command == "init" and await anyio.to_thread.run_sync(elicitor.take_answer, ctx)
+        reply = await anyio.to_thread.run_sync(toolbox.ck3_mode, command, mode)
+        if reply.code == "MCP-CFG-I-002" and not answered:
+            asked = await elicitor.ask(ctx, str(reply.data["approval_id"]), reply.message())
+            if isinstance(asked, InputRequiredResult):
+                return asked
+            if asked:
+                reply = await anyio.to_thread.run_sync(toolbox.ck3_mode, command, mode)
+        return ReplyResult.of(reply)
 
     @server.tool(
         output_schema=ENVELOPE_SCHEMA,

@@ -13,7 +13,7 @@ from uuid import uuid4
 import structlog
 from fastmcp.exceptions import NotFoundError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.tools.base import ToolResult
+from fastmcp.tools.base import InputRequiredToolResult, ToolResult
 from mcp.types import CallToolRequestParams, TextContent
 from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
@@ -60,6 +60,9 @@ class ReplyMiddleware(Middleware):
         tool = context.message.name if context.message.name in self._tool_names else None
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, tool=tool):
             reply = await self._reply(context, call_next, trace_id)
+            if isinstance(reply, InputRequiredToolResult):
+                log.info("tool.input_required", duration_ms=round(_ms(started), 3))
+                return reply  # a question for the client's human, not an answer: no envelope yet
             text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
             if self._leaks(reply, text, trace_id):
                 log.error("reply.withheld", code=reply.code, pointers=self._gate.findings(json.loads(text)))
@@ -84,7 +87,7 @@ class ReplyMiddleware(Middleware):
         context: MiddlewareContext[CallToolRequestParams],
         call_next: CallNext[CallToolRequestParams, ToolResult],
         trace_id: str,
-    ) -> Reply:
+    ) -> Reply | InputRequiredToolResult:
         try:
             result = await call_next(context)
         except ValidationError as exc:
@@ -94,6 +97,8 @@ class ReplyMiddleware(Middleware):
         except Exception:
             log.exception("tool.failed")
             return ReplyBuilder().error("MCP-SYS-E-001", {"trace_id": trace_id})
+        if isinstance(result, InputRequiredToolResult):
+            return result
         reply = result.reply if isinstance(result, ReplyResult) else None
         if reply is None:
             log.error("tool.no_reply", result_type=type(result).__name__)

@@ -9,7 +9,7 @@ and the mode is set.
 from datetime import datetime
 
 from domain import approvals
-from domain.approvals import Authority
+from domain.approvals import Authority, State
 from domain.replies import Reply, ReplyBuilder
 from domain.session import Session
 from domain.vocabulary import Mode
@@ -30,7 +30,16 @@ def init_mode(session: Session, wanted: Mode, authority: Authority) -> Reply:
             return ReplyBuilder().success(
                 "MCP-CFG-S-005", {"mode": wanted.value, "approval_id": record.approval_id}
             )
-    waiting = next((r for r in authority.store.all() if _pending_for(r, payload, authority, now)), None)
+    declined = next(
+        (r for r in authority.store.all() if _live_for(r, State.DECLINED, payload, authority, now)), None
+    )
+    if declined is not None:  # a human said no: the agent is told so, not asked again until it expires
+        return ReplyBuilder().invalid(
+            "MCP-CFG-I-004", {"mode": wanted.value, "approval_id": declined.approval_id}
+        )
+    waiting = next(
+        (r for r in authority.store.all() if _live_for(r, State.PENDING, payload, authority, now)), None
+    )
     if waiting is None:
         summary = f"Switch this ck3raven session to mode '{wanted.value}'."
         waiting = approvals.request(authority, KIND, payload, summary)
@@ -44,10 +53,12 @@ def init_mode(session: Session, wanted: Mode, authority: Authority) -> Reply:
     )
 
 
-def _pending_for(record: ApprovalRecord, payload: bytes, authority: Authority, now: datetime) -> bool:
+def _live_for(
+    record: ApprovalRecord, state: State, payload: bytes, authority: Authority, now: datetime
+) -> bool:
     return (
         record.kind == KIND
-        and record.state == approvals.State.PENDING
+        and record.state == state
         and record.payload_digest == approvals.digest(payload)
         and approvals.genuine(record, authority.signer)
         and approvals.live(record, now)

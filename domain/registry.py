@@ -34,6 +34,11 @@ _SPECS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec("MCP-CFG-S-003", "The session home is now {home}.", {"home", "address"}),
     CodeSpec("MCP-CFG-S-004", "The active playset is now {name}.", {"name", "mods"}),
+    CodeSpec(
+        "MCP-CFG-I-004",
+        "A human declined mode {mode} ({approval_id}); it stays as it is.",
+        {"mode", "approval_id"},
+    ),
     CodeSpec("MCP-CFG-I-003", "This server has no human approval channel; {hint}.", {"hint"}),
     CodeSpec("MCP-CFG-S-005", "The session mode is now {mode}.", {"mode", "approval_id"}),
     CodeSpec(

@@ -5,8 +5,8 @@ Until a mode is initialised only `ck3_dir pwd` and `ck3_mode` answer (SPEC §2).
 
 from attrs import define, evolve
 
+from domain import approvals, directory, modes
 from domain import catalog as playsets
-from domain import directory, modes
 from domain import file_operations as files
 from domain import session as sessions
 from domain.approvals import Authority
@@ -81,6 +81,12 @@ class Toolbox:
             self.world.set_view(evolve(self.world.view, mode=self.session.mode))
             return reply
         raise ValueError(f"unknown ck3_mode command {command!r}")
+
+    def decide_approval(self, approval_id: str, approve: bool) -> bool:  # noqa: FBT001 - a human's yes/no
+        """Record a human's decision arriving through the client (elicitation); False if undecidable."""
+        if self.authority is None:
+            return False
+        return approvals.human_decision(self.authority, approval_id, approve=approve) is not None
 
     def ck3_playset(self, command: str, name: str | None) -> Reply:
         refusal = sessions.mode_required(self.session, "ck3_playset")

@@ -5,8 +5,15 @@ from attrs import define, field
 from domain.replies import Reply, ReplyBuilder
 
 
+class _NoHumans:
+    """Toolbox fakes have no approvals to decide."""
+
+    def decide_approval(self, approval_id: str, approve: bool) -> bool:
+        return False
+
+
 @define
-class RaisingToolbox:
+class RaisingToolbox(_NoHumans):
     """Every tool raises an exception whose text holds a host path; `calls` counts the attempts."""
 
     calls: int = 0
@@ -20,7 +27,7 @@ class RaisingToolbox:
 
 
 @define
-class LeakingToolbox:
+class LeakingToolbox(_NoHumans):
     """Answers a Success whose data carries `leak` (a host path, or anything else)."""
 
     leak: str = "/home/alice/game"
@@ -33,7 +40,7 @@ class LeakingToolbox:
 
 
 @define
-class NonReplyToolbox:
+class NonReplyToolbox(_NoHumans):
     """Returns plain dicts, as a legacy tool would."""
 
     answers: list[object] = field(factory=list)

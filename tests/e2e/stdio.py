@@ -36,8 +36,8 @@ def server_parameters(config: Path, *extra: str) -> StdioServerParameters:
 
 
 @asynccontextmanager
-async def stdio_client(config: Path, era: str, *extra: str) -> AsyncIterator[Client]:
-    async with Client(server_parameters(config, *extra), mode=era) as client:
+async def stdio_client(config: Path, era: str, *extra: str, **client_options: Any) -> AsyncIterator[Client]:
+    async with Client(server_parameters(config, *extra), mode=era, **client_options) as client:
         yield client
 
 

@@ -117,7 +117,7 @@ async def test_a_declined_request_leaves_the_mode_as_it_was(config, era):
         after = envelope(await client.call_tool("ck3_mode", {"command": "status"}))
 
     assert status == 0
-    assert retried["code"] == "MCP-CFG-I-002"
+    assert retried["code"] == "MCP-CFG-I-004"
     assert after["data"]["mode"] == "ck3lens"
 
 
@@ -141,3 +141,38 @@ async def test_a_wrong_confirmation_word_decides_nothing(config):
 
     assert status == 1
     assert retried["code"] == "MCP-CFG-I-002"
+
+
+def answering(value: bool | None, action: str = "accept"):
+    """An elicitation callback: the client's human answers `value` (or declines/cancels)."""
+    from mcp.types import ElicitResult
+
+    asked: list[str] = []
+
+    async def callback(context, params):
+        asked.append(params.message)
+        return ElicitResult(action=action, content={"value": value} if action == "accept" else None)
+
+    callback.asked = asked  # type: ignore[attr-defined]
+    return callback
+
+
+async def test_an_eliciting_client_whose_user_approves_switches_in_one_call(config, era):
+    human = answering(True)
+    async with stdio_client(config, era, elicitation_callback=human) as client:
+        done = await mode_init(client, "ck3raven-dev")
+        after = envelope(await client.call_tool("ck3_mode", {"command": "status"}))
+
+    assert done["code"] == "MCP-CFG-S-005"
+    assert after["data"]["mode"] == "ck3raven-dev"
+    assert "ck3raven-dev" in human.asked[0]
+
+
+@pytest.mark.parametrize(("value", "action"), [(False, "accept"), (None, "decline"), (None, "cancel")])
+async def test_an_eliciting_client_whose_user_does_not_approve_changes_nothing(config, era, value, action):
+    async with stdio_client(config, era, elicitation_callback=answering(value, action)) as client:
+        refused = await mode_init(client, "ck3raven-dev")
+        after = envelope(await client.call_tool("ck3_mode", {"command": "status"}))
+
+    assert refused["code"] == "MCP-CFG-I-004"
+    assert after["data"]["mode"] == "ck3lens"

@@ -178,3 +178,27 @@ def test_an_approval_for_one_mode_does_not_initialise_another(authority):
 
     assert reply.code == "MCP-CFG-I-002"
     assert session.mode is None
+
+
+def test_after_a_human_declines_the_agent_is_told_so_and_not_asked_again(authority):
+    session = Session(home=RootCategory.ROOT_REPO, mode=Mode.CK3LENS)
+    asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+    approvals.human_decision(authority, asked.data["approval_id"], approve=False)
+
+    retried = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+
+    assert retried.code == "MCP-CFG-I-004"
+    assert len(authority.store.all()) == 1
+    assert session.mode is Mode.CK3LENS
+
+
+def test_once_a_decline_expires_the_agent_may_ask_again(authority):
+    session = Session(home=RootCategory.ROOT_REPO)
+    asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+    approvals.human_decision(authority, asked.data["approval_id"], approve=False)
+    authority.clock.advance(minutes=6)
+
+    retried = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+
+    assert retried.code == "MCP-CFG-I-002"
+    assert retried.data["approval_id"] != asked.data["approval_id"]

@@ -1,0 +1,81 @@
+"""MCP elicitation as a human channel for approvals, in both protocol eras (LIBRARY_NOTES).
+
+- 2026-07-28: the tool answers an `InputRequiredResult` carrying an elicitation form and a request state
+  `<approval id>.<nonce>`; the client shows the form to its user and calls again with the answer. The nonce
+  is kept here and used once, so a replayed request state (the framework seals it, but a genuine one can be
+  sent twice within its lifetime) decides nothing.
+- 2025-11-25: `ctx.elicit` asks the user during the call.
+- A client that declared no elicitation capability is never asked: the agent gets the approval id and
+  the operator approves on a terminal (`ck3raven approve ID`).
+The answer is a boolean field `value`; only an explicit accept with `value: true` approves.
+"""
+
+import secrets
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from fastmcp import Context
+from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+QUESTION = "{summary}\n\nApprove this? Approval id {approval_id}; it expires in five minutes."
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"value": {"type": "boolean", "title": "Approve"}},
+    "required": ["value"],
+}
+
+
+class Elicitor:
+    """Asks the client's human to decide an approval; `decide(approval_id, approve)` records the answer."""
+
+    def __init__(self, decide: Callable[[str, bool], bool]) -> None:
+        self._decide = decide
+        self._nonces: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def take_answer(self, ctx: Context) -> bool:
+        """Record the answer a retried 2026-07-28 call carries; False when there is none or it is replayed."""
+        responses, state = ctx.input_responses, ctx.request_state
+        if not responses or not state or "." not in state:
+            return False
+        approval_id, nonce = state.rsplit(".", 1)
+        with self._lock:
+            if self._nonces.pop(nonce, None) != approval_id:
+                return False
+        answer = responses.get("approval")
+        approve = (
+            getattr(answer, "action", None) == "accept"
+            and (getattr(answer, "content", None) or {}).get("value") is True
+        )
+        self._decide(approval_id, approve)
+        return True
+
+    async def ask(self, ctx: Context, approval_id: str, summary: str) -> InputRequiredResult | bool:
+        """Ask now (legacy era: True when a decision was recorded) or hand back the input request to return
+        (2026-07-28). False when the client cannot elicit."""
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.elicitation is None:
+            return False
+        question = QUESTION.format(summary=summary, approval_id=approval_id)
+        if _modern(ctx):
+            nonce = secrets.token_hex(16)
+            with self._lock:
+                self._nonces[nonce] = approval_id
+            form = ElicitRequestFormParams(message=question, requested_schema=_SCHEMA)
+            return InputRequiredResult(
+                input_requests={"approval": ElicitRequest(method="elicitation/create", params=form)},
+                request_state=f"{approval_id}.{nonce}",
+                result_type="input_required",
+            )
+        answer = await ctx.elicit(question, response_type=bool)
+        self._decide(
+            approval_id, getattr(answer, "action", None) == "accept" and getattr(answer, "data", None) is True
+        )
+        return True
+
+
+def _modern(ctx: Context) -> bool:
+    request = ctx.request_context
+    return request is not None and request.protocol_version in MODERN_PROTOCOL_VERSIONS

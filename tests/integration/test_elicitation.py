@@ -1,0 +1,99 @@
+"""The elicitation channel: a genuine request state answers once; replays and strangers decide nothing."""
+
+from types import SimpleNamespace
+
+import pytest
+from mcp.types import ElicitResult, InputRequiredResult
+
+from adapters.elicitation import Elicitor
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Decisions:
+    def __init__(self) -> None:
+        self.made: list[tuple[str, bool]] = []
+
+    def __call__(self, approval_id: str, approve: bool) -> bool:
+        self.made.append((approval_id, approve))
+        return True
+
+
+def context(*, elicits: bool = True, state: str | None = None, answer: ElicitResult | None = None):
+    capabilities = SimpleNamespace(elicitation=object() if elicits else None)
+    return SimpleNamespace(
+        session=SimpleNamespace(client_capabilities=capabilities),
+        request_context=SimpleNamespace(protocol_version="2026-07-28"),
+        input_responses={"approval": answer} if answer else None,
+        request_state=state,
+    )
+
+
+async def asked_state(elicitor: Elicitor) -> str:
+    asked = await elicitor.ask(context(), "hat-1", "Switch to ck3raven-dev")
+    assert isinstance(asked, InputRequiredResult)
+    assert asked.request_state is not None
+    return asked.request_state
+
+
+async def test_a_genuine_answer_is_recorded_once():
+    decisions = Decisions()
+    elicitor = Elicitor(decisions)
+    state = await asked_state(elicitor)
+    yes = ElicitResult(action="accept", content={"value": True})
+
+    first = elicitor.take_answer(context(state=state, answer=yes))
+    replay = elicitor.take_answer(context(state=state, answer=yes))
+
+    assert (first, replay) == (True, False)
+    assert decisions.made == [("hat-1", True)]
+
+
+async def test_a_request_state_the_server_never_issued_decides_nothing():
+    decisions = Decisions()
+    elicitor = Elicitor(decisions)
+    await asked_state(elicitor)
+
+    taken = elicitor.take_answer(
+        context(state="hat-1.0000", answer=ElicitResult(action="accept", content={"value": True}))
+    )
+
+    assert taken is False
+    assert decisions.made == []
+
+
+async def test_a_nonce_issued_for_one_approval_cannot_decide_another():
+    decisions = Decisions()
+    elicitor = Elicitor(decisions)
+    state = await asked_state(elicitor)
+    forged = "hat-2." + state.rsplit(".", 1)[1]
+
+    assert (
+        elicitor.take_answer(
+            context(state=forged, answer=ElicitResult(action="accept", content={"value": True}))
+        )
+        is False
+    )
+    assert decisions.made == []
+
+
+@pytest.mark.parametrize("content", [{"value": "true"}, {"value": 1}, {}, None])
+async def test_only_an_explicit_true_approves(content):
+    decisions = Decisions()
+    elicitor = Elicitor(decisions)
+    state = await asked_state(elicitor)
+
+    elicitor.take_answer(context(state=state, answer=ElicitResult(action="accept", content=content)))
+
+    assert decisions.made == [("hat-1", False)]
+
+
+async def test_a_client_without_elicitation_is_never_asked():
+    asked = await Elicitor(Decisions()).ask(context(elicits=False), "hat-1", "s")
+
+    assert asked is False
