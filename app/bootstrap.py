@@ -15,6 +15,7 @@ from app.config import ConfigError, Settings
 from domain.approvals import Authority
 from domain.catalog import Catalog
 from domain.leaks import LeakGate
+from domain.modes import initialise
 from domain.playsets import ModFolder, mod_folders
 from domain.replies import Reply
 from domain.session import Session
@@ -41,6 +42,8 @@ def build_toolbox(settings: Settings, *, files: Files | None = None, signer: Sig
     if settings.data_root is not None:
         approvals = JsonApprovals(settings.data_root / "state" / "approvals")
         authority = Authority(approvals, SystemClock(), RandomIds(), signer or HmacSigner())
+    if settings.mode is not None and authority is not None:
+        initialise(session, settings.mode, "operator", authority)  # the operator's launch flag is a human act
     return Toolbox(session, WorldAdapter(files, view), store, settings.active_playset, authority)
 
 

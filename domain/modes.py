@@ -11,7 +11,7 @@ from datetime import datetime
 from domain import approvals
 from domain.approvals import Authority, State
 from domain.replies import Reply, ReplyBuilder
-from domain.session import Session
+from domain.session import Session, mode_initialisation
 from domain.vocabulary import Mode
 from ports.approvals import ApprovalRecord
 
@@ -26,7 +26,7 @@ def init_mode(session: Session, wanted: Mode, authority: Authority) -> Reply:
         consumed = approvals.consume(record, KIND, payload, now=now, signer=authority.signer)
         if consumed is not None:
             authority.store.put(consumed)
-            session.mode = wanted
+            initialise(session, wanted, f"approval:{record.approval_id}", authority)
             return ReplyBuilder().success(
                 "MCP-CFG-S-005", {"mode": wanted.value, "approval_id": record.approval_id}
             )
@@ -51,6 +51,20 @@ def init_mode(session: Session, wanted: Mode, authority: Authority) -> Reply:
             "hint": f"Ask the user to run `ck3raven approve {waiting.approval_id}`, then call init again.",
         },
     )
+
+
+def initialise(session: Session, mode: Mode, source: str, authority: Authority) -> None:
+    """Set the mode and seal the record of who set it with the session's Sigil."""
+    session.mode = mode
+    session.mode_source = source
+    session.mode_seal = authority.signer.sign(mode_initialisation(mode, source))
+
+
+def sealed(session: Session, authority: Authority | None) -> bool:
+    """Whether the session's mode record carries this session's seal."""
+    if session.mode is None or session.mode_source is None or session.mode_seal is None or authority is None:
+        return False
+    return authority.signer.verify(mode_initialisation(session.mode, session.mode_source), session.mode_seal)
 
 
 def _live_for(

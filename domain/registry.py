@@ -26,7 +26,7 @@ _SPECS: tuple[CodeSpec, ...] = (
         "MCP-VAL-I-002", "There is no tool by that name; tools/list shows the tools this server offers."
     ),
     CodeSpec("MCP-CFG-S-001", "The session home is {home}.", {"home", "address"}),
-    CodeSpec("MCP-CFG-S-002", "The session mode is {mode}.", {"mode", "initialised"}),
+    CodeSpec("MCP-CFG-S-002", "The session mode is {mode}.", {"mode", "initialised", "source", "sealed"}),
     CodeSpec(
         "MCP-CFG-I-001",
         "No mode is initialised in this session; ask the user to initialise one before using {tool}.",

@@ -16,6 +16,10 @@ class Session:
 
     home: RootCategory
     mode: Mode | None = None
+    mode_source: str | None = None
+    """Who initialised the mode: "operator" (launch flag or config) or "approval:<id>" (a human approved)."""
+    mode_seal: str | None = None
+    """The Sigil signature over `mode_initialisation(mode, source)`; checked whenever the mode is reported."""
 
 
 def home_address(root: RootCategory) -> str:
@@ -30,10 +34,18 @@ def pwd(session: Session) -> Reply:
     )
 
 
-def mode_status(session: Session) -> Reply:
-    """Report the session mode (None until initialised)."""
+def mode_initialisation(mode: Mode, source: str) -> bytes:
+    """The payload a mode initialisation is signed over (docs/design/sigil.md)."""
+    return f"mode-init:{mode.value}|{source}".encode()
+
+
+def mode_status(session: Session, *, sealed: bool) -> Reply:
+    """Report the session mode (None until initialised), who initialised it and whether its seal holds."""
     mode = session.mode.value if session.mode else None
-    return ReplyBuilder().success("MCP-CFG-S-002", {"mode": mode, "initialised": mode is not None})
+    return ReplyBuilder().success(
+        "MCP-CFG-S-002",
+        {"mode": mode, "initialised": mode is not None, "source": session.mode_source, "sealed": sealed},
+    )
 
 
 def mode_required(session: Session, tool: str) -> Reply | None:

@@ -71,7 +71,7 @@ class Toolbox:
 
     def ck3_mode(self, command: str, mode: str | None = None) -> Reply:
         if command == "status":
-            return sessions.mode_status(self.session)
+            return sessions.mode_status(self.session, sealed=modes.sealed(self.session, self.authority))
         if command == "init":
             if mode is None:
                 return _missing("mode")

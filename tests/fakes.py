@@ -36,7 +36,9 @@ class LeakingToolbox(_NoHumans):
         return ReplyBuilder().success("MCP-CFG-S-001", {"home": self.leak, "address": "ROOT_REPO:/"})
 
     def ck3_mode(self, command: str) -> Reply:
-        return ReplyBuilder().success("MCP-CFG-S-002", {"mode": None, "initialised": False})
+        return ReplyBuilder().success(
+            "MCP-CFG-S-002", {"mode": None, "initialised": False, "source": None, "sealed": False}
+        )
 
 
 @define

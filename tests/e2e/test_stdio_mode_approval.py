@@ -85,11 +85,16 @@ async def test_a_mode_switch_takes_effect_only_after_a_human_approves_it(config,
         after = envelope(await client.call_tool("ck3_mode", {"command": "status"}))
 
     assert asked["code"] == "MCP-CFG-I-002"
-    assert before["data"]["mode"] == "ck3lens"
+    assert (before["data"]["mode"], before["data"]["source"], before["data"]["sealed"]) == (
+        "ck3lens",
+        "operator",
+        True,
+    )
     assert status == 0
     assert "ck3raven-dev" in shown
     assert done["code"] == "MCP-CFG-S-005"
-    assert after["data"]["mode"] == "ck3raven-dev"
+    assert (after["data"]["mode"], after["data"]["source"]) == ("ck3raven-dev", f"approval:{approval_id}")
+    assert after["data"]["sealed"] is True
 
 
 async def test_one_approval_never_switches_twice(config, era):

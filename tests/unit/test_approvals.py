@@ -202,3 +202,34 @@ def test_once_a_decline_expires_the_agent_may_ask_again(authority):
 
     assert retried.code == "MCP-CFG-I-002"
     assert retried.data["approval_id"] != asked.data["approval_id"]
+
+
+def test_an_approved_switch_is_sealed_and_names_its_approval(authority):
+    from domain.modes import sealed
+
+    session = Session(home=RootCategory.ROOT_REPO)
+    asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
+    approvals.human_decision(authority, asked.data["approval_id"], approve=True)
+    init_mode(session, Mode.CK3RAVEN_DEV, authority)
+
+    assert session.mode_source == f"approval:{asked.data['approval_id']}"
+    assert sealed(session, authority)
+
+
+def test_a_mode_set_behind_the_seal_does_not_verify(authority):
+    from domain.modes import initialise, sealed
+
+    session = Session(home=RootCategory.ROOT_REPO)
+    initialise(session, Mode.CK3LENS, "operator", authority)
+    session.mode = Mode.CK3RAVEN_DEV
+
+    assert not sealed(session, authority)
+
+
+def test_a_signature_of_one_kind_never_verifies_as_another(authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+    mode_payload = b"mode-init:ck3lens|operator"
+    contract_payload = b"contract:" + record.approval_id.encode()
+
+    assert not authority.signer.verify(mode_payload, record.signature)
+    assert not authority.signer.verify(contract_payload, record.signature)

@@ -51,12 +51,14 @@ def test_the_builder_freezes_after_a_terminal_reply(method: str, code: str, data
     getattr(builder, method)(code, data)
 
     with pytest.raises(TerminalReplyError):
-        builder.success("MCP-CFG-S-002", {"mode": None, "initialised": False})
+        builder.success(
+            "MCP-CFG-S-002", {"mode": None, "initialised": False, "source": None, "sealed": False}
+        )
 
 
 def test_the_builder_stays_usable_after_a_success():
     builder = ReplyBuilder()
-    builder.success("MCP-CFG-S-002", {"mode": None, "initialised": False})
+    builder.success("MCP-CFG-S-002", {"mode": None, "initialised": False, "source": None, "sealed": False})
 
     reply = builder.invalid("MCP-VAL-I-002")
 

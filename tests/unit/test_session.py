@@ -12,15 +12,16 @@ def test_pwd_reports_the_home_as_a_session_absolute_address():
 
 
 def test_mode_status_says_when_no_mode_is_initialised():
-    reply = mode_status(Session(home=RootCategory.ROOT_REPO))
+    reply = mode_status(Session(home=RootCategory.ROOT_REPO), sealed=False)
 
-    assert reply.data == {"mode": None, "initialised": False}
+    assert reply.data == {"mode": None, "initialised": False, "source": None, "sealed": False}
 
 
 def test_mode_status_names_the_initialised_mode():
-    reply = mode_status(Session(home=RootCategory.ROOT_REPO, mode=Mode.CK3RAVEN_DEV))
+    reply = mode_status(Session(home=RootCategory.ROOT_REPO, mode=Mode.CK3RAVEN_DEV), sealed=False)
 
-    assert reply.data == {"mode": "ck3raven-dev", "initialised": True}
+    assert reply.data["mode"] == "ck3raven-dev"
+    assert reply.data["initialised"] is True
 
 
 def test_work_without_a_mode_is_invalid_and_names_the_tool():
