@@ -6,8 +6,8 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test check lint format typecheck arch archlint docs bench install clean
 
-run: $(STAMP)  ## serve the sample world over stdio
-	$(BIN)/ck3raven serve
+run: $(STAMP)  ## serve the sample world over stdio (stdout is the MCP protocol: nothing else may print there)
+	@$(BIN)/ck3raven serve
 
 test: $(STAMP)  ## the whole test suite
 	$(BIN)/pytest -q
@@ -16,11 +16,11 @@ check: lint typecheck arch archlint test  ## everything CI checks
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+$(STAMP): pyproject.toml  # install output goes to stderr, so that `make run` keeps stdout for MCP
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) 1>&2
+	@$(BIN)/python -m pip install -q --upgrade pip 1>&2
+	@$(BIN)/python -m pip install -q -e '.[dev]' 1>&2
+	@touch $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check .
