@@ -1,0 +1,98 @@
+"""The History port over a real git repository made with dulwich, checked against git's own answer."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from dulwich import porcelain
+
+from adapters.dulwich_history import DulwichHistory
+from ports.history import Change
+
+
+def commit_all(repo: Path, message: str) -> str:
+    porcelain.add(str(repo), paths=[str(p) for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts])
+    return porcelain.commit(
+        str(repo), message=message.encode(), author=b"T <t@x>", committer=b"T <t@x>"
+    ).decode()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    top = tmp_path / "repo"
+    (top / "src").mkdir(parents=True)
+    (top / "src" / "a.py").write_text("a\n", encoding="utf-8")
+    (top / "src" / "b.py").write_text("b\n", encoding="utf-8")
+    (top / "README.md").write_text("r\n", encoding="utf-8")
+    porcelain.init(str(top))
+    commit_all(top, "first")
+    return top
+
+
+def test_head_names_the_latest_commit(repo: Path):
+    head = DulwichHistory({"ROOT_REPO": repo}).head("ROOT_REPO")
+
+    assert head is not None
+    assert len(head) == 40
+
+
+def test_a_folder_outside_any_repository_has_no_head(tmp_path: Path):
+    (tmp_path / "plain").mkdir()
+
+    assert DulwichHistory({"ROOT_GAME": tmp_path / "plain"}).head("ROOT_GAME") is None
+
+
+def test_committed_staged_unstaged_and_untracked_changes_are_all_reported(repo: Path):
+    history = DulwichHistory({"ROOT_REPO": repo})
+    baseline = history.head("ROOT_REPO")
+    assert baseline is not None
+    (repo / "src" / "a.py").write_text("changed and committed\n", encoding="utf-8")
+    commit_all(repo, "second")
+    (repo / "src" / "b.py").unlink()
+    (repo / "README.md").write_text("unstaged edit\n", encoding="utf-8")
+    (repo / "src" / "new.py").write_text("untracked\n", encoding="utf-8")
+
+    changes = history.changes_since("ROOT_REPO", baseline)
+
+    assert changes == [
+        Change(("README.md",), "modify"),
+        Change(("src", "a.py"), "modify"),
+        Change(("src", "b.py"), "delete"),
+        Change(("src", "new.py"), "add"),
+    ]
+
+
+def test_changes_agree_with_the_git_cli(repo: Path):
+    if shutil.which("git") is None:
+        pytest.skip("no git CLI on this machine")
+    history = DulwichHistory({"ROOT_REPO": repo})
+    baseline = history.head("ROOT_REPO")
+    assert baseline is not None
+    (repo / "src" / "a.py").write_text("x\n", encoding="utf-8")
+    (repo / "src" / "b.py").unlink()
+    (repo / "c.txt").write_text("c\n", encoding="utf-8")
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, capture_output=True)
+    listed = subprocess.run(
+        ["git", "-C", str(repo), "diff", "--name-status", "--no-renames", baseline],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\n")
+    expected = {
+        line.split("\t")[1]: {"M": "modify", "A": "add", "D": "delete"}[line[0]] for line in listed if line
+    }
+
+    changes = history.changes_since("ROOT_REPO", baseline)
+
+    assert {"/".join(c.parts): c.kind for c in changes} == expected
+
+
+def test_a_root_inside_a_repository_sees_only_its_own_changes(repo: Path):
+    history = DulwichHistory({"ROOT_USER_DOCS": repo / "src"})
+    baseline = history.head("ROOT_USER_DOCS")
+    assert baseline is not None
+    (repo / "README.md").write_text("outside the root\n", encoding="utf-8")
+    (repo / "src" / "a.py").write_text("inside\n", encoding="utf-8")
+
+    assert history.changes_since("ROOT_USER_DOCS", baseline) == [Change(("a.py",), "modify")]
