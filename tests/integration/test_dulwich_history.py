@@ -64,7 +64,8 @@ def test_committed_staged_unstaged_and_untracked_changes_are_all_reported(repo: 
 
 
 def test_changes_agree_with_the_git_cli(repo: Path):
-    if shutil.which("git") is None:
+    git = shutil.which("git")
+    if git is None:
         pytest.skip("no git CLI on this machine")
     history = DulwichHistory({"ROOT_REPO": repo})
     baseline = history.head("ROOT_REPO")
@@ -72,7 +73,7 @@ def test_changes_agree_with_the_git_cli(repo: Path):
     (repo / "src" / "a.py").write_text("x\n", encoding="utf-8")
     (repo / "src" / "b.py").unlink()
     (repo / "c.txt").write_text("c\n", encoding="utf-8")
-    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, capture_output=True)
+    subprocess.run([git, "-C", str(repo), "add", "-A"], check=True, capture_output=True)
     listed = subprocess.run(
         ["git", "-C", str(repo), "diff", "--name-status", "--no-renames", baseline],
         check=True,
