@@ -75,7 +75,7 @@ def test_changes_agree_with_the_git_cli(repo: Path):
     (repo / "c.txt").write_text("c\n", encoding="utf-8")
     subprocess.run([git, "-C", str(repo), "add", "-A"], check=True, capture_output=True)
     listed = subprocess.run(
-        ["git", "-C", str(repo), "diff", "--name-status", "--no-renames", baseline],
+        [git, "-C", str(repo), "diff", "--name-status", "--no-renames", baseline],
         check=True,
         capture_output=True,
         text=True,
