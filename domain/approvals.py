@@ -140,3 +140,31 @@ def _payload(record: ApprovalRecord) -> bytes:
         digest(record.summary.encode("utf-8")),
     )
     return ("approval:" + "|".join(fields)).encode("utf-8")
+
+
+def settle(authority: Authority, kind: str, payload: bytes, summary: str) -> tuple[State, ApprovalRecord]:
+    """Where a human stands on exactly (`kind`, `payload`): APPROVED means an approval was found and consumed
+    just now (stored as consumed first); DECLINED, a live refusal; PENDING, the request to wait on (filed
+    now if there was none)."""
+    now = authority.clock.now()
+    records = authority.store.all()
+    for record in records:
+        consumed = consume(record, kind, payload, now=now, signer=authority.signer)
+        if consumed is not None:
+            authority.store.put(consumed)
+            return State.APPROVED, record
+    for state in (State.DECLINED, State.PENDING):
+        for record in records:
+            if _live_for(record, kind, state, payload, authority):
+                return state, record
+    return State.PENDING, request(authority, kind, payload, summary)
+
+
+def _live_for(record: ApprovalRecord, kind: str, state: State, payload: bytes, authority: Authority) -> bool:
+    return (
+        record.kind == kind
+        and record.state == state
+        and record.payload_digest == digest(payload)
+        and genuine(record, authority.signer)
+        and live(record, authority.clock.now())
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from adapters.hmac_signer import HmacSigner
-from adapters.json_approvals import JsonApprovals
+from adapters.json_state import JsonApprovals
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel, ask
 from domain import approvals

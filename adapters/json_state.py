@@ -1,4 +1,4 @@
-"""Approval records as JSON files in the hidden state folder, one per approval, written atomically.
+"""Records (approvals, contracts) as JSON files in the hidden state folder, one per record, atomic writes.
 
 This is system I/O on the server's own state (seed 004 keeps it out of the World Adapter): the folder is
 invisible to agents in every mode, and each record carries the Sigil signature the domain checks.
@@ -10,49 +10,71 @@ import re
 import tempfile
 from pathlib import Path
 
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord, ApprovalStore
+from ports.contracts import ContractRecord, ContractStore
 from ports.errors import Unavailable
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+R = TypeVar("R")
 
 
-class JsonApprovals(ApprovalStore):
-    """Records in `folder` (created 0700 if missing)."""
+class _JsonRecords(Generic[R]):
+    """Records of one type in `folder` (created 0700 if missing), named by their id."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, kind: type[R], key: Callable[[R], str]) -> None:
         self._folder = folder
+        self._kind = kind
+        self._key = key
         self._converter = make_converter()
 
-    def get(self, approval_id: str) -> ApprovalRecord | None:
-        if not _ID.fullmatch(approval_id):
+    def get(self, record_id: str) -> R | None:
+        if not _ID.fullmatch(record_id):
             return None
-        return self._load(self._folder / f"{approval_id}.json")
+        return self._load(self._folder / f"{record_id}.json")
 
-    def put(self, record: ApprovalRecord) -> None:
-        if not _ID.fullmatch(record.approval_id):
-            raise ValueError("approval ids are made by the server")
+    def put(self, record: R) -> None:
+        record_id = self._key(record)
+        if not _ID.fullmatch(record_id):
+            raise ValueError("record ids are made by the server")
         text = json.dumps(self._converter.unstructure(record), indent=1)
         try:
             self._folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_atomically(self._folder / f"{record.approval_id}.json", text)
+            write_atomically(self._folder / f"{record_id}.json", text)
         except OSError as exc:
-            raise Unavailable("the approval store cannot be written") from exc
+            raise Unavailable("the state store cannot be written") from exc
 
-    def all(self) -> list[ApprovalRecord]:
+    def all(self) -> list[R]:
         if not self._folder.is_dir():
             return []
         found = (self._load(path) for path in sorted(self._folder.glob("*.json")))
         return [record for record in found if record is not None]
 
-    def _load(self, path: Path) -> ApprovalRecord | None:
+    def _load(self, path: Path) -> R | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return structure(self._converter, data, ApprovalRecord)
+            return structure(self._converter, data, self._kind)
         except FileNotFoundError:
             return None
         except (OSError, ValueError, StructureProblems):
-            return None  # unreadable or malformed: never an approval
+            return None  # unreadable or malformed: never a record
+
+
+class JsonApprovals(_JsonRecords[ApprovalRecord], ApprovalStore):
+    """Approval records in `folder`."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder, ApprovalRecord, lambda record: record.approval_id)
+
+
+class JsonContracts(_JsonRecords[ContractRecord], ContractStore):
+    """Contract records in `folder`."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder, ContractRecord, lambda record: record.contract_id)
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -1,0 +1,46 @@
+"""Port: where contracts live (the hidden state folder), as plain records."""
+
+from typing import Protocol
+
+from attrs import frozen
+
+
+@frozen
+class TargetRecord:
+    """A declared target: a canonical address and what the work does to it (add, modify, delete)."""
+
+    address: str
+    edit_kind: str
+
+
+@frozen
+class ContractRecord:
+    """A contract as stored (law §6.1 fields and the lifecycle fields SPEC §7 names). Times are ISO 8601."""
+
+    contract_id: str
+    created_at: str
+    mode: str
+    root_category: str
+    intent: str
+    operations: tuple[str, ...]
+    targets: tuple[TargetRecord, ...]
+    work_declaration: str
+    author: str
+    baseline_sha: str | None
+    expires_at: str
+    renewed_from: str | None
+    approvals: tuple[str, ...]
+    session_signature: str
+    status: str
+    closed_at: str | None
+    state_signature: str
+
+
+class ContractStore(Protocol):
+    """Port: contract records by id; writes are atomic; raises ports.errors.Unavailable on failure."""
+
+    def get(self, contract_id: str) -> ContractRecord | None: ...
+
+    def put(self, record: ContractRecord) -> None: ...
+
+    def all(self) -> list[ContractRecord]: ...
