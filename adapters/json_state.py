@@ -8,9 +8,8 @@ import json
 import os
 import re
 import tempfile
-from pathlib import Path
-
 from collections.abc import Callable
+from pathlib import Path
 from typing import Generic, TypeVar
 
 from adapters.strict_converter import StructureProblems, make_converter, structure

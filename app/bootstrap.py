@@ -6,8 +6,8 @@ from fastmcp import FastMCP
 
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
-from adapters.json_state import JsonApprovals
 from adapters.json_playsets import JsonPlaysets
+from adapters.json_state import JsonApprovals
 from adapters.local_files import LocalFiles
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel
