@@ -11,13 +11,15 @@ import anyio.from_thread
 import anyio.to_thread
 from fastmcp import Context, FastMCP
 from mcp.types import InputRequiredResult
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.elicitation import Elicitor
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult
 from adapters.wire import ENVELOPE_SCHEMA
+from domain.contract_gates import OpenRequest
 from domain.leaks import LeakGate
 from domain.replies import Reply
+from ports.contracts import TargetRecord
 
 INSTRUCTIONS = """\
 ck3raven serves files in named roots (ROOT_REPO, ROOT_GAME, ROOT_STEAM, ROOT_USER_DOCS, ROOT_VSCODE,
@@ -26,6 +28,15 @@ mod:<Name>:/rel/path, or a path relative to the session home; host paths are ref
 Every tool answers one envelope: branch on reply_type (S success, I invalid: fix the request,
 D denied: policy refused, E error: stop and report meta.trace_id) and on code, never on message.
 """
+
+
+class DeclaredTarget(BaseModel):
+    """A target declared in a contract."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    address: str
+    edit_kind: Literal["add", "modify", "delete"]
+
 
 Address = Annotated[
     str | None, Field(description="ROOT_X:/rel/path, mod:<Name>:/rel/path or a relative path")
@@ -41,7 +52,9 @@ class Toolbox(Protocol):
 
     def ck3_mode(self, command: str, mode: str | None = None) -> Reply: ...
 
-    def decide_approval(self, approval_id: str, approve: bool) -> bool: ...  # noqa: FBT001 - a human's yes/no
+    def decide_approval(self, approval_id: str, *, approve: bool) -> bool: ...
+
+    def ck3_contract(self, command: str, request: OpenRequest | None, contract_id: str | None) -> Reply: ...
 
     def ck3_file(
         self, command: str, path: str | None, content: str | None, old: str | None, new: str | None
@@ -50,7 +63,7 @@ class Toolbox(Protocol):
     def ck3_playset(self, command: str, name: str | None) -> Reply: ...
 
 
-TOOL_NAMES = frozenset({"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset"})
+TOOL_NAMES = frozenset({"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset", "ck3_contract"})
 _READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
 
 
@@ -65,7 +78,9 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
         on_duplicate="error",
     )
     server.add_middleware(ReplyMiddleware(gate, TOOL_NAMES))
-    elicitor = Elicitor(toolbox.decide_approval)
+    elicitor = Elicitor(lambda approval_id, approve: toolbox.decide_approval(approval_id, approve=approve))
+
+    _add_contract_tool(server, toolbox)
 
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
     def ck3_dir(
@@ -144,6 +159,45 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
         return ReplyResult.of(toolbox.ck3_playset(command, name))
 
     return server
+
+
+def _add_contract_tool(server: FastMCP, toolbox: Toolbox) -> None:
+    @server.tool(
+        output_schema=ENVELOPE_SCHEMA,
+        annotations={
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": False,
+            "openWorldHint": False,
+        },
+    )
+    def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        command: Literal["open", "close", "cancel", "renew", "status", "list"],
+        root_category: str | None = None,
+        intent: str | None = None,
+        operations: list[Literal["READ", "WRITE", "DELETE"]] | None = None,
+        targets: list[DeclaredTarget] | None = None,
+        work_declaration: str | None = None,
+        contract_id: str | None = None,
+        ttl_minutes: Annotated[int, Field(ge=1, le=480)] = 120,
+    ) -> ReplyResult:
+        """Contracts of intended work. `open` declares root_category, intent, operations, targets
+        (address and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
+        then permitted on that root. `close` reconciles the changes since the contract's git baseline
+        with the targets (undeclared work is listed and keeps it open). `cancel`, `renew` (a new contract
+        inheriting scope and baseline), `status`, `list`."""
+        request = None
+        if command in {"open", "renew"}:
+            request = OpenRequest(
+                root_category or "",
+                intent or "",
+                tuple(operations or ()),
+                tuple(TargetRecord(t.address, t.edit_kind) for t in targets or ()),
+                work_declaration or "",
+                "agent",
+                ttl_minutes,
+            )
+        return ReplyResult.of(toolbox.ck3_contract(command, request, contract_id))
 
 
 def _progress(ctx: Context) -> Callable[[int], None]:

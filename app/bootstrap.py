@@ -4,10 +4,11 @@ from importlib.metadata import PackageNotFoundError, version
 
 from fastmcp import FastMCP
 
+from adapters.dulwich_history import DulwichHistory
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.json_playsets import JsonPlaysets
-from adapters.json_state import JsonApprovals
+from adapters.json_state import JsonApprovals, JsonContracts
 from adapters.local_files import LocalFiles
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel
@@ -38,13 +39,16 @@ def build_toolbox(settings: Settings, *, files: Files | None = None, signer: Sig
     store = JsonPlaysets(files)
     view = WorldView(settings.mode, frozenset(settings.roots), active_mods(store, settings.active_playset))
     session = Session(home=settings.home, mode=settings.mode)
-    authority = None
+    authority = contracts = None
     if settings.data_root is not None:
         approvals = JsonApprovals(settings.data_root / "state" / "approvals")
         authority = Authority(approvals, SystemClock(), RandomIds(), signer or HmacSigner())
+        contracts = JsonContracts(settings.data_root / "state" / "contracts")
+    history = DulwichHistory({root.value: path for root, path in settings.roots.items()})
     if settings.mode is not None and authority is not None:
         initialise(session, settings.mode, "operator", authority)  # the operator's launch flag is a human act
-    return Toolbox(session, WorldAdapter(files, view), store, settings.active_playset, authority)
+    world = WorldAdapter(files, view)
+    return Toolbox(session, world, store, settings.active_playset, authority, contracts, history)
 
 
 def approval_channel(settings: Settings, toolbox: Toolbox) -> ApprovalChannel | None:

@@ -178,5 +178,68 @@ _GOVERNANCE: tuple[CodeSpec, ...] = (
     ),
 )
 
-REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _GOVERNANCE)
+_SCOPE = {
+    "contract_id",
+    "root_category",
+    "operations",
+    "targets",
+    "expires_at",
+    "baseline_sha",
+    "baseline",
+    "renewed_from",
+    "status",
+}
+_CONTRACTS: tuple[CodeSpec, ...] = (
+    # --- CT: the contract gates ---------------------------------------------------------------------------
+    CodeSpec(
+        "CT-GATE-S-001", "Contract {contract_id} is open on {root_category} until {expires_at}.", _SCOPE
+    ),
+    CodeSpec(
+        "CT-GATE-S-002",
+        "Contract {contract_id} is closed; the work matches its declaration.",
+        {"contract_id", "changes", "artifact"},
+    ),
+    CodeSpec("CT-GATE-S-003", "Contract {contract_id} is cancelled.", {"contract_id"}),
+    CodeSpec("CT-GATE-S-004", "The open contract, if any, is in data.active.", {"active"}),
+    CodeSpec(
+        "CT-GATE-S-005",
+        "{count} contracts; those marked inert belong to earlier sessions or were edited.",
+        {"contracts", "count"},
+    ),
+    CodeSpec("CT-GATE-S-006", "Contract {contract_id} renews {renewed_from} until {expires_at}.", _SCOPE),
+    CodeSpec(
+        "CT-GATE-I-001", "The contract request is not valid; data.errors lists each problem.", {"errors"}
+    ),
+    CodeSpec(
+        "CT-GATE-I-002",
+        "Contract {contract_id} is already open: close, cancel or renew it first.",
+        {"contract_id"},
+    ),
+    CodeSpec(
+        "CT-GATE-I-003",
+        "Some targets do not resolve inside the contract's root; see data.targets.",
+        {"targets"},
+    ),
+    CodeSpec(
+        "CT-GATE-I-004",
+        "Scope infeasible: this mode permits none of data.targets' declared operations.",
+        {"targets"},
+    ),
+    CodeSpec(
+        "CT-GATE-I-005",
+        "Protected targets need a human approval ({approval_id}, {state}); see data.hint.",
+        {"approval_id", "state", "targets", "hint"},
+    ),
+    CodeSpec(
+        "CT-GATE-I-006", "That is not a contract this can apply to: {problem}.", {"contract_id", "problem"}
+    ),
+    CodeSpec(
+        "CT-GATE-I-007",
+        "Undeclared work under contract {contract_id}; see data.undeclared.",
+        {"contract_id", "undeclared"},
+    ),
+    CodeSpec("CT-GATE-E-001", "The history of {root} cannot be read; report the trace id.", {"root"}),
+)
+
+REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _GOVERNANCE + _CONTRACTS)
 """Every registered code, keyed by its text."""

@@ -7,6 +7,8 @@ from attrs import define, evolve
 
 from domain import approvals, directory, modes
 from domain import catalog as playsets
+from domain import contract_gates as gates
+from domain import contracts as law
 from domain import file_operations as files
 from domain import session as sessions
 from domain.approvals import Authority
@@ -18,7 +20,9 @@ from domain.replies import Reply, ReplyBuilder
 from domain.session import Session
 from domain.vocabulary import Mode
 from domain.world import WorldAdapter
+from ports.contracts import ContractStore
 from ports.errors import Unavailable
+from ports.history import History
 from ports.playsets import PlaysetStore
 
 
@@ -31,6 +35,8 @@ class Toolbox:
     playsets: PlaysetStore
     active_playset: str | None = None
     authority: Authority | None = None
+    contracts: ContractStore | None = None
+    history: History | None = None
 
     def ck3_dir(self, command: str, path: str | None, depth: int, progress: Progress | None = None) -> Reply:
         if command == "pwd":
@@ -66,8 +72,34 @@ class Toolbox:
         raise ValueError(f"unknown ck3_file command {command!r}")
 
     def active_contract(self) -> ActiveContract | None:
-        """The verified open contract of this session (contracts are not yet offered: always None)."""
-        return None
+        """The verified, open, unexpired contract of this session, as enforcement needs it."""
+        clerk = self._clerk()
+        record = gates.active(clerk) if clerk else None
+        return law.as_active(record) if record else None
+
+    def ck3_contract(self, command: str, request: gates.OpenRequest | None, contract_id: str | None) -> Reply:
+        refusal = sessions.mode_required(self.session, "ck3_contract")
+        if refusal is not None:
+            return refusal
+        clerk = self._clerk()
+        if clerk is None:
+            return ReplyBuilder().invalid("MCP-CFG-I-003", {"hint": "configure ROOT_CK3RAVEN_DATA"})
+        if command == "open":
+            return gates.open_contract(clerk, request) if request else _missing("root_category")
+        if command == "renew":
+            return gates.renew(clerk, contract_id, request.ttl_minutes if request else 120)
+        actions = {
+            "close": lambda: gates.close_contract(clerk, contract_id),
+            "cancel": lambda: gates.cancel_contract(clerk, contract_id),
+            "status": lambda: gates.status(clerk),
+            "list": lambda: gates.list_contracts(clerk),
+        }
+        return actions[command]()
+
+    def _clerk(self) -> gates.Clerk | None:
+        if self.authority is None or self.contracts is None or self.history is None:
+            return None
+        return gates.Clerk(self.session, self.world, self.contracts, self.history, self.authority)
 
     def ck3_mode(self, command: str, mode: str | None = None) -> Reply:
         if command == "status":
@@ -82,7 +114,7 @@ class Toolbox:
             return reply
         raise ValueError(f"unknown ck3_mode command {command!r}")
 
-    def decide_approval(self, approval_id: str, approve: bool) -> bool:  # noqa: FBT001 - a human's yes/no
+    def decide_approval(self, approval_id: str, *, approve: bool) -> bool:
         """Record a human's decision arriving through the client (elicitation); False if undecidable."""
         if self.authority is None:
             return False

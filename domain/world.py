@@ -151,6 +151,16 @@ class WorldAdapter:
         except PortError:
             return Protection.from_manifest(b"unreadable")  # fail closed: all of ROOT_REPO
 
+    def address_of(self, root: str, parts: tuple[str, ...]) -> str:
+        """The canonical spelling of a place the server found itself (for example in git history)."""
+        return self._view.spell(Location(root, parts))
+
+    def write_system_file(self, location: Location, text: str) -> None:
+        """Server-owned output (audit evidence) through the Files port; KeyError when its root is absent."""
+        if location.root not in self._files.roots():
+            raise KeyError(location.root)
+        self._files.write(location, text.encode("utf-8"))
+
     def read_file(self, ref: VisibilityRef, limit: int) -> bytes:
         """The bytes of the file behind `ref`. Raises port errors."""
         return self._files.read(_seal.locate(ref), limit)

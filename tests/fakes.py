@@ -8,7 +8,7 @@ from domain.replies import Reply, ReplyBuilder
 class _NoHumans:
     """Toolbox fakes have no approvals to decide."""
 
-    def decide_approval(self, approval_id: str, approve: bool) -> bool:
+    def decide_approval(self, approval_id: str, *, approve: bool) -> bool:
         return False
 
 

@@ -1,0 +1,157 @@
+"""The contract law end to end on a real git repository: open, governed writes, close reconciles, tamper
+and restart make contracts inert, renewal inherits scope and baseline."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dulwich import porcelain
+from fastmcp import Client
+
+from app.bootstrap import build, build_toolbox
+from app.config import Settings
+from domain.vocabulary import Mode, RootCategory
+
+pytestmark = pytest.mark.anyio
+R = RootCategory
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    repo, data = tmp_path / "repo", tmp_path / "data"
+    (repo / "src").mkdir(parents=True)
+    data.mkdir()
+    (repo / "src" / "a.py").write_text("a = 1\n", encoding="utf-8")
+    porcelain.init(str(repo))
+    porcelain.add(str(repo), paths=[str(repo / "src" / "a.py")])
+    porcelain.commit(str(repo), message=b"first", author=b"T <t@x>", committer=b"T <t@x>")
+    return Settings("test", {R.ROOT_REPO: repo, R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV)
+
+
+OPEN = {
+    "command": "open",
+    "root_category": "ROOT_REPO",
+    "intent": "Fix a",
+    "work_declaration": "Edit a, add new",
+    "operations": ["WRITE", "DELETE"],
+    "targets": [
+        {"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"},
+        {"address": "src/new.py", "edit_kind": "add"},
+    ],
+}
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    return dict(result.structured_content)
+
+
+def write(path: str, content: str = "x\n") -> dict[str, Any]:
+    return {"command": "write", "path": path, "content": content}
+
+
+async def test_the_whole_law_open_write_reconcile_close(settings: Settings):
+    async with Client(build(settings)) as client:
+        before = await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 2\n"))
+        opened = await call(client, "ck3_contract", OPEN)
+        declared = await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 2\n"))
+        added = await call(client, "ck3_file", write("ROOT_REPO:/src/new.py"))
+        stray = await call(client, "ck3_file", write("ROOT_REPO:/src/stray.py"))
+        refused = await call(client, "ck3_contract", {"command": "close"})
+        removed = await call(client, "ck3_file", {"command": "delete", "path": "ROOT_REPO:/src/stray.py"})
+        closed = await call(client, "ck3_contract", {"command": "close"})
+        after = await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 3\n"))
+
+    assert before["data"]["required"] == "contract"
+    assert opened["code"] == "CT-GATE-S-001"
+    assert len(opened["data"]["baseline_sha"]) == 40
+    assert opened["data"]["targets"][1]["address"] == "ROOT_REPO:/src/new.py"
+    assert (declared["code"], added["code"], stray["code"]) == ("WA-WRITE-S-001",) * 3
+    assert refused["code"] == "CT-GATE-I-007"
+    assert refused["data"]["undeclared"] == [{"address": "ROOT_REPO:/src/stray.py", "kind": "add"}]
+    assert removed["code"] == "WA-WRITE-S-002"
+    assert closed["code"] == "CT-GATE-S-002"
+    assert json.loads(
+        (settings.data_root / "artifacts" / "audit" / f"{opened['data']['contract_id']}.json").read_text(
+            encoding="utf-8"
+        )
+    )["changes"]
+    assert after["data"]["required"] == "contract"
+
+
+async def test_a_second_contract_cannot_open_beside_the_first(settings: Settings):
+    async with Client(build(settings)) as client:
+        await call(client, "ck3_contract", OPEN)
+        second = await call(client, "ck3_contract", OPEN)
+
+    assert second["code"] == "CT-GATE-I-002"
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"root_category": "ROOT_GAME"}, "CT-GATE-I-001"),
+        ({"operations": []}, "CT-GATE-I-001"),
+        ({"targets": [{"address": "ROOT_CK3RAVEN_DATA:/wip/x", "edit_kind": "add"}]}, "CT-GATE-I-003"),
+        ({"targets": [{"address": "/etc/passwd", "edit_kind": "add"}]}, "CT-GATE-I-003"),
+    ],
+)
+async def test_the_open_gate_refuses_bad_requests_as_invalid(settings: Settings, change, code):
+    async with Client(build(settings)) as client:
+        reply = await call(client, "ck3_contract", {**OPEN, **change})
+
+    assert reply["code"] == code
+
+
+async def test_a_scope_the_matrix_does_not_permit_is_infeasible(settings: Settings):
+    game = settings.roots[R.ROOT_REPO].parent / "game"
+    game.mkdir()
+    roots = {**settings.roots, R.ROOT_GAME: game}
+    settings = Settings("test", roots, R.ROOT_REPO, Mode.CK3RAVEN_DEV)
+    request = {
+        **OPEN,
+        "root_category": "ROOT_GAME",
+        "targets": [{"address": "ROOT_GAME:/x.txt", "edit_kind": "add"}],
+    }
+    async with Client(build(settings)) as client:
+        reply = await call(client, "ck3_contract", request)
+
+    assert reply["code"] == "CT-GATE-I-004"
+    assert reply["data"]["targets"] == [
+        {"address": "ROOT_GAME:/x.txt", "operation": "DELETE"},
+        {"address": "ROOT_GAME:/x.txt", "operation": "WRITE"},
+    ]
+
+
+async def test_a_contract_edited_on_disk_is_inert(settings: Settings):
+    async with Client(build(settings)) as client:
+        opened = await call(client, "ck3_contract", OPEN)
+        path = settings.data_root / "state" / "contracts" / f"{opened['data']['contract_id']}.json"
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored["targets"].append({"address": "ROOT_REPO:/src/b.py", "edit_kind": "add"})
+        path.write_text(json.dumps(stored), encoding="utf-8")
+        status = await call(client, "ck3_contract", {"command": "status"})
+        denied = await call(client, "ck3_file", {"command": "delete", "path": "ROOT_REPO:/src/a.py"})
+
+    assert status["data"]["active"] is None
+    assert denied["data"]["required"] == "contract"
+
+
+async def test_after_a_restart_the_old_contract_is_inert_and_renewal_inherits_it(settings: Settings):
+    async with Client(build(settings)) as client:
+        opened = await call(client, "ck3_contract", OPEN)
+    async with Client(build(settings, toolbox=build_toolbox(settings))) as client:
+        listed = await call(client, "ck3_contract", {"command": "list"})
+        before = await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 9\n"))
+        renewed = await call(
+            client, "ck3_contract", {"command": "renew", "contract_id": opened["data"]["contract_id"]}
+        )
+        after = await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 9\n"))
+
+    assert listed["data"]["contracts"][0]["inert"] is True
+    assert before["data"]["required"] == "contract"
+    assert renewed["code"] == "CT-GATE-S-006"
+    assert renewed["data"]["renewed_from"] == opened["data"]["contract_id"]
+    assert renewed["data"]["baseline_sha"] == opened["data"]["baseline_sha"]
+    assert after["code"] == "WA-WRITE-S-001"
