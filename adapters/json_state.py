@@ -16,6 +16,7 @@ from adapters.strict_converter import StructureProblems, make_converter, structu
 from ports.approvals import ApprovalRecord, ApprovalStore
 from ports.contracts import ContractRecord, ContractStore
 from ports.errors import Unavailable
+from ports.ledger import Ledger
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 R = TypeVar("R")
@@ -88,3 +89,26 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+class JsonLedger(Ledger):
+    """Counts in one JSON file; an unreadable file counts as empty (escalation starts over)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def load(self) -> dict[str, int]:
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {str(k): v for k, v in data.items() if type(v) is int and v > 0}
+
+    def save(self, counts: dict[str, int]) -> None:
+        try:
+            self._path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_atomically(self._path, json.dumps(counts, indent=1, sort_keys=True))
+        except OSError as exc:
+            raise Unavailable("the ledger cannot be written") from exc

@@ -8,7 +8,7 @@ from adapters.dulwich_history import DulwichHistory
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.json_playsets import JsonPlaysets
-from adapters.json_state import JsonApprovals, JsonContracts
+from adapters.json_state import JsonApprovals, JsonContracts, JsonLedger
 from adapters.local_files import LocalFiles
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel
@@ -39,16 +39,17 @@ def build_toolbox(settings: Settings, *, files: Files | None = None, signer: Sig
     store = JsonPlaysets(files)
     view = WorldView(settings.mode, frozenset(settings.roots), active_mods(store, settings.active_playset))
     session = Session(home=settings.home, mode=settings.mode)
-    authority = contracts = None
+    authority = contracts = ledger = None
     if settings.data_root is not None:
         approvals = JsonApprovals(settings.data_root / "state" / "approvals")
         authority = Authority(approvals, SystemClock(), RandomIds(), signer or HmacSigner())
         contracts = JsonContracts(settings.data_root / "state" / "contracts")
+        ledger = JsonLedger(settings.data_root / "state" / "carry_over.json")
     history = DulwichHistory({root.value: path for root, path in settings.roots.items()})
     if settings.mode is not None and authority is not None:
         initialise(session, settings.mode, "operator", authority)  # the operator's launch flag is a human act
     world = WorldAdapter(files, view)
-    return Toolbox(session, world, store, settings.active_playset, authority, contracts, history)
+    return Toolbox(session, world, store, settings.active_playset, authority, contracts, history, ledger)
 
 
 def approval_channel(settings: Settings, toolbox: Toolbox) -> ApprovalChannel | None:

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from attrs import frozen
 
-from domain import approvals
+from domain import approvals, carry_over
 from domain import contracts as law
 from domain.approvals import Authority, State
 from domain.capabilities import row_for
@@ -26,8 +26,11 @@ from ports.contracts import ContractRecord, ContractStore, TargetRecord
 from ports.errors import PortError
 from ports.files import Location
 from ports.history import History
+from ports.ledger import Ledger
 
 AUDIT = ("artifacts", "audit")
+Resolved = tuple[TargetRecord, Location, bool, bool]
+"""A declared target made canonical, its place, whether inside a local mod, whether protected."""
 
 
 @frozen
@@ -52,6 +55,7 @@ class Clerk:
     store: ContractStore
     history: History
     authority: Authority
+    ledger: Ledger
 
 
 def active(clerk: Clerk) -> ContractRecord | None:
@@ -64,6 +68,34 @@ def active(clerk: Clerk) -> ContractRecord | None:
 
 def open_contract(clerk: Clerk, request: OpenRequest, *, renewed_from: ContractRecord | None = None) -> Reply:
     """Open a contract for `request` (inheriting the baseline of `renewed_from` when renewing)."""
+    admitted = _admit(clerk, request)
+    if isinstance(admitted, Reply):
+        return admitted
+    targets, approved = admitted
+    root = RootCategory(request.root_category)
+    try:
+        head = clerk.history.head(root.value)
+        carried = [] if renewed_from else _carried(clerk, root, head)
+    except PortError:
+        return ReplyBuilder().error("CT-GATE-E-001", {"root": root.value})
+    declared = {target.address.casefold() for target, _, _, _ in targets}
+    counts = carry_over.escalate(clerk.ledger.load(), carried, declared)
+    section = carry_over.report(carried, counts) if carried else None
+    if carry_over.required(counts):
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-008", {"required": carry_over.required(counts), "carry_over": section}
+        )
+    baseline = renewed_from.baseline_sha if renewed_from else head
+    record = _record(clerk, request, targets, baseline, approved, renewed_from)
+    clerk.store.put(record)
+    if not renewed_from:
+        clerk.ledger.save(counts)
+    code = "CT-GATE-S-006" if renewed_from else "CT-GATE-S-001"
+    return ReplyBuilder().success(code, {**_summary(record), "carry_over": section})
+
+
+def _admit(clerk: Clerk, request: OpenRequest) -> tuple[list[Resolved], tuple[str, ...]] | Reply:
+    """The resolved targets and the approved protected addresses, or why the request cannot open."""
     problems = _request_problems(request)
     if request.root_category not in {root.value for root in clerk.world.view.roots}:
         problems.append({"field": "root_category", "problem": "that root is not configured"})
@@ -78,15 +110,21 @@ def open_contract(clerk: Clerk, request: OpenRequest, *, renewed_from: ContractR
     approved = _protected_approval(clerk, request, targets)
     if isinstance(approved, Reply):
         return approved
-    root = RootCategory(request.root_category)
-    try:
-        baseline = renewed_from.baseline_sha if renewed_from else clerk.history.head(root.value)
-    except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root.value})
-    record = _record(clerk, request, targets, baseline, approved, renewed_from)
-    clerk.store.put(record)
-    code = "CT-GATE-S-006" if renewed_from else "CT-GATE-S-001"
-    return ReplyBuilder().success(code, _summary(record))
+    return targets, approved
+
+
+def _carried(clerk: Clerk, root: RootCategory, head: str | None) -> list[carry_over.CarriedFile]:
+    if head is None:
+        return []
+    changes: list[tuple[str, str]] = [
+        (clerk.world.address_of(root.value, c.parts), c.kind)
+        for c in clerk.history.changes_since(root.value, head)
+    ]
+    now = clerk.authority.clock.now()
+    earlier = [
+        r for r in clerk.store.all() if not (law.genuine(r, clerk.authority.signer) and law.live(r, now))
+    ]
+    return carry_over.attribute(changes, earlier)
 
 
 def close_contract(clerk: Clerk, contract_id: str | None) -> Reply:
@@ -192,7 +230,7 @@ def _request_problems(request: OpenRequest) -> list[dict[str, str]]:
     return problems
 
 
-def _resolved(clerk: Clerk, request: OpenRequest) -> list[tuple[TargetRecord, Location, bool, bool]] | Reply:
+def _resolved(clerk: Clerk, request: OpenRequest) -> list[Resolved] | Reply:
     """Each target canonical, with its place, whether it is inside a local mod, and whether protected."""
     resolved, outside, infeasible = [], [], []
     operations = {Operation(op) for op in request.operations} - {Operation.READ}
@@ -223,7 +261,7 @@ def _resolved(clerk: Clerk, request: OpenRequest) -> list[tuple[TargetRecord, Lo
 
 
 def _protected_approval(
-    clerk: Clerk, request: OpenRequest, targets: list[tuple[TargetRecord, Location, bool, bool]]
+    clerk: Clerk, request: OpenRequest, targets: list[Resolved]
 ) -> tuple[str, ...] | Reply:
     protected = sorted(t.address.casefold() for t, _, _, is_protected in targets if is_protected)
     if not protected:
@@ -247,7 +285,7 @@ def _protected_approval(
 def _record(  # noqa: PLR0913, PLR0917 - the request and the three facts the gate established
     clerk: Clerk,
     request: OpenRequest,
-    targets: list[tuple[TargetRecord, Location, bool, bool]],
+    targets: list[Resolved],
     baseline: str | None,
     approved: tuple[str, ...],
     renewed_from: ContractRecord | None,

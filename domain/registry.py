@@ -206,7 +206,11 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "{count} contracts; those marked inert belong to earlier sessions or were edited.",
         {"contracts", "count"},
     ),
-    CodeSpec("CT-GATE-S-006", "Contract {contract_id} renews {renewed_from} until {expires_at}.", _SCOPE),
+    CodeSpec(
+        "CT-GATE-S-006",
+        "Contract {contract_id} renews {renewed_from} until {expires_at}.",
+        {*_SCOPE, "carry_over"},
+    ),
     CodeSpec(
         "CT-GATE-I-001", "The contract request is not valid; data.errors lists each problem.", {"errors"}
     ),
@@ -237,6 +241,11 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-I-007",
         "Undeclared work under contract {contract_id}; see data.undeclared.",
         {"contract_id", "undeclared"},
+    ),
+    CodeSpec(
+        "CT-GATE-I-008",
+        "Carry-over files have outlived three opens: declare them or stash them; see data.required.",
+        {"required", "carry_over"},
     ),
     CodeSpec("CT-GATE-E-001", "The history of {root} cannot be read; report the trace id.", {"root"}),
 )

@@ -23,6 +23,7 @@ from domain.world import WorldAdapter
 from ports.contracts import ContractStore
 from ports.errors import Unavailable
 from ports.history import History
+from ports.ledger import Ledger
 from ports.playsets import PlaysetStore
 
 
@@ -37,6 +38,7 @@ class Toolbox:
     authority: Authority | None = None
     contracts: ContractStore | None = None
     history: History | None = None
+    ledger: Ledger | None = None
 
     def ck3_dir(self, command: str, path: str | None, depth: int, progress: Progress | None = None) -> Reply:
         if command == "pwd":
@@ -97,9 +99,11 @@ class Toolbox:
         return actions[command]()
 
     def _clerk(self) -> gates.Clerk | None:
-        if self.authority is None or self.contracts is None or self.history is None:
+        if self.authority is None or self.contracts is None or self.history is None or self.ledger is None:
             return None
-        return gates.Clerk(self.session, self.world, self.contracts, self.history, self.authority)
+        return gates.Clerk(
+            self.session, self.world, self.contracts, self.history, self.authority, self.ledger
+        )
 
     def ck3_mode(self, command: str, mode: str | None = None) -> Reply:
         if command == "status":

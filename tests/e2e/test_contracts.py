@@ -155,3 +155,36 @@ async def test_after_a_restart_the_old_contract_is_inert_and_renewal_inherits_it
     assert renewed["data"]["renewed_from"] == opened["data"]["contract_id"]
     assert renewed["data"]["baseline_sha"] == opened["data"]["baseline_sha"]
     assert after["code"] == "WA-WRITE-S-001"
+
+
+SMALL = {**OPEN, "targets": [{"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}]}
+
+
+async def test_carry_over_escalates_to_required_on_the_third_open(settings: Settings):
+    async with Client(build(settings)) as client:
+        await call(client, "ck3_contract", OPEN)
+        await call(client, "ck3_file", write("ROOT_REPO:/src/new.py"))
+        await call(client, "ck3_contract", {"command": "cancel"})
+        severities = []
+        for _ in range(2):
+            opened = await call(client, "ck3_contract", SMALL)
+            severities.append(opened["data"]["carry_over"]["severity"])
+            await call(client, "ck3_contract", {"command": "cancel"})
+        third = await call(client, "ck3_contract", SMALL)
+        adopted = await call(client, "ck3_contract", OPEN)
+
+    assert severities == ["informational", "warning"]
+    assert third["code"] == "CT-GATE-I-008"
+    assert third["data"]["required"] == ["ROOT_REPO:/src/new.py"]
+    assert adopted["code"] == "CT-GATE-S-001"
+
+
+async def test_carry_over_is_attributed_to_the_contract_that_declared_it(settings: Settings):
+    async with Client(build(settings)) as client:
+        first = await call(client, "ck3_contract", OPEN)
+        await call(client, "ck3_file", write("ROOT_REPO:/src/new.py"))
+        await call(client, "ck3_contract", {"command": "cancel"})
+        second = await call(client, "ck3_contract", SMALL)
+
+    clusters = second["data"]["carry_over"]["clusters"]
+    assert [item["address"] for item in clusters[first["data"]["contract_id"]]] == ["ROOT_REPO:/src/new.py"]

@@ -1,0 +1,59 @@
+"""Carry-over (law §13.3, §13.4): uncommitted work found when a new contract opens.
+
+Files are grouped by the earlier contract whose targets they match, else "unattributed"; the open reply
+suggests a template with edit kinds taken from the change. Each file's counter rises with every open that
+leaves it out and falls back to zero once it is committed, stashed or declared: at 1 the finding is
+informational, at 2 a warning, from 3 on the open is refused until the file is declared or stashed.
+"""
+
+from typing import Final
+
+from attrs import frozen
+
+from ports.contracts import ContractRecord
+
+SEVERITY: Final = {1: "informational", 2: "warning"}
+REQUIRED: Final = 3
+
+
+@frozen
+class CarriedFile:
+    """An uncommitted change found at open, and the contract it is attributed to (None: unattributed)."""
+
+    address: str
+    kind: str
+    origin: str | None
+
+
+def attribute(changes: list[tuple[str, str]], earlier: list[ContractRecord]) -> list[CarriedFile]:
+    """Each (address, kind) change with the newest earlier contract that declared it, if any."""
+    owners: dict[str, str] = {}
+    for record in sorted(earlier, key=lambda r: r.created_at):
+        for target in record.targets:
+            owners[target.address.casefold()] = record.contract_id
+    return [CarriedFile(address, kind, owners.get(address.casefold())) for address, kind in changes]
+
+
+def escalate(counts: dict[str, int], carried: list[CarriedFile], declared: set[str]) -> dict[str, int]:
+    """The counters after this open: files left out count one more; everything else starts over."""
+    return {f.address: counts.get(f.address, 0) + 1 for f in carried if f.address.casefold() not in declared}
+
+
+def report(carried: list[CarriedFile], counts: dict[str, int]) -> dict[str, object]:
+    """The carry-over section of an open reply: clusters by origin, a suggested template, severity."""
+    clusters: dict[str, list[dict[str, object]]] = {}
+    for item in carried:
+        clusters.setdefault(item.origin or "unattributed", []).append(
+            {"address": item.address, "kind": item.kind, "opens": counts.get(item.address, 0)}
+        )
+    highest = max(counts.values(), default=0)
+    return {
+        "severity": "required" if highest >= REQUIRED else SEVERITY.get(highest, "informational"),
+        "clusters": clusters,
+        "template": [{"address": item.address, "edit_kind": item.kind} for item in carried],
+    }
+
+
+def required(counts: dict[str, int]) -> list[str]:
+    """Files that must be declared or stashed before a contract may open."""
+    return sorted(address for address, count in counts.items() if count >= REQUIRED)

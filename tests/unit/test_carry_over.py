@@ -1,0 +1,72 @@
+"""Carry-over: attribution to earlier contracts, per-file escalation, and its reset."""
+
+from domain.carry_over import CarriedFile, attribute, escalate, report, required
+from ports.contracts import ContractRecord, TargetRecord
+
+
+def contract(contract_id: str, created_at: str, *addresses: str) -> ContractRecord:
+    return ContractRecord(
+        contract_id,
+        created_at,
+        "ck3raven-dev",
+        "ROOT_REPO",
+        "i",
+        ("WRITE",),
+        tuple(TargetRecord(a, "modify") for a in addresses),
+        "w",
+        "agent",
+        None,
+        created_at,
+        None,
+        (),
+        "",
+        "open",
+        None,
+        "",
+    )
+
+
+def test_changes_are_attributed_to_the_newest_contract_that_declared_them():
+    earlier = [
+        contract("c-1", "2030-01-01", "ROOT_REPO:/a.py"),
+        contract("c-2", "2030-01-02", "ROOT_REPO:/A.py"),
+    ]
+
+    carried = attribute([("ROOT_REPO:/a.py", "modify"), ("ROOT_REPO:/b.py", "add")], earlier)
+
+    assert carried == [
+        CarriedFile("ROOT_REPO:/a.py", "modify", "c-2"),
+        CarriedFile("ROOT_REPO:/b.py", "add", None),
+    ]
+
+
+def test_each_open_that_leaves_a_file_out_counts_one_more():
+    carried = [CarriedFile("ROOT_REPO:/a.py", "modify", None)]
+
+    counts = escalate(escalate(escalate({}, carried, set()), carried, set()), carried, set())
+
+    assert counts == {"ROOT_REPO:/a.py": 3}
+    assert required(counts) == ["ROOT_REPO:/a.py"]
+
+
+def test_declaring_a_file_resets_its_counter():
+    carried = [CarriedFile("ROOT_REPO:/a.py", "modify", None)]
+
+    assert escalate({"ROOT_REPO:/a.py": 2}, carried, {"root_repo:/a.py"}) == {}
+
+
+def test_a_file_no_longer_carried_over_starts_over():
+    assert escalate({"ROOT_REPO:/a.py": 2}, [], set()) == {}
+
+
+def test_the_report_groups_by_origin_and_suggests_a_template():
+    carried = [CarriedFile("ROOT_REPO:/a.py", "modify", "c-1"), CarriedFile("ROOT_REPO:/b.py", "add", None)]
+
+    section = report(carried, {"ROOT_REPO:/a.py": 2, "ROOT_REPO:/b.py": 1})
+
+    assert section["severity"] == "warning"
+    assert set(section["clusters"]) == {"c-1", "unattributed"}
+    assert section["template"] == [
+        {"address": "ROOT_REPO:/a.py", "edit_kind": "modify"},
+        {"address": "ROOT_REPO:/b.py", "edit_kind": "add"},
+    ]
