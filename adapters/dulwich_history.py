@@ -8,8 +8,10 @@ compared with the baseline, so a large clean repository costs a stat walk, not a
 import os
 from collections.abc import Mapping
 from contextlib import closing
+from datetime import UTC, datetime
 from pathlib import Path
 
+from dulwich import porcelain
 from dulwich.errors import NotTreeError
 from dulwich.index import get_unstaged_changes
 from dulwich.object_store import tree_lookup_path
@@ -18,7 +20,7 @@ from dulwich.porcelain import get_untracked_paths
 from dulwich.repo import Repo
 
 from ports.errors import Unavailable
-from ports.history import Change, ChangeKind, History
+from ports.history import Change, ChangeKind, CommitInfo, History
 
 
 class DulwichHistory(History):
@@ -50,14 +52,113 @@ class DulwichHistory(History):
                 found = _changes(repo, top, baseline.encode("ascii"))
         except (OSError, KeyError) as exc:
             raise Unavailable("the repository cannot be read") from exc
-        return sorted(
-            (
-                Change(tuple(path[len(prefix) :].split("/")), kind)
-                for path, kind in found.items()
-                if path.startswith(prefix)
-            ),
-            key=lambda change: change.parts,
-        )
+        return _under(prefix, found)
+
+    def staged(self, root: str) -> list[Change]:
+        _, prefix, repo = self._open(root)
+        with closing(repo):
+            head = repo[repo.head()]
+            assert isinstance(head, Commit)  # noqa: S101 - HEAD of a repository is a commit
+            index = repo.open_index()
+            paths = {new or old for (old, new), _, _ in index.changes_from_tree(repo.object_store, head.tree)}
+            found = {
+                p: k for p in paths if p is not None and (k := _compare_index(repo, index, head.tree, p))
+            }
+        return _under(prefix, {p.decode("utf-8", "surrogateescape"): k for p, k in found.items()})
+
+    def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
+        _, prefix, repo = self._open(root)
+        with closing(repo):
+            target = repo[ObjectID(commit.encode("ascii"))]
+            if not isinstance(target, Commit):
+                return None
+            try:
+                _, sha = tree_lookup_path(
+                    repo.object_store.__getitem__, target.tree, (prefix + "/".join(parts)).encode()
+                )
+            except (KeyError, NotTreeError):
+                return None
+            blob = repo[sha]
+            return blob.as_raw_string() if isinstance(blob, Blob) else None
+
+    def log(self, root: str, limit: int) -> list[CommitInfo]:
+        _, _, repo = self._open(root)
+        with closing(repo):
+            entries = []
+            for entry in repo.get_walker(max_entries=limit):
+                commit = entry.commit
+                when = datetime.fromtimestamp(commit.commit_time, UTC).isoformat()
+                message = commit.message.decode("utf-8", "replace").splitlines()[0] if commit.message else ""
+                entries.append(
+                    CommitInfo(
+                        commit.id.decode("ascii"), message, commit.author.decode("utf-8", "replace"), when
+                    )
+                )
+            return entries
+
+    def stage(self, root: str, paths: list[tuple[str, ...]]) -> None:
+        top, prefix, repo = self._open(root)
+        inside = [prefix + "/".join(parts) for parts in paths]
+        present = [str(top / path) for path in inside if (top / path).exists()]
+        removed = [path.encode() for path in inside if not (top / path).exists()]
+        with closing(repo):
+            try:
+                if present:
+                    porcelain.add(repo, paths=present)
+                if removed:
+                    index = repo.open_index()
+                    for path in removed:
+                        if path in index:
+                            del index[path]
+                    index.write()
+            except OSError as exc:
+                raise Unavailable("the index cannot be written") from exc
+
+    def commit(self, root: str, message: str, author: str) -> str:
+        _, _, repo = self._open(root)
+        with closing(repo):
+            identity = author.encode("utf-8")
+            try:
+                sha = porcelain.commit(
+                    repo, message=message.encode("utf-8"), author=identity, committer=identity
+                )
+            except OSError as exc:
+                raise Unavailable("the commit cannot be written") from exc
+            return sha.decode("ascii")
+
+    def _open(self, root: str) -> tuple[Path, str, Repo]:
+        place = self._places.get(root)
+        if place is None:
+            raise Unavailable("that root lies in no git repository")
+        top, prefix = place
+        try:
+            return top, prefix, Repo(str(top))
+        except OSError as exc:
+            raise Unavailable("the repository cannot be read") from exc
+
+
+def _under(prefix: str, found: dict[str, ChangeKind]) -> list[Change]:
+    return sorted(
+        (
+            Change(tuple(path[len(prefix) :].split("/")), kind)
+            for path, kind in found.items()
+            if path.startswith(prefix)
+        ),
+        key=lambda change: change.parts,
+    )
+
+
+def _compare_index(repo: Repo, index: object, tree_id: ObjectID, path: bytes) -> ChangeKind | None:
+    try:
+        _, base_sha = tree_lookup_path(repo.object_store.__getitem__, tree_id, path)
+    except (KeyError, NotTreeError):
+        base_sha = None
+    in_index = path in index  # type: ignore[operator]
+    if not in_index:
+        return "delete" if base_sha is not None else None
+    if base_sha is None:
+        return "add"
+    return "modify" if index[path].sha != base_sha else None  # type: ignore[index]
 
 
 def _place(root: Path) -> tuple[Path, str] | None:

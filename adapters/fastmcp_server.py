@@ -17,6 +17,7 @@ from adapters.elicitation import Elicitor
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult
 from adapters.wire import ENVELOPE_SCHEMA
 from domain.contract_gates import OpenRequest
+from domain.git_tool import GitOptions
 from domain.leaks import LeakGate
 from domain.replies import Reply
 from ports.contracts import TargetRecord
@@ -56,6 +57,8 @@ class Toolbox(Protocol):
 
     def ck3_contract(self, command: str, request: OpenRequest | None, contract_id: str | None) -> Reply: ...
 
+    def ck3_git(self, command: str, options: GitOptions) -> Reply: ...
+
     def ck3_file(
         self, command: str, path: str | None, content: str | None, old: str | None, new: str | None
     ) -> Reply: ...
@@ -63,7 +66,7 @@ class Toolbox(Protocol):
     def ck3_playset(self, command: str, name: str | None) -> Reply: ...
 
 
-TOOL_NAMES = frozenset({"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset", "ck3_contract"})
+TOOL_NAMES = frozenset({"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset", "ck3_contract", "ck3_git"})
 _READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
 
 
@@ -81,6 +84,7 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
     elicitor = Elicitor(lambda approval_id, approve: toolbox.decide_approval(approval_id, approve=approve))
 
     _add_contract_tool(server, toolbox)
+    _add_git_tool(server, toolbox)
 
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
     def ck3_dir(
@@ -198,6 +202,31 @@ def _add_contract_tool(server: FastMCP, toolbox: Toolbox) -> None:
                 ttl_minutes,
             )
         return ReplyResult.of(toolbox.ck3_contract(command, request, contract_id))
+
+
+def _add_git_tool(server: FastMCP, toolbox: Toolbox) -> None:
+    @server.tool(
+        output_schema=ENVELOPE_SCHEMA,
+        annotations={
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": False,
+            "openWorldHint": False,
+        },
+    )
+    def ck3_git(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        command: Literal["status", "diff", "log", "add", "commit"],
+        root: str = "ROOT_REPO",
+        path: Address = None,
+        paths: list[str] | None = None,
+        message: str | None = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+    ) -> ReplyResult:
+        """Git history of the repository holding a root (default ROOT_REPO). `status`: changes since HEAD;
+        `diff`: one file against HEAD; `log`: newest commits. `add` (paths) and `commit` (message) are
+        governed writes: every file they touch needs a contract that permits WRITE on its root."""
+        options = GitOptions(root, path, tuple(paths or ()), message or "", limit)
+        return ReplyResult.of(toolbox.ck3_git(command, options))
 
 
 def _progress(ctx: Context) -> Callable[[int], None]:

@@ -140,6 +140,18 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec("WA-WRITE-I-004", "An edit needs a non-empty old text.", {"rule"}),
     CodeSpec(
+        "WA-READ-S-004", "{count} changes under {root} since HEAD.", {"root", "head", "changes", "count"}
+    ),
+    CodeSpec("WA-READ-S-005", "The changes of {address} since HEAD.", {"address", "diff"}, opaque={"diff"}),
+    CodeSpec(
+        "WA-READ-S-006",
+        "The {count} newest commits of the repository holding {root}.",
+        {"root", "commits", "count"},
+    ),
+    CodeSpec("WA-WRITE-S-003", "Staged the named files.", {"staged"}),
+    CodeSpec("WA-WRITE-S-004", "Committed {sha}.", {"sha", "message", "paths"}),
+    CodeSpec("WA-WRITE-I-005", "Nothing to do: {problem}.", {"problem"}),
+    CodeSpec(
         "WA-CFG-S-001", "{count} playsets; the active one is {active}.", {"active", "playsets", "count"}
     ),
     CodeSpec("WA-CFG-S-002", "Playset {name} has {count} mods.", {"name", "active", "mods", "count"}),

@@ -10,11 +10,13 @@ from domain import catalog as playsets
 from domain import contract_gates as gates
 from domain import contracts as law
 from domain import file_operations as files
+from domain import git_tool as git
 from domain import session as sessions
 from domain.approvals import Authority
 from domain.catalog import Catalog
 from domain.directory import Progress
 from domain.enforcement import ActiveContract
+from domain.git_tool import GitOptions
 from domain.playsets import mod_folders
 from domain.replies import Reply, ReplyBuilder
 from domain.session import Session
@@ -95,6 +97,22 @@ class Toolbox:
             "cancel": lambda: gates.cancel_contract(clerk, contract_id),
             "status": lambda: gates.status(clerk),
             "list": lambda: gates.list_contracts(clerk),
+        }
+        return actions[command]()
+
+    def ck3_git(self, command: str, options: GitOptions) -> Reply:
+        refusal = sessions.mode_required(self.session, "ck3_git")
+        if refusal is not None:
+            return refusal
+        if self.history is None:
+            return ReplyBuilder().invalid("MCP-CFG-I-003", {"hint": "no repository history is configured"})
+        bench = git.Bench(self.session, self.world, self.history, self.active_contract())
+        actions = {
+            "status": lambda: git.status(bench, options.root),
+            "diff": lambda: git.diff(bench, options.path),
+            "log": lambda: git.log(bench, options.root, options.limit),
+            "add": lambda: git.add(bench, list(options.paths)),
+            "commit": lambda: git.commit(bench, options.root, options.message),
         }
         return actions[command]()
 

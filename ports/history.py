@@ -15,6 +15,16 @@ class Change:
     kind: ChangeKind
 
 
+@frozen
+class CommitInfo:
+    """One commit: its id, first line of message, author and time (ISO 8601)."""
+
+    sha: str
+    message: str
+    author: str
+    time: str
+
+
 class History(Protocol):
     """Port: HEAD and changes of the git repository holding a root.
 
@@ -25,3 +35,23 @@ class History(Protocol):
     def head(self, root: str) -> str | None: ...
 
     def changes_since(self, root: str, baseline: str) -> list[Change]: ...
+
+    def staged(self, root: str) -> list[Change]:
+        """What the index holds beyond HEAD, under the root."""
+        ...
+
+    def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
+        """A file's bytes at a commit (None: absent there)."""
+        ...
+
+    def log(self, root: str, limit: int) -> list[CommitInfo]:
+        """The newest commits of the repository, newest first."""
+        ...
+
+    def stage(self, root: str, paths: list[tuple[str, ...]]) -> None:
+        """Put the working-tree state of these files (present or deleted) into the index."""
+        ...
+
+    def commit(self, root: str, message: str, author: str) -> str:
+        """Commit the index; the new commit's id."""
+        ...

@@ -188,3 +188,37 @@ async def test_carry_over_is_attributed_to_the_contract_that_declared_it(setting
 
     clusters = second["data"]["carry_over"]["clusters"]
     assert [item["address"] for item in clusters[first["data"]["contract_id"]]] == ["ROOT_REPO:/src/new.py"]
+
+
+async def test_git_status_diff_and_log_read_the_repository(settings: Settings):
+    (settings.roots[R.ROOT_REPO] / "src" / "a.py").write_text("a = 5\n", encoding="utf-8")
+    async with Client(build(settings)) as client:
+        status = await call(client, "ck3_git", {"command": "status"})
+        diff = await call(client, "ck3_git", {"command": "diff", "path": "ROOT_REPO:/src/a.py"})
+        log = await call(client, "ck3_git", {"command": "log"})
+
+    assert status["data"]["changes"] == [{"address": "ROOT_REPO:/src/a.py", "kind": "modify"}]
+    assert "-a = 1" in diff["data"]["diff"]
+    assert "+a = 5" in diff["data"]["diff"]
+    assert [c["message"] for c in log["data"]["commits"]] == ["first"]
+
+
+async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings: Settings):
+    async with Client(build(settings)) as client:
+        await call(client, "ck3_file", write("ROOT_CK3RAVEN_DATA:/wip/x.txt"))
+        denied = await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
+        await call(client, "ck3_contract", OPEN)
+        await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 7\n"))
+        staged = await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
+        committed = await call(client, "ck3_git", {"command": "commit", "message": "Raise a"})
+        log = await call(client, "ck3_git", {"command": "log"})
+        closed = await call(client, "ck3_contract", {"command": "close"})
+
+    assert denied["data"]["required"] == "contract"
+    assert staged["data"]["staged"] == ["ROOT_REPO:/src/a.py"]
+    assert committed["code"] == "WA-WRITE-S-004"
+    assert log["data"]["commits"][0]["message"] == "Raise a"
+    evidence = settings.data_root / "artifacts" / "audit" / f"commit-{committed['data']['sha']}.json"
+    assert json.loads(evidence.read_text(encoding="utf-8"))["message"] == "Raise a"
+    assert closed["code"] == "CT-GATE-S-002"
+    assert closed["data"]["changes"] == [{"address": "ROOT_REPO:/src/a.py", "kind": "modify"}]

@@ -114,7 +114,7 @@ async def test_tools_declare_the_envelope_schema_and_honest_annotations(repo_set
     async with Client(build(repo_settings), mode=era) as client:
         tools = {tool.name: tool for tool in await client.list_tools()}
 
-    assert set(tools) == {"ck3_contract", "ck3_dir", "ck3_file", "ck3_mode", "ck3_playset"}
+    assert set(tools) == {"ck3_contract", "ck3_dir", "ck3_file", "ck3_git", "ck3_mode", "ck3_playset"}
     for tool in tools.values():
         assert tool.output_schema is not None
         assert "reply_type" in tool.output_schema["required"]
