@@ -176,7 +176,7 @@ def _add_contract_tool(server: FastMCP, toolbox: Toolbox) -> None:
         },
     )
     def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
-        command: Literal["open", "close", "cancel", "renew", "status", "list"],
+        command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over"],
         root_category: str | None = None,
         intent: str | None = None,
         operations: list[Literal["READ", "WRITE", "DELETE"]] | None = None,
@@ -189,9 +189,10 @@ def _add_contract_tool(server: FastMCP, toolbox: Toolbox) -> None:
         (address and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
         then permitted on that root. `close` reconciles the changes since the contract's git baseline
         with the targets (undeclared work is listed and keeps it open). `cancel`, `renew` (a new contract
-        inheriting scope and baseline), `status`, `list`."""
+        inheriting scope and baseline), `status`, `list`, and `stash_carry_over` (contract_id: the cluster
+        of carried-over files to save and revert, or none for the unattributed ones; needs a human)."""
         request = None
-        if command in {"open", "renew"}:
+        if command in {"open", "renew", "stash_carry_over"}:
             request = OpenRequest(
                 root_category or "",
                 intent or "",

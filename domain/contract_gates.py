@@ -75,7 +75,7 @@ def open_contract(clerk: Clerk, request: OpenRequest, *, renewed_from: ContractR
     root = RootCategory(request.root_category)
     try:
         head = clerk.history.head(root.value)
-        carried = [] if renewed_from else _carried(clerk, root, head)
+        carried = [] if renewed_from else carried_files(clerk, root, head)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-001", {"root": root.value})
     declared = {target.address.casefold() for target, _, _, _ in targets}
@@ -113,7 +113,8 @@ def _admit(clerk: Clerk, request: OpenRequest) -> tuple[list[Resolved], tuple[st
     return targets, approved
 
 
-def _carried(clerk: Clerk, root: RootCategory, head: str | None) -> list[carry_over.CarriedFile]:
+def carried_files(clerk: Clerk, root: RootCategory, head: str | None) -> list[carry_over.CarriedFile]:
+    """The uncommitted changes under `root`, attributed to the earlier contracts that declared them."""
     if head is None:
         return []
     changes: list[tuple[str, str]] = [

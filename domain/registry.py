@@ -224,6 +224,9 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         {*_SCOPE, "carry_over"},
     ),
     CodeSpec(
+        "CT-GATE-S-007", "Stashed {files}: saved, then put back as they are at HEAD.", {"stash_id", "files"}
+    ),
+    CodeSpec(
         "CT-GATE-I-001", "The contract request is not valid; data.errors lists each problem.", {"errors"}
     ),
     CodeSpec(

@@ -5,7 +5,7 @@ Until a mode is initialised only `ck3_dir pwd` and `ck3_mode` answer (SPEC §2).
 
 from attrs import define, evolve
 
-from domain import approvals, directory, modes
+from domain import approvals, directory, modes, stash
 from domain import catalog as playsets
 from domain import contract_gates as gates
 from domain import contracts as law
@@ -90,6 +90,9 @@ class Toolbox:
             return ReplyBuilder().invalid("MCP-CFG-I-003", {"hint": "configure ROOT_CK3RAVEN_DATA"})
         if command == "open":
             return gates.open_contract(clerk, request) if request else _missing("root_category")
+        if command == "stash_carry_over":
+            root = request.root_category if request and request.root_category else "ROOT_REPO"
+            return stash.stash_carry_over(clerk, root, contract_id)
         if command == "renew":
             return gates.renew(clerk, contract_id, request.ttl_minutes if request else 120)
         actions = {

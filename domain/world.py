@@ -161,6 +161,20 @@ class WorldAdapter:
             raise KeyError(location.root)
         self._files.write(location, text.encode("utf-8"))
 
+    def restore_system_file(self, location: Location, content: bytes | None) -> None:
+        """Put a file back as it was (None: remove it), for a human-approved stash. Raises port errors."""
+        if content is None:
+            self._files.delete(location)
+        else:
+            self._files.write(location, content)
+
+    def read_system_file(self, location: Location, limit: int) -> bytes | None:
+        """A file's bytes for server-owned records (None when absent). Raises other port errors."""
+        try:
+            return self._files.read(location, limit)
+        except NotFound:
+            return None
+
     def read_file(self, ref: VisibilityRef, limit: int) -> bytes:
         """The bytes of the file behind `ref`. Raises port errors."""
         return self._files.read(_seal.locate(ref), limit)

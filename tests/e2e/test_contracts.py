@@ -222,3 +222,45 @@ async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings
     assert json.loads(evidence.read_text(encoding="utf-8"))["message"] == "Raise a"
     assert closed["code"] == "CT-GATE-S-002"
     assert closed["data"]["changes"] == [{"address": "ROOT_REPO:/src/a.py", "kind": "modify"}]
+
+
+async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_including_deletions(
+    settings: Settings,
+):
+    repo = settings.roots[R.ROOT_REPO]
+    (repo / "src" / "b.py").write_text("b = 1\n", encoding="utf-8")
+    porcelain.add(str(repo), paths=[str(repo / "src" / "b.py")])
+    porcelain.commit(str(repo), message=b"b", author=b"T <t@x>", committer=b"T <t@x>")
+    toolbox = build_toolbox(settings)
+    request = {
+        **OPEN,
+        "targets": [*OPEN["targets"], {"address": "ROOT_REPO:/src/b.py", "edit_kind": "delete"}],
+    }
+    async with Client(build(settings, toolbox=toolbox)) as client:
+        opened = await call(client, "ck3_contract", request)
+        contract_id = opened["data"]["contract_id"]
+        await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 2\n"))
+        await call(client, "ck3_file", write("ROOT_REPO:/src/new.py"))
+        await call(client, "ck3_file", {"command": "delete", "path": "ROOT_REPO:/src/b.py"})
+        await call(client, "ck3_contract", {"command": "cancel"})
+        asked = await call(
+            client, "ck3_contract", {"command": "stash_carry_over", "contract_id": contract_id}
+        )
+        toolbox.decide_approval(asked["data"]["approval_id"], approve=True)
+        stashed = await call(
+            client, "ck3_contract", {"command": "stash_carry_over", "contract_id": contract_id}
+        )
+
+    assert asked["code"] == "CT-GATE-I-005"
+    assert stashed["code"] == "CT-GATE-S-007"
+    assert (repo / "src" / "a.py").read_text(encoding="utf-8") == "a = 1\n"
+    assert (repo / "src" / "b.py").read_text(encoding="utf-8") == "b = 1\n"
+    assert not (repo / "src" / "new.py").exists()
+    saved = json.loads(
+        (settings.data_root / "state" / "stash" / f"{stashed['data']['stash_id']}.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    kept = {item["address"]: item["content"] for item in saved["files"]}
+    assert kept["ROOT_REPO:/src/b.py"] is None
+    assert kept["ROOT_REPO:/src/a.py"] is not None
