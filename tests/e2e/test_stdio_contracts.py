@@ -1,0 +1,104 @@
+"""The contract law over stdio, against a real git repository, across a server restart."""
+
+import json
+from pathlib import Path
+
+import pytest
+from dulwich import porcelain
+
+from tests.e2e.stdio import envelope, stdio_client, write_config
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+OPEN = {
+    "command": "open",
+    "root_category": "ROOT_REPO",
+    "intent": "Fix a",
+    "work_declaration": "Edit a",
+    "operations": ["WRITE", "DELETE"],
+    "targets": [{"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
+}
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    repo, data = tmp_path / "repo", tmp_path / "data"
+    (repo / "src").mkdir(parents=True)
+    data.mkdir()
+    (repo / "src" / "a.py").write_text("a = 1\n", encoding="utf-8")
+    porcelain.init(str(repo))
+    porcelain.add(str(repo), paths=[str(repo / "src" / "a.py")])
+    porcelain.commit(str(repo), message=b"first", author=b"T <t@x>", committer=b"T <t@x>")
+    return write_config(tmp_path, roots={"ROOT_REPO": repo, "ROOT_CK3RAVEN_DATA": data})
+
+
+async def tool(client, name: str, args: dict[str, object]) -> dict[str, object]:
+    return envelope(await client.call_tool(name, args))
+
+
+def write(path: str, content: str = "x\n") -> dict[str, object]:
+    return {"command": "write", "path": path, "content": content}
+
+
+async def test_open_write_undeclared_reconcile_fix_close(config: Path, era: str):
+    async with stdio_client(config, era) as client:
+        opened = await tool(client, "ck3_contract", OPEN)
+        declared = await tool(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 2\n"))
+        undeclared = await tool(client, "ck3_file", write("ROOT_REPO:/src/extra.py"))
+        refused = await tool(client, "ck3_contract", {"command": "close"})
+        await tool(client, "ck3_file", {"command": "delete", "path": "ROOT_REPO:/src/extra.py"})
+        closed = await tool(client, "ck3_contract", {"command": "close"})
+
+    assert opened["code"] == "CT-GATE-S-001"
+    assert declared["code"] == undeclared["code"] == "WA-WRITE-S-001"
+    assert refused["code"] == "CT-GATE-I-007"
+    assert closed["code"] == "CT-GATE-S-002"
+
+
+async def test_a_tampered_contract_is_inert_and_a_restart_makes_the_old_one_inert_but_renewable(
+    config: Path, era: str
+):
+    async with stdio_client(config, era) as client:
+        opened = await tool(client, "ck3_contract", OPEN)
+        contract_id = opened["data"]["contract_id"]
+        stored = config.parent / "data" / "state" / "contracts" / f"{contract_id}.json"
+        record = json.loads(stored.read_text(encoding="utf-8"))
+        stored.write_text(json.dumps({**record, "intent": "Something wider"}), encoding="utf-8")
+        tampered = await tool(client, "ck3_contract", {"command": "status"})
+        stored.write_text(json.dumps(record), encoding="utf-8")
+        restored = await tool(client, "ck3_contract", {"command": "status"})
+    async with stdio_client(config, era) as client:
+        listed = await tool(client, "ck3_contract", {"command": "list"})
+        before = await tool(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 3\n"))
+        renewed = await tool(client, "ck3_contract", {"command": "renew", "contract_id": contract_id})
+        after = await tool(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 3\n"))
+
+    assert tampered["data"]["active"] is None
+    assert restored["data"]["active"]["contract_id"] == contract_id
+    assert listed["data"]["contracts"][0]["inert"] is True
+    assert before["data"]["required"] == "contract"
+    assert renewed["data"]["renewed_from"] == contract_id
+    assert renewed["data"]["baseline_sha"] == opened["data"]["baseline_sha"]
+    assert after["code"] == "WA-WRITE-S-001"
+
+
+async def test_carry_over_escalation_reaches_required_on_the_third_open(config: Path, era: str):
+    async with stdio_client(config, era) as client:
+        await tool(
+            client,
+            "ck3_contract",
+            {**OPEN, "targets": [{"address": "ROOT_REPO:/src/b.py", "edit_kind": "add"}]},
+        )
+        await tool(client, "ck3_file", write("ROOT_REPO:/src/b.py"))
+        await tool(client, "ck3_contract", {"command": "cancel"})
+        severities = []
+        for _ in range(3):
+            opened = await tool(client, "ck3_contract", OPEN)
+            severities.append((opened["code"], opened["data"]["carry_over"]["severity"]))
+            await tool(client, "ck3_contract", {"command": "cancel"})
+
+    assert severities == [
+        ("CT-GATE-S-001", "informational"),
+        ("CT-GATE-S-001", "warning"),
+        ("CT-GATE-I-008", "required"),
+    ]
