@@ -46,6 +46,7 @@ bench: $(STAMP)  ## start-up, per-call overhead and ck3_dir against their floors
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/files.py
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/contracts.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache
