@@ -8,6 +8,7 @@ reconciles every change since the baseline — committed, staged, unstaged, untr
 targets and edit kinds, and writes an audit artifact.
 """
 
+import hashlib
 import json
 from datetime import timedelta
 
@@ -29,6 +30,7 @@ from ports.history import History
 from ports.ledger import Ledger
 
 AUDIT = ("artifacts", "audit")
+SNAPSHOT_LIMIT = 16 * 1024 * 1024
 Resolved = tuple[TargetRecord, Location, bool, bool]
 """A declared target made canonical, its place, whether inside a local mod, whether protected."""
 
@@ -303,6 +305,7 @@ def _record(  # noqa: PLR0913, PLR0917 - the request and the three facts the gat
         work_declaration=request.work_declaration,
         author=request.author,
         baseline_sha=baseline,
+        baseline_snapshot=_snapshot(clerk, targets, renewed_from) if baseline is None else (),
         expires_at=(now + timedelta(minutes=request.ttl_minutes)).isoformat(),
         renewed_from=renewed_from.contract_id if renewed_from else None,
         approvals=approved,
@@ -326,14 +329,45 @@ def _own(clerk: Clerk, contract_id: str | None) -> ContractRecord | Reply:
     return record
 
 
+def _snapshot(
+    clerk: Clerk, targets: list[Resolved], renewed_from: ContractRecord | None
+) -> tuple[tuple[str, str | None], ...]:
+    """Without git: the content digest of every declared target (inherited on renewal)."""
+    if renewed_from is not None and renewed_from.baseline_snapshot:
+        return renewed_from.baseline_snapshot
+    return tuple((target.address, _digest_at(clerk, location)) for target, location, _, _ in targets)
+
+
+def _digest_at(clerk: Clerk, location: Location) -> str | None:
+    try:
+        content = clerk.world.read_system_file(location, SNAPSHOT_LIMIT)
+    except PortError:
+        return None
+    return hashlib.sha256(content).hexdigest() if content is not None else None
+
+
 def _changes(clerk: Clerk, record: ContractRecord) -> list[dict[str, object]] | Reply:
-    if record.baseline_sha is None:
-        return []  # no repository holds this root: nothing to reconcile against (the open reply said so)
+    if record.baseline_sha is None:  # no repository: the declared targets against their snapshot
+        return _snapshot_changes(clerk, record)
     try:
         found = clerk.history.changes_since(record.root_category, record.baseline_sha)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-001", {"root": record.root_category})
     return [{"address": clerk.world.address_of(record.root_category, c.parts), "kind": c.kind} for c in found]
+
+
+def _snapshot_changes(clerk: Clerk, record: ContractRecord) -> list[dict[str, object]]:
+    changes: list[dict[str, object]] = []
+    for address, before in record.baseline_snapshot:
+        _, ref = clerk.world.resolve(address, clerk.session.home, must_exist=False)
+        if ref is None:
+            continue
+        target = clerk.world.target(ref)
+        now = _digest_at(clerk, Location(target.root.value, target.parts))
+        if now != before:
+            kind = "add" if before is None else ("delete" if now is None else "modify")
+            changes.append({"address": address, "kind": kind})
+    return changes
 
 
 def _audit(clerk: Clerk, record: ContractRecord, changes: list[dict[str, object]]) -> str | None:
@@ -362,7 +396,11 @@ def _summary(record: ContractRecord) -> dict[str, object]:
         "targets": [{"address": t.address, "edit_kind": t.edit_kind} for t in record.targets],
         "expires_at": record.expires_at,
         "baseline_sha": record.baseline_sha,
-        "baseline": "git" if record.baseline_sha else "none: the root is in no git repository",
+        "baseline": "git"
+        if record.baseline_sha
+        else (
+            "snapshot of the declared targets: the root is in no git repository, so only they are reconciled"
+        ),
         "renewed_from": record.renewed_from,
         "status": record.status,
     }

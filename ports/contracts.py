@@ -27,6 +27,8 @@ class ContractRecord:
     work_declaration: str
     author: str
     baseline_sha: str | None
+    baseline_snapshot: tuple[tuple[str, str | None], ...]
+    """Without a git repository: (address, SHA-256 of the content or None when absent) per declared target."""
     expires_at: str
     renewed_from: str | None
     approvals: tuple[str, ...]

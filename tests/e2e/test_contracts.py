@@ -264,3 +264,32 @@ async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_includin
     kept = {item["address"]: item["content"] for item in saved["files"]}
     assert kept["ROOT_REPO:/src/b.py"] is None
     assert kept["ROOT_REPO:/src/a.py"] is not None
+
+
+async def test_a_root_in_no_repository_records_a_snapshot_of_the_declared_targets(tmp_path: Path):
+    plain, data = tmp_path / "plain", tmp_path / "data"
+    plain.mkdir()
+    data.mkdir()
+    (plain / "a.txt").write_text("a\n", encoding="utf-8")
+    settings = Settings(
+        "test", {R.ROOT_REPO: plain, R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV
+    )
+    request = {
+        **OPEN,
+        "targets": [
+            {"address": "ROOT_REPO:/a.txt", "edit_kind": "modify"},
+            {"address": "ROOT_REPO:/b.txt", "edit_kind": "add"},
+        ],
+    }
+    async with Client(build(settings)) as client:
+        opened = await call(client, "ck3_contract", request)
+        await call(client, "ck3_file", write("ROOT_REPO:/a.txt", "changed\n"))
+        await call(client, "ck3_file", write("ROOT_REPO:/b.txt"))
+        closed = await call(client, "ck3_contract", {"command": "close"})
+
+    assert opened["data"]["baseline_sha"] is None
+    assert opened["data"]["baseline"].startswith("snapshot of the declared targets")
+    assert closed["data"]["changes"] == [
+        {"address": "ROOT_REPO:/a.txt", "kind": "modify"},
+        {"address": "ROOT_REPO:/b.txt", "kind": "add"},
+    ]
