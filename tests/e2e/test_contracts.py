@@ -293,3 +293,22 @@ async def test_a_root_in_no_repository_records_a_snapshot_of_the_declared_target
         {"address": "ROOT_REPO:/a.txt", "kind": "modify"},
         {"address": "ROOT_REPO:/b.txt", "kind": "add"},
     ]
+
+
+async def test_protected_targets_open_only_after_a_human_approves_and_then_may_be_written(settings: Settings):
+    toolbox = build_toolbox(settings)
+    request = {**OPEN, "targets": [{"address": "ROOT_REPO:/policy/protected_files.json", "edit_kind": "add"}]}
+    async with Client(build(settings, toolbox=toolbox)) as client:
+        asked = await call(client, "ck3_contract", request)
+        toolbox.decide_approval(asked["data"]["approval_id"], approve=True)
+        opened = await call(client, "ck3_contract", request)
+        written = await call(
+            client, "ck3_file", write("ROOT_REPO:/policy/protected_files.json", '{"protected": []}')
+        )
+        other = await call(client, "ck3_file", write("ROOT_REPO:/.git/hooks/pre-commit"))
+
+    assert asked["code"] == "CT-GATE-I-005"
+    assert asked["data"]["targets"] == ["root_repo:/policy/protected_files.json"]
+    assert opened["code"] == "CT-GATE-S-001"
+    assert written["code"] == "WA-WRITE-S-001"
+    assert other["code"] == "EN-WRITE-D-005"
