@@ -67,7 +67,19 @@ class Toolbox(Protocol):
 
 
 TOOL_NAMES = frozenset({"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset", "ck3_contract", "ck3_git"})
-_READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
+
+
+def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = False) -> dict[str, bool]:
+    """Tool annotations; informational only: enforcement never reads them."""
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": False,
+    }
+
+
+_READ_ONLY = _hints(read_only=True, idempotent=True)
 
 
 def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> FastMCP:
@@ -100,12 +112,7 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
 
     @server.tool(
         output_schema=ENVELOPE_SCHEMA,
-        annotations={
-            "readOnlyHint": False,
-            "destructiveHint": True,
-            "idempotentHint": False,
-            "openWorldHint": False,
-        },
+        annotations=_hints(read_only=False, destructive=True),
     )
     def ck3_file(
         command: Literal["read", "write", "edit", "delete"],
@@ -121,12 +128,7 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
 
     @server.tool(
         output_schema=ENVELOPE_SCHEMA,
-        annotations={
-            "readOnlyHint": False,
-            "destructiveHint": False,
-            "idempotentHint": True,
-            "openWorldHint": False,
-        },
+        annotations=_hints(read_only=False, idempotent=True),
     )
     async def ck3_mode(
         ctx: Context,
@@ -148,12 +150,7 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
 
     @server.tool(
         output_schema=ENVELOPE_SCHEMA,
-        annotations={
-            "readOnlyHint": False,
-            "destructiveHint": False,
-            "idempotentHint": True,
-            "openWorldHint": False,
-        },
+        annotations=_hints(read_only=False, idempotent=True),
     )
     def ck3_playset(
         command: Literal["list", "show", "switch"] = "list", name: str | None = None
@@ -168,12 +165,7 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
 def _add_contract_tool(server: FastMCP, toolbox: Toolbox) -> None:
     @server.tool(
         output_schema=ENVELOPE_SCHEMA,
-        annotations={
-            "readOnlyHint": False,
-            "destructiveHint": False,
-            "idempotentHint": False,
-            "openWorldHint": False,
-        },
+        annotations=_hints(read_only=False),
     )
     def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over"],
@@ -208,12 +200,7 @@ def _add_contract_tool(server: FastMCP, toolbox: Toolbox) -> None:
 def _add_git_tool(server: FastMCP, toolbox: Toolbox) -> None:
     @server.tool(
         output_schema=ENVELOPE_SCHEMA,
-        annotations={
-            "readOnlyHint": False,
-            "destructiveHint": False,
-            "idempotentHint": False,
-            "openWorldHint": False,
-        },
+        annotations=_hints(read_only=False),
     )
     def ck3_git(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         command: Literal["status", "diff", "log", "add", "commit"],

@@ -52,16 +52,9 @@ class MemoryFiles(Files):
         return [Entry(name, _kind_of(node), _size(node)) for name, node in sorted(folder.items())]
 
     def read(self, location: Location, limit: int) -> bytes:
-        if not location.parts:
-            raise SpecialFile("a root is not a file")
-        parent = self._folder(Location(location.root, location.parts[:-1]))
-        node = parent.get(location.parts[-1])
-        if node is None:
-            raise NotFound("no such file")
-        if isinstance(node, Link):
-            raise LinkRefused("the target is a symbolic link")
-        if not isinstance(node, bytes):
-            raise SpecialFile("not a regular file")
+        parent = self._parent_of_file(location)
+        node = parent[location.parts[-1]]
+        assert isinstance(node, bytes)  # noqa: S101 - _parent_of_file checked it
         if len(node) > limit:
             raise TooLarge("the file is larger than the limit")
         return node
@@ -85,6 +78,10 @@ class MemoryFiles(Files):
         folder[location.parts[-1]] = bytes(data)
 
     def delete(self, location: Location) -> None:
+        del self._parent_of_file(location)[location.parts[-1]]
+
+    def _parent_of_file(self, location: Location) -> dict[str, object]:
+        """The folder holding the regular file at `location` (port errors for anything else)."""
         if not location.parts:
             raise SpecialFile("a root is not a file")
         parent = self._folder(Location(location.root, location.parts[:-1]))
@@ -94,8 +91,8 @@ class MemoryFiles(Files):
         if isinstance(node, Link):
             raise LinkRefused("the target is a symbolic link")
         if not isinstance(node, bytes):
-            raise SpecialFile("only files are deleted")
-        del parent[location.parts[-1]]
+            raise SpecialFile("not a regular file")
+        return parent
 
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]

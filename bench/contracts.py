@@ -5,12 +5,13 @@ same work, on a generated repository: 20,000 files, 200 commits, 100 dirty files
 import argparse
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import median_ms
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -51,15 +52,6 @@ def generate(files: int, commits: int, dirty: int) -> None:
     for index in range(dirty - dirty * 3 // 4):
         (REPO / "common" / f"new{index}.txt").write_text("new\n", encoding="utf-8")
     git("status", "--porcelain")  # refresh the index stat cache once, for both sides alike
-
-
-def median_ms(fn: Callable[[], object], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
 
 
 def main() -> None:

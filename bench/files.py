@@ -7,14 +7,14 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import median_async_ms, median_ms
 
 CONTENT = ("brave = { prowess = 2 }\n" * 430)[:10_240]
 
@@ -26,24 +26,6 @@ def floor_write(path: Path) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     temp.replace(path)
-
-
-def median_ms(fn: Callable[[], object], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
-
-
-async def median_async_ms(fn: Callable[[], Awaitable[object]], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        await fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
 
 
 async def over_stdio(config: Path, repeats: int) -> tuple[float, float]:

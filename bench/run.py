@@ -9,14 +9,13 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import median_async_ms, median_ms
 
 HERE = Path(__file__).resolve().parent
 WORLD = HERE / ".world"
@@ -65,24 +64,6 @@ def floor_list(folder: Path) -> str:
 # ------------------------------------------------------------------ measuring
 
 
-def timed(fn: Callable[[], object], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
-
-
-async def timed_async(fn: Callable[[], Any], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        await fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
-
-
 CASES = {
     "tree whole root": {"command": "tree", "path": "ROOT_GAME:/", "depth": 64},
     "tree depth 3": {"command": "tree", "path": "ROOT_GAME:/", "depth": 3},
@@ -92,9 +73,9 @@ CASES = {
 
 def floors(game: Path, repeats: int) -> dict[str, float]:
     return {
-        "tree whole root": timed(lambda: floor_tree(game, 64), repeats),
-        "tree depth 3": timed(lambda: floor_tree(game, 3), repeats),
-        "list 2,000 entries": timed(lambda: floor_list(game / WIDE), repeats),
+        "tree whole root": median_ms(lambda: floor_tree(game, 64), repeats),
+        "tree depth 3": median_ms(lambda: floor_tree(game, 3), repeats),
+        "list 2,000 entries": median_ms(lambda: floor_list(game / WIDE), repeats),
     }
 
 
@@ -117,7 +98,7 @@ async def in_process(config: Path, repeats: int) -> dict[str, float]:
     server = build(load(config, cwd=config.parent))
     async with Client(server) as client:
         return {
-            name: await timed_async(lambda args=args: client.call_tool("ck3_dir", args), repeats)
+            name: await median_async_ms(lambda args=args: client.call_tool("ck3_dir", args), repeats)
             for name, args in CASES.items()
         }
 
@@ -134,7 +115,9 @@ async def over_stdio(config: Path, repeats: int) -> dict[str, float]:
         results = {}
         for name, args in CASES.items():
             await client.call_tool("ck3_dir", args)  # warm the path once
-            results[name] = await timed_async(lambda args=args: client.call_tool("ck3_dir", args), repeats)
+            results[name] = await median_async_ms(
+                lambda args=args: client.call_tool("ck3_dir", args), repeats
+            )
         return results
 
 

@@ -61,3 +61,17 @@ def sample_world_on_disk(tmp_path: Path, mode: Mode | None = Mode.CK3LENS) -> Se
         R.ROOT_CK3RAVEN_DATA: world / "ck3raven_data",
     }
     return Settings("test", roots, R.ROOT_REPO, mode, "Sample Playset")
+
+
+def small_git_repo(base: Path) -> tuple[Path, Path]:
+    """A git repository `base/repo` with `src/a.py` ("a = 1") committed, and an empty `base/data` folder."""
+    from dulwich import porcelain
+
+    repo, data = base / "repo", base / "data"
+    (repo / "src").mkdir(parents=True)
+    data.mkdir()
+    (repo / "src" / "a.py").write_text("a = 1\n", encoding="utf-8")
+    porcelain.init(str(repo))
+    porcelain.add(str(repo), paths=[str(repo / "src" / "a.py")])
+    porcelain.commit(str(repo), message=b"first", author=b"T <t@x>", committer=b"T <t@x>")
+    return repo, data

@@ -12,6 +12,7 @@ from fastmcp import Client
 from app.bootstrap import build, build_toolbox
 from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
+from tests.worlds import small_git_repo
 
 pytestmark = pytest.mark.anyio
 R = RootCategory
@@ -19,13 +20,7 @@ R = RootCategory
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    repo, data = tmp_path / "repo", tmp_path / "data"
-    (repo / "src").mkdir(parents=True)
-    data.mkdir()
-    (repo / "src" / "a.py").write_text("a = 1\n", encoding="utf-8")
-    porcelain.init(str(repo))
-    porcelain.add(str(repo), paths=[str(repo / "src" / "a.py")])
-    porcelain.commit(str(repo), message=b"first", author=b"T <t@x>", committer=b"T <t@x>")
+    repo, data = small_git_repo(tmp_path)
     return Settings("test", {R.ROOT_REPO: repo, R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV)
 
 

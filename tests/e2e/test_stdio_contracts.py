@@ -4,9 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
-from dulwich import porcelain
 
 from tests.e2e.stdio import envelope, stdio_client, write_config
+from tests.worlds import small_git_repo
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -22,13 +22,7 @@ OPEN = {
 
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
-    repo, data = tmp_path / "repo", tmp_path / "data"
-    (repo / "src").mkdir(parents=True)
-    data.mkdir()
-    (repo / "src" / "a.py").write_text("a = 1\n", encoding="utf-8")
-    porcelain.init(str(repo))
-    porcelain.add(str(repo), paths=[str(repo / "src" / "a.py")])
-    porcelain.commit(str(repo), message=b"first", author=b"T <t@x>", committer=b"T <t@x>")
+    repo, data = small_git_repo(tmp_path)
     return write_config(tmp_path, roots={"ROOT_REPO": repo, "ROOT_CK3RAVEN_DATA": data})
 
 
