@@ -49,25 +49,19 @@ def write(desk: Desk, path: str | None, content: str) -> Reply:
     data = content.encode("utf-8", "surrogatepass")
     if len(data) > WRITE_LIMIT:
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
-    opened = _file(desk, path, "write", must_exist=False)
+    opened = _governed(desk, path, "write", Operation.WRITE, must_exist=False)
     if isinstance(opened, Reply):
         return opened
-    decision = enforce(desk.session.mode, Operation.WRITE, desk.world.target(opened), desk.contract)
-    if decision.terminal:
-        return decision
     return _store(desk.world, opened, data, created=opened.kind is None)
 
 
-def edit(desk: Desk, path: str | None, old: str, new: str) -> Reply:  # noqa: PLR0911 - one per outcome
+def edit(desk: Desk, path: str | None, old: str, new: str) -> Reply:
     """Replace the one occurrence of `old` with `new` in a file."""
     if not old:
         return ReplyBuilder().invalid("WA-WRITE-I-004", {"rule": "old-text-empty"})
-    opened = _file(desk, path, "edit", must_exist=True)
+    opened = _governed(desk, path, "edit", Operation.WRITE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
-    decision = enforce(desk.session.mode, Operation.WRITE, desk.world.target(opened), desk.contract)
-    if decision.terminal:
-        return decision
     text = _load(desk.world, opened)
     if isinstance(text, Reply):
         return text
@@ -82,12 +76,9 @@ def edit(desk: Desk, path: str | None, old: str, new: str) -> Reply:  # noqa: PL
 
 def delete(desk: Desk, path: str | None) -> Reply:
     """Remove a file."""
-    opened = _file(desk, path, "delete", must_exist=True)
+    opened = _governed(desk, path, "delete", Operation.DELETE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
-    decision = enforce(desk.session.mode, Operation.DELETE, desk.world.target(opened), desk.contract)
-    if decision.terminal:
-        return decision
     try:
         desk.world.delete_file(opened)
     except PortError as exc:
@@ -106,6 +97,17 @@ def _file(desk: Desk, path: str | None, command: str, *, must_exist: bool) -> Vi
     if ref.kind == "dir" or ref.address.endswith(":/"):
         return ReplyBuilder().invalid("WA-RES-I-017", {"address": ref.address, "command": command})
     return ref
+
+
+def _governed(
+    desk: Desk, path: str | None, command: str, operation: Operation, *, must_exist: bool
+) -> VisibilityRef | Reply:
+    """Resolve, then enforce: the ref to execute through, or the first terminal reply."""
+    opened = _file(desk, path, command, must_exist=must_exist)
+    if isinstance(opened, Reply):
+        return opened
+    decision = enforce(desk.session.mode, operation, desk.world.target(opened), desk.contract)
+    return decision if decision.terminal else opened
 
 
 def _load(world: WorldAdapter, ref: VisibilityRef) -> str | Reply:
