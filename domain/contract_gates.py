@@ -8,13 +8,12 @@ reconciles every change since the baseline — committed, staged, unstaged, untr
 targets and edit kinds, and writes an audit artifact.
 """
 
-import hashlib
 import json
 from datetime import timedelta
 
 from attrs import frozen
 
-from domain import approvals, carry_over
+from domain import approvals, carry_over, reconciliation
 from domain import contracts as law
 from domain.approvals import Authority, State
 from domain.capabilities import row_for
@@ -29,8 +28,6 @@ from ports.files import Location
 from ports.history import History
 from ports.ledger import Ledger
 
-AUDIT = ("artifacts", "audit")
-SNAPSHOT_LIMIT = 16 * 1024 * 1024
 Resolved = tuple[TargetRecord, Location, bool, bool]
 """A declared target made canonical, its place, whether inside a local mod, whether protected."""
 
@@ -335,57 +332,29 @@ def _snapshot(
     """Without git: the content digest of every declared target (inherited on renewal)."""
     if renewed_from is not None and renewed_from.baseline_snapshot:
         return renewed_from.baseline_snapshot
-    return tuple((target.address, _digest_at(clerk, location)) for target, location, _, _ in targets)
-
-
-def _digest_at(clerk: Clerk, location: Location) -> str | None:
-    try:
-        content = clerk.world.read_system_file(location, SNAPSHOT_LIMIT)
-    except PortError:
-        return None
-    return hashlib.sha256(content).hexdigest() if content is not None else None
+    return reconciliation.snapshot(
+        clerk.world, [(target.address, location) for target, location, _, _ in targets]
+    )
 
 
 def _changes(clerk: Clerk, record: ContractRecord) -> list[dict[str, object]] | Reply:
-    if record.baseline_sha is None:  # no repository: the declared targets against their snapshot
-        return _snapshot_changes(clerk, record)
     try:
-        found = clerk.history.changes_since(record.root_category, record.baseline_sha)
+        return reconciliation.changes(clerk.world, clerk.history, clerk.session.home, record)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-001", {"root": record.root_category})
-    return [{"address": clerk.world.address_of(record.root_category, c.parts), "kind": c.kind} for c in found]
-
-
-def _snapshot_changes(clerk: Clerk, record: ContractRecord) -> list[dict[str, object]]:
-    changes: list[dict[str, object]] = []
-    for address, before in record.baseline_snapshot:
-        _, ref = clerk.world.resolve(address, clerk.session.home, must_exist=False)
-        if ref is None:
-            continue
-        target = clerk.world.target(ref)
-        now = _digest_at(clerk, Location(target.root.value, target.parts))
-        if now != before:
-            kind = "add" if before is None else ("delete" if now is None else "modify")
-            changes.append({"address": address, "kind": kind})
-    return changes
 
 
 def _audit(clerk: Clerk, record: ContractRecord, changes: list[dict[str, object]]) -> str | None:
-    data_root = RootCategory.ROOT_CK3RAVEN_DATA.value
-    folder = Location(data_root, AUDIT)
-    evidence = {
-        "contract": json.loads(json.dumps(_summary(record))),
-        "changes": changes,
-        "closed_at": record.closed_at,
-        "signature": record.state_signature,
-    }
-    try:
-        clerk.world.write_system_file(
-            folder.child(f"{record.contract_id}.json"), json.dumps(evidence, indent=1)
-        )
-    except (PortError, KeyError):
-        return None
-    return f"{data_root}:/{'/'.join(AUDIT)}/{record.contract_id}.json"
+    return reconciliation.write_evidence(
+        clerk.world,
+        record.contract_id,
+        {
+            "contract": json.loads(json.dumps(_summary(record))),
+            "changes": changes,
+            "closed_at": record.closed_at,
+            "signature": record.state_signature,
+        },
+    )
 
 
 def _summary(record: ContractRecord) -> dict[str, object]:

@@ -3,10 +3,10 @@ commit are governed WRITEs (each file they touch goes through enforcement, so th
 a commit's message is recorded as audit evidence."""
 
 import difflib
-import json
 
 from attrs import frozen
 
+from domain import reconciliation
 from domain.enforcement import ActiveContract, enforce
 from domain.replies import Reply, ReplyBuilder
 from domain.session import Session
@@ -16,7 +16,6 @@ from ports.errors import PortError
 from ports.files import Location
 from ports.history import Change, History
 
-AUDIT = ("artifacts", "audit")
 DIFF_LIMIT = 200_000
 
 
@@ -152,17 +151,11 @@ def _visible(bench: Bench, root: str, changes: list[Change]) -> list[dict[str, o
 
 
 def _record(bench: Bench, sha: str, message: str, paths: list[dict[str, object]]) -> None:
-    evidence = {
-        "commit": sha,
-        "message": message,
-        "paths": paths,
-        "contract_id": bench.contract.contract_id if bench.contract else None,
-    }
-    folder = Location(RootCategory.ROOT_CK3RAVEN_DATA.value, AUDIT)
-    try:
-        bench.world.write_system_file(folder.child(f"commit-{sha}.json"), json.dumps(evidence, indent=1))
-    except (PortError, KeyError):
-        return  # no data root: the commit itself stays the record
+    contract_id = bench.contract.contract_id if bench.contract else None
+    evidence = {"commit": sha, "message": message, "paths": paths, "contract_id": contract_id}
+    reconciliation.write_evidence(
+        bench.world, f"commit-{sha}", evidence
+    )  # no data root: the commit is the record
 
 
 def _lines(data: bytes | None) -> list[str]:
