@@ -2,7 +2,7 @@
 
 No agent tool can address it (the state folder is invisible and sockets are never opened by ck3_file).
 `ck3raven approvals|approve|decline` speak one JSON request per connection:
-{"op": "list"} | {"op": "show", "id": ID} | {"op": "decide", "id": ID, "approve": bool}.
+{"op": "list"} | {"op": "decide", "id": ID, "approve": bool}.
 """
 
 import contextlib
@@ -73,14 +73,6 @@ class ApprovalChannel:
             return {
                 "ok": True,
                 "pending": [self._converter.unstructure(r) for r in approvals.pending(self._authority)],
-            }
-        if operation == "show":
-            record = next(
-                (r for r in approvals.pending(self._authority) if r.approval_id == request["id"]), None
-            )
-            return {
-                "ok": record is not None,
-                "approval": self._converter.unstructure(record) if record else None,
             }
         if operation == "decide":
             decided = approvals.human_decision(

@@ -147,6 +147,7 @@ _WORLD: tuple[CodeSpec, ...] = (
         "WA-READ-S-006",
         "The {count} newest commits of the repository holding {root}.",
         {"root", "commits", "count"},
+        opaque={"commits"},  # messages and authors are people's text, like file content
     ),
     CodeSpec("WA-WRITE-S-003", "Staged the named files.", {"staged"}),
     CodeSpec("WA-WRITE-S-004", "Committed {sha}.", {"sha", "message", "paths"}),

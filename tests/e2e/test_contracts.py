@@ -307,3 +307,15 @@ async def test_protected_targets_open_only_after_a_human_approves_and_then_may_b
     assert opened["code"] == "CT-GATE-S-001"
     assert written["code"] == "WA-WRITE-S-001"
     assert other["code"] == "EN-WRITE-D-005"
+
+
+async def test_a_commit_message_naming_a_system_path_is_still_shown_by_log(settings: Settings):
+    repo = settings.roots[R.ROOT_REPO]
+    (repo / "src" / "a.py").write_text("a = 4\n", encoding="utf-8")
+    porcelain.add(str(repo), paths=[str(repo / "src" / "a.py")])
+    porcelain.commit(str(repo), message=b"Call /usr/bin/env python", author=b"T <t@x>", committer=b"T <t@x>")
+    async with Client(build(settings)) as client:
+        log = await call(client, "ck3_git", {"command": "log"})
+
+    assert log["code"] == "WA-READ-S-006"
+    assert log["data"]["commits"][0]["message"] == "Call /usr/bin/env python"
