@@ -15,7 +15,6 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dulwich import porcelain
 from dulwich.errors import NotTreeError
 from dulwich.ignore import IgnoreFilterManager
 from dulwich.index import Index, IndexEntry
@@ -103,6 +102,8 @@ class DulwichHistory(History):
         inside = [prefix + "/".join(parts) for parts in paths]
         present = [str(top / path) for path in inside if (top / path).exists()]
         removed = [path.encode() for path in inside if not (top / path).exists()]
+        from dulwich import porcelain  # heavy (archive, patch...): only the governed writes need it
+
         with closing(repo):
             try:
                 if present:
@@ -118,6 +119,8 @@ class DulwichHistory(History):
 
     def commit(self, root: str, message: str, author: str) -> str:
         _, _, repo = self._open(root)
+        from dulwich import porcelain  # see stage()
+
         with closing(repo):
             identity = author.encode("utf-8")
             try:
