@@ -74,6 +74,8 @@ def diff(bench: Bench, path: str | None) -> Reply:
 def log(bench: Bench, root: str, limit: int) -> Reply:
     """The newest commits of the repository holding `root`."""
     try:
+        if bench.history.head(root) is None:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
         commits = bench.history.log(root, limit)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
@@ -109,12 +111,9 @@ def commit(bench: Bench, root: str, message: str) -> Reply:
     """Commit what is staged: a governed WRITE on every staged file; the message goes to the audit."""
     if not message.strip():
         return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "a commit needs a message"})
-    try:
-        staged = bench.history.staged(root)
-    except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
-    if not staged:
-        return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
+    staged = _staged(bench, root)
+    if isinstance(staged, Reply):
+        return staged
     refusal = _governed(bench, root, staged)
     if refusal is not None:
         return refusal
@@ -125,6 +124,17 @@ def commit(bench: Bench, root: str, message: str) -> Reply:
     paths = _visible(bench, root, staged)
     _record(bench, sha, message, paths)
     return ReplyBuilder().success("WA-WRITE-S-004", {"sha": sha, "message": message, "paths": paths})
+
+
+def _staged(bench: Bench, root: str) -> list[Change] | Reply:
+    """What the index holds beyond HEAD, or why there is nothing to commit."""
+    try:
+        if bench.history.head(root) is None:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
+        staged = bench.history.staged(root)
+    except PortError:
+        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
+    return staged or ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
 
 
 def _governed(bench: Bench, root: str, staged: list[Change]) -> Reply | None:

@@ -106,6 +106,7 @@ _WORLD: tuple[CodeSpec, ...] = (
         {*_ADDRESS_RULE, "segment"},
     ),
     CodeSpec("WA-RES-I-016", "cd takes a root category only, such as ROOT_GAME.", _ADDRESS_RULE),
+    CodeSpec("WA-RES-I-018", "{root} lies in no git repository (or one without commits).", {"root"}),
     CodeSpec(
         "WA-IO-E-001", "The filesystem failed while serving {address}; report the trace id.", {"address"}
     ),

@@ -62,7 +62,8 @@ class Toolbox:
         refusal = sessions.mode_required(self.session, "ck3_file")
         if refusal is not None:
             return refusal
-        desk = files.Desk(self.session, self.world, self.active_contract())
+        # reads need no contract: only mutations pay for loading and verifying it
+        desk = files.Desk(self.session, self.world, None if command == "read" else self.active_contract())
         if command == "read":
             return files.read(desk, path)
         if command == "delete":
@@ -109,7 +110,12 @@ class Toolbox:
             return refusal
         if self.history is None:
             return ReplyBuilder().invalid("MCP-CFG-I-003", {"hint": "no repository history is configured"})
-        bench = git.Bench(self.session, self.world, self.history, self.active_contract())
+        if options.root not in {root.value for root in self.world.view.roots}:
+            return ReplyBuilder().invalid(
+                "WA-RES-I-009", {"roots": sorted(r.value for r in self.world.view.roots)}
+            )
+        contract = self.active_contract() if command in {"add", "commit"} else None
+        bench = git.Bench(self.session, self.world, self.history, contract)
         actions = {
             "status": lambda: git.status(bench, options.root),
             "diff": lambda: git.diff(bench, options.path),

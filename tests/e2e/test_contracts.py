@@ -319,3 +319,13 @@ async def test_a_commit_message_naming_a_system_path_is_still_shown_by_log(setti
 
     assert log["code"] == "WA-READ-S-006"
     assert log["data"]["commits"][0]["message"] == "Call /usr/bin/env python"
+
+
+@pytest.mark.parametrize(
+    ("root", "code"), [("ROOT_ETC", "WA-RES-I-009"), ("ROOT_CK3RAVEN_DATA", "WA-RES-I-018")]
+)
+async def test_git_on_a_root_that_is_unknown_or_in_no_repository_is_invalid(settings: Settings, root, code):
+    async with Client(build(settings)) as client:
+        log = await call(client, "ck3_git", {"command": "log", "root": root})
+
+    assert log["code"] == code
