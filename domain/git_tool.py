@@ -100,6 +100,8 @@ def add(bench: Bench, paths: list[str]) -> Reply:
         return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "name files of one root"})
     root = roots.pop()
     try:
+        if bench.history.head(root) is None:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
         bench.history.stage(root, [place.parts for place in places])
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-001", {"root": root})

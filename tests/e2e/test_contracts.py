@@ -329,3 +329,11 @@ async def test_git_on_a_root_that_is_unknown_or_in_no_repository_is_invalid(sett
         log = await call(client, "ck3_git", {"command": "log", "root": root})
 
     assert log["code"] == code
+
+
+async def test_staging_a_file_of_a_root_in_no_repository_is_invalid(settings: Settings):
+    async with Client(build(settings)) as client:
+        await call(client, "ck3_file", write("ROOT_CK3RAVEN_DATA:/wip/x.txt"))
+        staged = await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_CK3RAVEN_DATA:/wip/x.txt"]})
+
+    assert staged["code"] == "WA-RES-I-018"
