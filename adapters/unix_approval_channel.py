@@ -26,9 +26,10 @@ _MAX_REQUEST = 4096
 class ApprovalChannel:
     """Serves human decisions for `authority` on a Unix socket at `path`, in a daemon thread."""
 
-    def __init__(self, path: Path, authority: Authority) -> None:
+    def __init__(self, path: Path, authority: Authority, lock: "threading.RLock | None" = None) -> None:
         self._path = path
         self._authority = authority
+        self._lock = lock or threading.RLock()
         self._converter = Converter()
         self._server: socket.socket | None = None
 
@@ -62,7 +63,8 @@ class ApprovalChannel:
             with connection:
                 try:
                     request = json.loads(connection.recv(_MAX_REQUEST).decode("utf-8"))
-                    answer = self._answer(request)
+                    with self._lock:  # the same lock the tool calls take
+                        answer = self._answer(request)
                 except (ValueError, UnicodeDecodeError, TypeError, KeyError):
                     answer = {"ok": False, "problem": "malformed request"}
                 connection.sendall(json.dumps(answer).encode("utf-8") + b"\n")

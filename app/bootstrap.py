@@ -1,6 +1,7 @@
 """The composition root: wires real adapters to the core. No process-global effects here."""
 
 from importlib.metadata import PackageNotFoundError, version
+from threading import RLock
 
 from fastmcp import FastMCP
 
@@ -10,6 +11,7 @@ from adapters.hmac_signer import HmacSigner
 from adapters.json_playsets import JsonPlaysets
 from adapters.json_state import JsonApprovals, JsonContracts, JsonLedger
 from adapters.local_files import LocalFiles
+from adapters.serial_toolbox import SerialToolbox
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
@@ -52,11 +54,11 @@ def build_toolbox(settings: Settings, *, files: Files | None = None, signer: Sig
     return Toolbox(session, world, store, settings.active_playset, authority, contracts, history, ledger)
 
 
-def approval_channel(settings: Settings, toolbox: Toolbox) -> ApprovalChannel | None:
-    """The operator's approval socket for this server (None without a data root)."""
+def approval_channel(settings: Settings, toolbox: Toolbox, lock: RLock) -> ApprovalChannel | None:
+    """The operator's approval socket for this server (None without a data root); it decides under `lock`."""
     if settings.data_root is None or toolbox.authority is None:
         return None
-    return ApprovalChannel(settings.data_root / "state" / "approvals.sock", toolbox.authority)
+    return ApprovalChannel(settings.data_root / "state" / "approvals.sock", toolbox.authority, lock)
 
 
 def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
@@ -69,9 +71,11 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
     return mod_folders(record)
 
 
-def build(settings: Settings, *, toolbox: Toolbox | None = None) -> FastMCP:
-    """The MCP server for `settings`, ready to run or to be driven in memory by a test client."""
-    return build_server(toolbox or build_toolbox(settings), leak_gate(settings), version=_version())
+def build(settings: Settings, *, toolbox: Toolbox | None = None, lock: "RLock | None" = None) -> FastMCP:
+    """The MCP server for `settings`, ready to run or to be driven in memory by a test client. Tool calls
+    reach the core one at a time, under `lock` (shared with the approval channel)."""
+    serial = SerialToolbox(toolbox or build_toolbox(settings), lock)
+    return build_server(serial, leak_gate(settings), version=_version())
 
 
 def _version() -> str:

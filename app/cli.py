@@ -83,6 +83,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     data_root = settings.data_root
     configure_logging(data_root / "logs" / "ck3raven.log" if data_root else None)
+    from threading import RLock
+
     from app.bootstrap import approval_channel, build, build_toolbox
 
     try:
@@ -90,8 +92,9 @@ def _serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
-    server = build(settings, toolbox=toolbox)
-    channel = approval_channel(settings, toolbox)
+    lock = RLock()
+    server = build(settings, toolbox=toolbox, lock=lock)
+    channel = approval_channel(settings, toolbox, lock)
     if channel is not None:
         try:
             channel.start()

@@ -124,3 +124,38 @@ async def test_tools_declare_the_envelope_schema_and_honest_annotations(repo_set
     assert tools["ck3_file"].annotations.read_only_hint is False
     assert tools["ck3_file"].annotations.destructive_hint is True
     assert tools["ck3_playset"].annotations.read_only_hint is False
+
+
+async def test_concurrent_calls_reach_the_core_one_at_a_time(repo_settings: Settings):
+    import threading
+
+    import anyio
+
+    from adapters.serial_toolbox import SerialToolbox
+
+    inside, most = [0], [0]
+    guard = threading.Lock()
+
+    class Slow:
+        def ck3_dir(self, command, path, depth, progress=None):
+            with guard:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+            import time
+
+            time.sleep(0.02)
+            with guard:
+                inside[0] -= 1
+            from domain.replies import ReplyBuilder
+
+            return ReplyBuilder().success("MCP-CFG-S-001", {"home": "ROOT_REPO", "address": "ROOT_REPO:/"})
+
+        def decide_approval(self, approval_id, *, approve):
+            return False
+
+    server = build_server(SerialToolbox(Slow()), LeakGate(()))
+    async with Client(server) as client, anyio.create_task_group() as group:
+        for _ in range(6):
+            group.start_soon(client.call_tool, "ck3_dir", {})
+
+    assert most[0] == 1
