@@ -29,18 +29,23 @@ def wait_for(port: int, seconds: float = 30) -> None:
     raise TimeoutError("the server did not listen")
 
 
-async def test_pwd_over_http_answers_the_envelope(tmp_path: Path):
-    (tmp_path / "repo").mkdir()
-    config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
-    port = free_port()
+def start(config: Path, port: int) -> subprocess.Popen[bytes]:
     server = subprocess.Popen(
         [CK3RAVEN, "serve", "--config", str(config), "--transport", "http", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        cwd=tmp_path,
+        cwd=config.parent,
     )
+    wait_for(port)
+    return server
+
+
+async def test_pwd_over_http_answers_the_envelope(tmp_path: Path):
+    (tmp_path / "repo").mkdir()
+    config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
+    port = free_port()
+    server = start(config, port)
     try:
-        wait_for(port)
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             result = await client.call_tool("ck3_dir", {"command": "pwd"})
     finally:
