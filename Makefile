@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check lint format typecheck arch archlint docs bench install clean
+.PHONY: run test check lint format typecheck arch archlint docs bench bench-peers install clean
 
 run: $(STAMP)  ## serve the sample world over stdio (stdout is the MCP protocol: nothing else may print there)
 	@$(BIN)/ck3raven serve
@@ -47,6 +47,9 @@ bench: $(STAMP)  ## start-up, per-call overhead and ck3_dir against their floors
 	$(BIN)/python bench/files.py
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/contracts.py
+
+bench-peers: $(STAMP)  ## the MCP reference filesystem server (npm) on the same world, same run
+	$(BIN)/python bench/peers.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache
