@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from domain.registry import REGISTRY
+from domain.replies.registry import REGISTRY
 
 BANNED_TERMS = frozenset(
     {

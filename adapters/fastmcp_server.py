@@ -16,10 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from adapters.elicitation import Elicitor
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult
 from adapters.wire import ENVELOPE_SCHEMA
-from domain.contract_gates import OpenRequest
-from domain.git_tool import GitOptions
-from domain.leaks import LeakGate
-from domain.replies import Reply
+from domain.contracts.gates import OpenRequest
+from domain.replies.builder import Reply
+from domain.replies.leaks import LeakGate
+from domain.use_cases.repository import GitOptions
 from ports.contracts import TargetRecord
 
 INSTRUCTIONS = """\

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import cattrs
 from cattrs.preconf.json import make_converter as _json_converter
 
-from domain.visibility import VisibilityRef
+from domain.world.visibility import VisibilityRef
 
 T = TypeVar("T")
 

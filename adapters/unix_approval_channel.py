@@ -16,8 +16,8 @@ from typing import Any
 import structlog
 from cattrs import Converter
 
-from domain import approvals
-from domain.approvals import Authority
+from domain.policy import approvals
+from domain.policy.approvals import Authority
 
 log = structlog.get_logger()
 _MAX_REQUEST = 4096

@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from domain.frozen import to_json
-from domain.replies import Reply
+from domain.replies.builder import Reply
+from domain.replies.frozen import to_json
 from domain.vocabulary import ReplyType
 
 Envelope = dict[str, Any]

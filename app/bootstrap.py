@@ -15,15 +15,15 @@ from adapters.serial_toolbox import SerialToolbox
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
-from domain.approvals import Authority
-from domain.catalog import Catalog
-from domain.leaks import LeakGate
-from domain.modes import initialise
-from domain.playsets import ModFolder, mod_folders
-from domain.replies import Reply
+from domain.policy.approvals import Authority
+from domain.policy.modes import initialise
+from domain.replies.builder import Reply
+from domain.replies.leaks import LeakGate
 from domain.session import Session
-from domain.toolbox import Toolbox
-from domain.world import WorldAdapter, WorldView
+from domain.use_cases.toolbox import Toolbox
+from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.catalog import Catalog
+from domain.world.playsets import ModFolder, mod_folders
 from ports.files import Files
 from ports.playsets import PlaysetStore
 from ports.signer import Signer

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.config import ConfigError, Settings, config_path, load
-from domain.registry import REGISTRY
+from domain.replies.registry import REGISTRY
 from domain.vocabulary import Mode, RootCategory
 
 
@@ -203,7 +203,7 @@ def _policy(_: argparse.Namespace) -> int:
 
 def render_policy() -> str:
     """The capability matrix as a table; anything not listed may not be mutated."""
-    from domain.capabilities import MATRIX
+    from domain.policy.capabilities import MATRIX
 
     header = f"{'mode':<13} {'target':<52} {'WRITE':<24} {'DELETE':<9} rule"
     lines = [header, "-" * len(header)]

@@ -11,7 +11,7 @@ from typing import Final
 
 from attrs import frozen
 
-from domain.replies import Reply, ReplyBuilder
+from domain.replies.builder import Reply, ReplyBuilder
 
 MAX_ADDRESS_BYTES: Final = 4096
 MAX_SEGMENT_BYTES: Final = 255

@@ -6,7 +6,7 @@ pwd` and `ck3_mode` answer; every other tool gets `MCP-CFG-I-001`.
 
 from attrs import define
 
-from domain.replies import Reply, ReplyBuilder
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, RootCategory
 
 

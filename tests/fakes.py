@@ -2,7 +2,7 @@
 
 from attrs import define, field
 
-from domain.replies import Reply, ReplyBuilder
+from domain.replies.builder import Reply, ReplyBuilder
 
 
 class _NoHumans:

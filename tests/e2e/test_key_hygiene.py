@@ -12,7 +12,7 @@ from fastmcp import Client
 from adapters.hmac_signer import HmacSigner
 from adapters.log_setup import configure_logging
 from app.bootstrap import build, build_toolbox
-from domain import approvals
+from domain.policy import approvals
 from tests.worlds import sample_world_on_disk
 
 pytestmark = pytest.mark.anyio

@@ -8,7 +8,7 @@ from fastmcp import Client
 from adapters.fastmcp_server import build_server
 from app.bootstrap import build
 from app.config import Settings
-from domain.leaks import LeakGate
+from domain.replies.leaks import LeakGate
 from tests.fakes import LeakingToolbox, NonReplyToolbox, RaisingToolbox
 
 pytestmark = pytest.mark.anyio
@@ -146,7 +146,7 @@ async def test_concurrent_calls_reach_the_core_one_at_a_time(repo_settings: Sett
             time.sleep(0.02)
             with guard:
                 inside[0] -= 1
-            from domain.replies import ReplyBuilder
+            from domain.replies.builder import ReplyBuilder
 
             return ReplyBuilder().success("MCP-CFG-S-001", {"home": "ROOT_REPO", "address": "ROOT_REPO:/"})
 

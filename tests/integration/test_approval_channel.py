@@ -12,8 +12,8 @@ from adapters.hmac_signer import HmacSigner
 from adapters.json_state import JsonApprovals
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel, ask
-from domain import approvals
-from domain.approvals import Authority, State
+from domain.policy import approvals
+from domain.policy.approvals import Authority, State
 
 
 @pytest.fixture

@@ -94,7 +94,7 @@ def test_the_built_in_default_serves_the_sample_world_in_ck3lens_mode(tmp_path: 
 
 def test_the_policy_table_lists_every_matrix_row():
     from app.cli import render_policy
-    from domain.capabilities import MATRIX
+    from domain.policy.capabilities import MATRIX
 
     table = render_policy()
 

@@ -9,8 +9,8 @@ from adapters.json_playsets import JsonPlaysets
 from adapters.local_files import LocalFiles
 from app.bootstrap import build_toolbox
 from app.config import ConfigError
-from domain.catalog import Catalog
-from domain.replies import Reply
+from domain.replies.builder import Reply
+from domain.world.catalog import Catalog
 from tests.worlds import sample_world_on_disk
 
 GOOD_MOD = {"name": "A", "folder": "ROOT_STEAM:/1", "workshop_id": "1"}

@@ -3,7 +3,7 @@
 import pytest
 
 from domain.addresses import Parsed, parse
-from domain.replies import Reply
+from domain.replies.builder import Reply
 
 HOME = "ROOT_REPO"
 

@@ -3,9 +3,9 @@
 import pytest
 from attrs import evolve
 
-from domain import approvals
-from domain.approvals import Authority, State
-from domain.modes import init_mode
+from domain.policy import approvals
+from domain.policy.approvals import Authority, State
+from domain.policy.modes import init_mode
 from domain.session import Session
 from domain.vocabulary import Mode, RootCategory
 from tests.fakes import CountingIds, FakeClock, FakeSigner, MemoryApprovals
@@ -205,7 +205,7 @@ def test_once_a_decline_expires_the_agent_may_ask_again(authority):
 
 
 def test_an_approved_switch_is_sealed_and_names_its_approval(authority):
-    from domain.modes import sealed
+    from domain.policy.modes import sealed
 
     session = Session(home=RootCategory.ROOT_REPO)
     asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
@@ -217,7 +217,7 @@ def test_an_approved_switch_is_sealed_and_names_its_approval(authority):
 
 
 def test_a_mode_set_behind_the_seal_does_not_verify(authority):
-    from domain.modes import initialise, sealed
+    from domain.policy.modes import initialise, sealed
 
     session = Session(home=RootCategory.ROOT_REPO)
     initialise(session, Mode.CK3LENS, "operator", authority)

@@ -1,6 +1,6 @@
 """Carry-over: attribution to earlier contracts, per-file escalation, and its reset."""
 
-from domain.carry_over import CarriedFile, attribute, escalate, report, required
+from domain.contracts.carry_over import CarriedFile, attribute, escalate, report, required
 from ports.contracts import ContractRecord, TargetRecord
 
 

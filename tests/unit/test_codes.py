@@ -2,8 +2,8 @@
 
 import pytest
 
-from domain.codes import CODE_PATTERN, CodeSpec, index, placeholders
-from domain.registry import REGISTRY
+from domain.replies.codes import CODE_PATTERN, CodeSpec, index, placeholders
+from domain.replies.registry import REGISTRY
 from domain.vocabulary import LAYER_TYPES, Area, Layer, ReplyType
 
 

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain import capabilities
-from domain.capabilities import MATRIX, Condition, Row
-from domain.enforcement import ActiveContract, Target, enforce
+from domain.policy import capabilities
+from domain.policy.capabilities import MATRIX, Condition, Row
+from domain.policy.enforcement import ActiveContract, Target, enforce
 from domain.vocabulary import Mode, Operation, ReplyType, RootCategory
 
 R = RootCategory

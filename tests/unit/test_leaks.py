@@ -2,7 +2,7 @@
 
 import pytest
 
-from domain.leaks import LeakGate
+from domain.replies.leaks import LeakGate
 
 GATE = LeakGate(())
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from domain.protection import Protection
+from domain.policy.protection import Protection
 from domain.vocabulary import Mode, RootCategory
 from tests.worlds import memory_world
 

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from domain.registry import REGISTRY
+from domain.replies.registry import REGISTRY
 
 GOLDEN = Path(__file__).with_name("golden_codes.json")
 

@@ -3,8 +3,8 @@
 import attrs
 import pytest
 
-from domain.frozen import FrozenMap
-from domain.replies import Reply, ReplyBuilder, TerminalReplyError
+from domain.replies.builder import Reply, ReplyBuilder, TerminalReplyError
+from domain.replies.frozen import FrozenMap
 from domain.vocabulary import ReplyType
 
 

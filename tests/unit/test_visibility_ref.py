@@ -9,8 +9,8 @@ import attrs
 import cattrs
 import pytest
 
-from domain import _seal
-from domain.visibility import ForgedRefError, VisibilityRef
+from domain.world import _seal
+from domain.world.visibility import ForgedRefError, VisibilityRef
 from ports.files import Location
 from tests.worlds import memory_world
 

@@ -3,7 +3,7 @@
 import pytest
 
 from domain.vocabulary import Mode, ReplyType, RootCategory
-from domain.world import WorldAdapter
+from domain.world.adapter import WorldAdapter
 from tests.worlds import memory_world
 
 HOME = RootCategory.ROOT_REPO

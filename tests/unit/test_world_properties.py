@@ -3,8 +3,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain import _seal
 from domain.vocabulary import Mode, RootCategory
+from domain.world import _seal
 from tests.worlds import memory_world
 
 HOME = RootCategory.ROOT_REPO

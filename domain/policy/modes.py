@@ -6,9 +6,9 @@ consumes the approval — stored as consumed before the mode changes, so one app
 and the mode is set.
 """
 
-from domain import approvals
-from domain.approvals import Authority, State
-from domain.replies import Reply, ReplyBuilder
+from domain.policy import approvals
+from domain.policy.approvals import Authority, State
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.session import Session, mode_initialisation
 from domain.vocabulary import Mode
 

@@ -9,10 +9,11 @@ exactly this cluster.
 import base64
 import json
 
-from domain import approvals, carry_over
-from domain.approvals import State
-from domain.contract_gates import Clerk, carried_files
-from domain.replies import Reply, ReplyBuilder
+from domain.contracts import carry_over
+from domain.contracts.gates import Clerk, carried_files
+from domain.policy import approvals
+from domain.policy.approvals import State
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import RootCategory
 from ports.errors import PortError
 from ports.files import Location

@@ -5,23 +5,24 @@ Until a mode is initialised only `ck3_dir pwd` and `ck3_mode` answer (SPEC §2).
 
 from attrs import define, evolve
 
-from domain import approvals, directory, modes, stash
-from domain import catalog as playsets
-from domain import contract_gates as gates
-from domain import contracts as law
-from domain import file_operations as files
-from domain import git_tool as git
 from domain import session as sessions
-from domain.approvals import Authority
-from domain.catalog import Catalog
-from domain.directory import Progress
-from domain.enforcement import ActiveContract
-from domain.git_tool import GitOptions
-from domain.playsets import mod_folders
-from domain.replies import Reply, ReplyBuilder
+from domain.contracts import gates, stash
+from domain.contracts import records as law
+from domain.policy import approvals, modes
+from domain.policy.approvals import Authority
+from domain.policy.enforcement import ActiveContract
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.session import Session
+from domain.use_cases import file_access as files
+from domain.use_cases import navigation as directory
+from domain.use_cases import repository as git
+from domain.use_cases.navigation import Progress
+from domain.use_cases.repository import GitOptions
 from domain.vocabulary import Mode
-from domain.world import WorldAdapter
+from domain.world import catalog as playsets
+from domain.world.adapter import WorldAdapter
+from domain.world.catalog import Catalog
+from domain.world.playsets import mod_folders
 from ports.contracts import ContractStore
 from ports.errors import Unavailable
 from ports.history import History

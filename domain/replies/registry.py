@@ -4,7 +4,7 @@
 pins it, so a change to a code is a visible API change.
 """
 
-from domain.codes import CodeSpec, index
+from domain.replies.codes import CodeSpec, index
 
 _SPECS: tuple[CodeSpec, ...] = (
     # --- MCP: transport, wrapper, session -------------------------------------------------------------

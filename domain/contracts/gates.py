@@ -13,15 +13,16 @@ from datetime import timedelta
 
 from attrs import frozen
 
-from domain import approvals, carry_over, reconciliation
-from domain import contracts as law
-from domain.approvals import Authority, State
-from domain.capabilities import row_for
-from domain.contracts import Status
-from domain.replies import Reply, ReplyBuilder
+from domain.contracts import carry_over, reconciliation
+from domain.contracts import records as law
+from domain.contracts.records import Status
+from domain.policy import approvals
+from domain.policy.approvals import Authority, State
+from domain.policy.capabilities import row_for
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.session import Session
 from domain.vocabulary import Operation, RootCategory
-from domain.world import WorldAdapter
+from domain.world.adapter import WorldAdapter
 from ports.contracts import ContractRecord, ContractStore, TargetRecord
 from ports.errors import PortError
 from ports.files import Location

@@ -14,7 +14,7 @@ from typing import Final
 
 from attrs import asdict, evolve
 
-from domain.enforcement import ActiveContract
+from domain.policy.enforcement import ActiveContract
 from domain.vocabulary import Operation, RootCategory
 from ports.contracts import ContractRecord
 from ports.signer import Signer

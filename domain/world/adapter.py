@@ -10,14 +10,14 @@ from typing import Final
 
 from attrs import frozen
 
-from domain import _seal
 from domain.addresses import Parsed, canonical, parse
-from domain.enforcement import Target
-from domain.playsets import ModFolder
-from domain.protection import MANIFEST, Protection
-from domain.replies import Reply, ReplyBuilder
-from domain.visibility import VisibilityRef
+from domain.policy.enforcement import Target
+from domain.policy.protection import MANIFEST, Protection
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, RootCategory
+from domain.world import _seal
+from domain.world.playsets import ModFolder
+from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, Unavailable
 from ports.files import Files, Kind, Location
 

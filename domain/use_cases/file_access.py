@@ -9,12 +9,12 @@ from typing import Final
 
 from attrs import frozen
 
-from domain.enforcement import ActiveContract, enforce
-from domain.replies import Reply, ReplyBuilder
+from domain.policy.enforcement import ActiveContract, enforce
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.session import Session
-from domain.visibility import VisibilityRef
 from domain.vocabulary import Operation
-from domain.world import WorldAdapter
+from domain.world.adapter import WorldAdapter
+from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge, Unavailable
 
 READ_LIMIT: Final = 2 * 1024 * 1024

@@ -6,12 +6,12 @@ import difflib
 
 from attrs import frozen
 
-from domain import reconciliation
-from domain.enforcement import ActiveContract, enforce
-from domain.replies import Reply, ReplyBuilder
+from domain.contracts import reconciliation
+from domain.policy.enforcement import ActiveContract, enforce
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.session import Session
 from domain.vocabulary import Operation, RootCategory
-from domain.world import WorldAdapter
+from domain.world.adapter import WorldAdapter
 from ports.errors import PortError
 from ports.files import Location
 from ports.history import Change, History

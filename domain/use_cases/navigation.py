@@ -7,11 +7,11 @@ Results are bounded: a listing or tree that reaches its cap says so (`truncated`
 from collections.abc import Callable
 from typing import Final
 
-from domain.replies import Reply, ReplyBuilder
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.session import Session, home_address
-from domain.visibility import VisibilityRef
 from domain.vocabulary import RootCategory
-from domain.world import WorldAdapter
+from domain.world.adapter import WorldAdapter
+from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, NotADirectory, NotFound, Unavailable
 
 LIST_CAP: Final = 10_000

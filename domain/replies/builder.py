@@ -10,9 +10,9 @@ from typing import Final, final
 
 from attrs import field, frozen
 
-from domain.codes import CodeSpec, placeholders
-from domain.frozen import FrozenMap, freeze_map, thaw
-from domain.registry import REGISTRY
+from domain.replies.codes import CodeSpec, placeholders
+from domain.replies.frozen import FrozenMap, freeze_map, thaw
+from domain.replies.registry import REGISTRY
 from domain.vocabulary import ReplyType
 
 _MINT: Final = object()

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from domain.vocabulary import RootCategory
-from domain.world import WorldAdapter
+from domain.world.adapter import WorldAdapter
 from ports.contracts import ContractRecord
 from ports.errors import PortError
 from ports.files import Location

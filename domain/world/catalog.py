@@ -3,9 +3,9 @@
 from attrs import frozen
 
 from domain.addresses import canonical
-from domain.playsets import folder_address, mod_folders, problems
-from domain.replies import Reply, ReplyBuilder
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode
+from domain.world.playsets import folder_address, mod_folders, problems
 from ports.playsets import PlaysetFile, PlaysetRecord
 
 

@@ -9,8 +9,8 @@ D carrying `data.required` (contract, human_approval, mode, or null when nothing
 
 from attrs import frozen
 
-from domain.capabilities import MATRIX, Condition, row_for
-from domain.replies import Reply, ReplyBuilder
+from domain.policy.capabilities import MATRIX, Condition, row_for
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, Operation, RootCategory
 
 

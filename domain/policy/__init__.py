@@ -1,0 +1,1 @@
+"""Policy: the capability matrix, enforcement (the only Denied), protection, modes, human approvals."""

@@ -1,0 +1,1 @@
+"""The agent commands: one handler per command, each deciding one Reply."""

@@ -1,0 +1,1 @@
+"""The world: addresses resolved to canonical places, visibility per mode, sealed refs, playsets."""
