@@ -9,6 +9,9 @@ Rules, each with a fixture under tests/arch/fixtures that makes it fire:
   invalid-from-en    an EN-*-I code anywhere
   message-branch     a comparison on a reply's message
   unregistered-code  a string literal shaped like a reply code that the registry does not hold
+  command-dispatch   in domain/, branching on a `command` string (compared, or used as a key)
+  getattr-proxy      a `__getattr__` that forwards to another object and erases its type
+  location-method    a WorldAdapter method taking a hand-built `Location` (only refs open targets)
 
 Usage: python .ci/archlint.py PATH... (exit 1 on any finding).
 """
@@ -146,6 +149,34 @@ def _is_message(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "message"
 
 
+def _check_structure(path: Path, node: ast.AST) -> Iterator[Finding]:
+    if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+        yield Finding(path, node, "getattr-proxy", "__getattr__")
+    if isinstance(node, ast.ClassDef) and node.name == "WorldAdapter":
+        for item in node.body:
+            public = isinstance(item, ast.FunctionDef) and not item.name.startswith("_")
+            if public and any(_names_location(arg) for arg in item.args.args):
+                yield Finding(path, item, "location-method", f"WorldAdapter.{item.name}")
+    if "domain" in path.parts and _dispatches_on_command(node):
+        yield Finding(path, node, "command-dispatch", "branching on a command string")
+
+
+def _names_location(arg: ast.arg) -> bool:
+    return arg.annotation is not None and "Location" in ast.unparse(arg.annotation)
+
+
+def _is_command(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "command") or (
+        isinstance(node, ast.Attribute) and node.attr == "command"
+    )
+
+
+def _dispatches_on_command(node: ast.AST) -> bool:
+    if isinstance(node, ast.Compare):
+        return any(_is_command(side) for side in [node.left, *node.comparators])
+    return isinstance(node, ast.Subscript) and _is_command(node.slice)
+
+
 def check_file(path: Path) -> list[Finding]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     docstrings = _docstrings(tree)
@@ -156,6 +187,7 @@ def check_file(path: Path) -> list[Finding]:
         findings += _check_builder(path, node, builders)
         if isinstance(node, ast.Constant) and id(node) not in docstrings:
             findings += _check_constant(path, node)
+        findings += _check_structure(path, node)
         if isinstance(node, ast.Compare) and any(_is_message(n) for n in [node.left, *node.comparators]):
             findings.append(Finding(path, node, "message-branch", "comparison on a reply message"))
     return findings

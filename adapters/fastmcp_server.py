@@ -1,11 +1,12 @@
-"""The driving adapter: a FastMCP server whose tools are thin shims over the domain's use cases.
+"""The driving adapter: a FastMCP server whose tools are thin shims over the domain's handlers.
 
-Every tool takes primitives, strictly validated, and returns a `ReplyResult`; the `ReplyMiddleware` turns
-that into the wire envelope. Tool docstrings are what the model reads.
+Every tool takes primitives, strictly validated, finds its command's route (`adapters.tool_routes`), and
+answers the handler's Reply in the caller's governance session (`adapters.mcp_sessions`), as a
+`ReplyResult` the `ReplyMiddleware` turns into the wire envelope. Tool docstrings are what the model reads.
 """
 
-from collections.abc import Callable
-from typing import Annotated, Literal, Protocol
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal
 
 import anyio.from_thread
 import anyio.to_thread
@@ -14,13 +15,13 @@ from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.elicitation import Elicitor
+from adapters.mcp_sessions import McpSessions
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult
+from adapters.tool_routes import ROUTES, Route
 from adapters.wire import ENVELOPE_SCHEMA
-from domain.contracts.gates import OpenRequest
 from domain.replies.builder import Reply
 from domain.replies.leaks import LeakGate
-from domain.use_cases.repository import GitOptions
-from ports.contracts import TargetRecord
+from domain.use_cases.core import Core
 
 INSTRUCTIONS = """\
 ck3raven serves files in named roots (ROOT_REPO, ROOT_GAME, ROOT_STEAM, ROOT_USER_DOCS, ROOT_VSCODE,
@@ -44,28 +45,6 @@ Address = Annotated[
 ]
 
 
-class Toolbox(Protocol):
-    """What the tools need from the core: one method per tool, each answering one Reply."""
-
-    def ck3_dir(
-        self, command: str, path: str | None, depth: int, progress: Callable[[int], None] | None = None
-    ) -> Reply: ...
-
-    def ck3_mode(self, command: str, mode: str | None = None) -> Reply: ...
-
-    def decide_approval(self, approval_id: str, *, approve: bool) -> bool: ...
-
-    def ck3_contract(self, command: str, request: OpenRequest | None, contract_id: str | None) -> Reply: ...
-
-    def ck3_git(self, command: str, options: GitOptions) -> Reply: ...
-
-    def ck3_file(
-        self, command: str, path: str | None, content: str | None, old: str | None, new: str | None
-    ) -> Reply: ...
-
-    def ck3_playset(self, command: str, name: str | None) -> Reply: ...
-
-
 TOOL_NAMES = frozenset({"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset", "ck3_contract", "ck3_git"})
 
 
@@ -80,10 +59,29 @@ def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = Fal
 
 
 _READ_ONLY = _hints(read_only=True, idempotent=True)
+Routes = Mapping[str, Mapping[str, Route]]
 
 
-def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> FastMCP:
-    """A FastMCP server exposing the ck3raven tools over `toolbox`, guarded by the reply middleware."""
+class Dispatcher:
+    """Answers one tool command in the caller's session: route, per-command arguments, session lock."""
+
+    def __init__(self, core: Core, routes: Routes) -> None:
+        self.core = core
+        self._routes = routes
+        self._sessions = McpSessions(core.start_session)
+
+    def answer(self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]) -> Reply:
+        route = self._routes[tool][command]
+        request = route.request(command, {name: value for name, value in args.items() if value is not None})
+        if isinstance(request, Reply):
+            return request
+        slot = self._sessions.slot(ctx)
+        with slot.lock:  # one call of a session at a time; sessions run side by side
+            return self.core.answer(slot.session, route.handler, request)
+
+
+def build_server(core: Core, gate: LeakGate, *, routes: Routes = ROUTES, version: str = "0") -> FastMCP:
+    """A FastMCP server exposing the ck3raven tools over `core`, guarded by the reply middleware."""
     server = FastMCP(
         "ck3raven",
         instructions=INSTRUCTIONS,
@@ -93,28 +91,38 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
         on_duplicate="error",
     )
     server.add_middleware(ReplyMiddleware(gate, TOOL_NAMES))
-    elicitor = Elicitor(lambda approval_id, approve: toolbox.decide_approval(approval_id, approve=approve))
+    dispatcher = Dispatcher(core, routes)
+    _add_navigation_tools(server, dispatcher)
+    _add_mode_tool(
+        server,
+        dispatcher,
+        Elicitor(lambda approval_id, approve: core.decide_approval(approval_id, approve=approve)),
+    )
+    _add_contract_tool(server, dispatcher)
+    _add_git_tool(server, dispatcher)
+    return server
 
-    _add_contract_tool(server, toolbox)
-    _add_git_tool(server, toolbox)
 
+def _add_navigation_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_READ_ONLY)
     def ck3_dir(
         ctx: Context,
         command: Literal["pwd", "cd", "list", "tree"] = "pwd",
         path: Address = None,
-        depth: Annotated[int, Field(ge=1, le=64, description="tree: folder levels to descend")] = 3,
+        depth: Annotated[
+            int | None, Field(ge=1, le=64, description="tree: folder levels to descend (3)")
+        ] = None,
     ) -> ReplyResult:
         """Navigate the visible world. `pwd`: the session home. `cd`: make a root (e.g. ROOT_GAME) the home.
         `list`: the children of a folder (address, kind file/dir/symlink/special, size).
         `tree`: the folders below a folder, `depth` levels down. Entries are session-absolute addresses."""
-        return ReplyResult.of(toolbox.ck3_dir(command, path, depth, _progress(ctx)))
+        progress = _progress(ctx) if command == "tree" else None
+        args = {"path": path, "depth": depth, "progress": progress}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_dir", command, args))
 
-    @server.tool(
-        output_schema=ENVELOPE_SCHEMA,
-        annotations=_hints(read_only=False, destructive=True),
-    )
-    def ck3_file(
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_hints(read_only=False, destructive=True))
+    def ck3_file(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        ctx: Context,
         command: Literal["read", "write", "edit", "delete"],
         path: Address,
         content: Annotated[str | None, Field(description="write: the whole new text")] = None,
@@ -124,12 +132,20 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
         """Text files. `read` a visible file; `write` (create or replace) with `content`; `edit` replaces the
         single occurrence of `old` by `new`; `delete` a file. Mutations are governed: a refusal is a D reply
         whose data.required says what it needs (contract, human_approval, mode). Writes are atomic."""
-        return ReplyResult.of(toolbox.ck3_file(command, path, content, old, new))
+        args = {"path": path, "content": content, "old": old, "new": new}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
 
-    @server.tool(
-        output_schema=ENVELOPE_SCHEMA,
-        annotations=_hints(read_only=False, idempotent=True),
-    )
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_hints(read_only=False, idempotent=True))
+    def ck3_playset(
+        ctx: Context, command: Literal["list", "show", "switch"] = "list", name: str | None = None
+    ) -> ReplyResult:
+        """Playsets: `list` every playset; `show` one (default: the active one), mods in load order;
+        `switch` makes the named playset active (its mods become the visible mods at once)."""
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, {"name": name}))
+
+
+def _add_mode_tool(server: FastMCP, dispatcher: Dispatcher, elicitor: Elicitor) -> None:
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_hints(read_only=False, idempotent=True))
     async def ck3_mode(
         ctx: Context,
         command: Literal["status", "init"] = "status",
@@ -139,35 +155,21 @@ def build_server(toolbox: Toolbox, gate: LeakGate, *, version: str = "0") -> Fas
         `init`: ask for `mode`; it takes effect only once a human approves: your client may ask its user
         directly, otherwise the reply names an approval id for the user to approve; then call `init` again."""
         answered = command == "init" and await anyio.to_thread.run_sync(elicitor.take_answer, ctx)
-        reply = await anyio.to_thread.run_sync(toolbox.ck3_mode, command, mode)
+        args = {"mode": mode}
+        reply = await anyio.to_thread.run_sync(dispatcher.answer, ctx, "ck3_mode", command, args)
         if reply.code == "MCP-CFG-I-002" and not answered:
             asked = await elicitor.ask(ctx, str(reply.data["approval_id"]), reply.message())
             if isinstance(asked, InputRequiredResult):
                 return asked
             if asked:
-                reply = await anyio.to_thread.run_sync(toolbox.ck3_mode, command, mode)
+                reply = await anyio.to_thread.run_sync(dispatcher.answer, ctx, "ck3_mode", command, args)
         return ReplyResult.of(reply)
 
-    @server.tool(
-        output_schema=ENVELOPE_SCHEMA,
-        annotations=_hints(read_only=False, idempotent=True),
-    )
-    def ck3_playset(
-        command: Literal["list", "show", "switch"] = "list", name: str | None = None
-    ) -> ReplyResult:
-        """Playsets: `list` every playset; `show` one (default: the active one), mods in load order;
-        `switch` makes the named playset active (its mods become the visible mods at once)."""
-        return ReplyResult.of(toolbox.ck3_playset(command, name))
 
-    return server
-
-
-def _add_contract_tool(server: FastMCP, toolbox: Toolbox) -> None:
-    @server.tool(
-        output_schema=ENVELOPE_SCHEMA,
-        annotations=_hints(read_only=False),
-    )
+def _add_contract_tool(server: FastMCP, dispatcher: Dispatcher) -> None:
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_hints(read_only=False, destructive=True))
     def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        ctx: Context,
         command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over"],
         root_category: str | None = None,
         intent: str | None = None,
@@ -175,46 +177,44 @@ def _add_contract_tool(server: FastMCP, toolbox: Toolbox) -> None:
         targets: list[DeclaredTarget] | None = None,
         work_declaration: str | None = None,
         contract_id: str | None = None,
-        ttl_minutes: Annotated[int, Field(ge=1, le=480)] = 120,
+        ttl_minutes: Annotated[int | None, Field(ge=1, le=480)] = None,
     ) -> ReplyResult:
         """Contracts of intended work. `open` declares root_category, intent, operations, targets
         (address and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
         then permitted on that root. `close` reconciles the changes since the contract's git baseline
         with the targets (undeclared work is listed and keeps it open). `cancel`, `renew` (a new contract
-        inheriting scope and baseline), `status`, `list`, and `stash_carry_over` (contract_id: the cluster
-        of carried-over files to save and revert, or none for the unattributed ones; needs a human)."""
-        request = None
-        if command in {"open", "renew", "stash_carry_over"}:
-            request = OpenRequest(
-                root_category or "",
-                intent or "",
-                tuple(operations or ()),
-                tuple(TargetRecord(t.address, t.edit_kind) for t in targets or ()),
-                work_declaration or "",
-                "agent",
-                ttl_minutes,
-            )
-        return ReplyResult.of(toolbox.ck3_contract(command, request, contract_id))
+        inheriting scope and baseline of an ended one; ttl_minutes, default 120), `status`, `list`, and
+        `stash_carry_over` (root_category and contract_id: the cluster of carried-over files to save and
+        revert, or none for the unattributed ones; needs a human). A contract governs only this session."""
+        args = {
+            "root_category": root_category,
+            "intent": intent,
+            "operations": operations,
+            "targets": [t.model_dump() for t in targets] if targets is not None else None,
+            "work_declaration": work_declaration,
+            "contract_id": contract_id,
+            "ttl_minutes": ttl_minutes,
+        }
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_contract", command, args))
 
 
-def _add_git_tool(server: FastMCP, toolbox: Toolbox) -> None:
-    @server.tool(
-        output_schema=ENVELOPE_SCHEMA,
-        annotations=_hints(read_only=False),
-    )
+def _add_git_tool(server: FastMCP, dispatcher: Dispatcher) -> None:
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_hints(read_only=False, destructive=True))
     def ck3_git(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        ctx: Context,
         command: Literal["status", "diff", "log", "add", "commit"],
-        root: str = "ROOT_REPO",
+        root: str | None = None,
         path: Address = None,
         paths: list[str] | None = None,
         message: str | None = None,
-        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+        limit: Annotated[int | None, Field(ge=1, le=200)] = None,
     ) -> ReplyResult:
-        """Git history of the repository holding a root (default ROOT_REPO). `status`: changes since HEAD;
-        `diff`: one file against HEAD; `log`: newest commits. `add` (paths) and `commit` (message) are
-        governed writes: every file they touch needs a contract that permits WRITE on its root."""
-        options = GitOptions(root, path, tuple(paths or ()), message or "", limit)
-        return ReplyResult.of(toolbox.ck3_git(command, options))
+        """Git history of the repository holding a root (default ROOT_REPO). `status` (root): changes since
+        HEAD; `diff` (path): one file against HEAD; `log` (root, limit): newest commits. `add` (paths) and
+        `commit` (message, root) are governed writes: every file they touch needs a contract that permits
+        WRITE on its root."""
+        args = {"root": root, "path": path, "paths": paths, "message": message, "limit": limit}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_git", command, args))
 
 
 def _progress(ctx: Context) -> Callable[[int], None]:

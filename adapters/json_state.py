@@ -1,13 +1,15 @@
-"""Records (approvals, contracts) as JSON files in the hidden state folder, one per record, atomic writes.
+"""Records (approvals, contracts, evidence) as JSON files in the state directory, one per record, atomic
+writes, each store's writes serialised by its own lock.
 
-This is system I/O on the server's own state (seed 004 keeps it out of the World Adapter): the folder is
-invisible to agents in every mode, and each record carries the Sigil signature the domain checks.
+This is system I/O on the server's own state (seed 004 keeps it out of the World Adapter): the state
+directory lies outside every root, and each record carries the Sigil signature the domain checks.
 """
 
 import json
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -16,6 +18,7 @@ from adapters.strict_converter import StructureProblems, make_converter, structu
 from ports.approvals import ApprovalRecord, ApprovalStore
 from ports.contracts import ContractRecord, ContractStore
 from ports.errors import Unavailable
+from ports.evidence import EvidenceStore
 from ports.ledger import Ledger
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -30,13 +33,26 @@ class _JsonRecords(Generic[R]):
         self._kind = kind
         self._key = key
         self._converter = make_converter()
+        self._lock = threading.RLock()
 
     def get(self, record_id: str) -> R | None:
         if not _ID.fullmatch(record_id):
             return None
-        return self._load(self._folder / f"{record_id}.json")
+        with self._lock:
+            return self._load(self._folder / f"{record_id}.json")
 
     def put(self, record: R) -> None:
+        with self._lock:
+            self._put(record)
+
+    def swap(self, expected: R, record: R) -> bool:
+        with self._lock:
+            if self.get(self._key(expected)) != expected:
+                return False
+            self._put(record)
+            return True
+
+    def _put(self, record: R) -> None:
         record_id = self._key(record)
         if not _ID.fullmatch(record_id):
             raise ValueError("record ids are made by the server")
@@ -48,9 +64,10 @@ class _JsonRecords(Generic[R]):
             raise Unavailable("the state store cannot be written") from exc
 
     def all(self) -> list[R]:
-        if not self._folder.is_dir():
-            return []
-        found = (self._load(path) for path in sorted(self._folder.glob("*.json")))
+        with self._lock:
+            if not self._folder.is_dir():
+                return []
+            found = [self._load(path) for path in sorted(self._folder.glob("*.json"))]
         return [record for record in found if record is not None]
 
     def _load(self, path: Path) -> R | None:
@@ -89,6 +106,23 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+class JsonEvidence(EvidenceStore):
+    """Evidence documents in `folder`/<kind>/<name>.json (folders created 0700)."""
+
+    def __init__(self, folder: Path) -> None:
+        self._folder = folder
+
+    def put(self, kind: str, name: str, document: str) -> str:
+        if not (_ID.fullmatch(kind) and _ID.fullmatch(name)):
+            raise ValueError("evidence names are made by the server")
+        try:
+            (self._folder / kind).mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_atomically(self._folder / kind / f"{name}.json", document)
+        except OSError as exc:
+            raise Unavailable("the evidence store cannot be written") from exc
+        return f"evidence:{kind}/{name}"
 
 
 class JsonLedger(Ledger):

@@ -1,6 +1,6 @@
-"""The operator's approval channel: a Unix socket in the hidden state folder, mode 0600.
+"""The operator's approval channel: a Unix socket in the state directory, mode 0600.
 
-No agent tool can address it (the state folder is invisible and sockets are never opened by ck3_file).
+No agent tool can address it (the state directory lies outside every root).
 `ck3raven approvals|approve|decline` speak one JSON request per connection:
 {"op": "list"} | {"op": "decide", "id": ID, "approve": bool}.
 """
@@ -26,10 +26,9 @@ _MAX_REQUEST = 4096
 class ApprovalChannel:
     """Serves human decisions for `authority` on a Unix socket at `path`, in a daemon thread."""
 
-    def __init__(self, path: Path, authority: Authority, lock: "threading.RLock | None" = None) -> None:
+    def __init__(self, path: Path, authority: Authority) -> None:
         self._path = path
         self._authority = authority
-        self._lock = lock or threading.RLock()
         self._converter = Converter()
         self._server: socket.socket | None = None
 
@@ -63,8 +62,7 @@ class ApprovalChannel:
             with connection:
                 try:
                     request = json.loads(connection.recv(_MAX_REQUEST).decode("utf-8"))
-                    with self._lock:  # the same lock the tool calls take
-                        answer = self._answer(request)
+                    answer = self._answer(request)  # the approval store serialises its own writes
                 except (ValueError, UnicodeDecodeError, TypeError, KeyError):
                     answer = {"ok": False, "problem": "malformed request"}
                 connection.sendall(json.dumps(answer).encode("utf-8") + b"\n")

@@ -1,27 +1,28 @@
 """The composition root: wires real adapters to the core. No process-global effects here."""
 
+import os
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
-from threading import RLock
+from pathlib import Path
 
 from fastmcp import FastMCP
 
 from adapters.dulwich_history import DulwichHistory
-from adapters.fastmcp_server import build_server
+from adapters.fastmcp_server import Routes, build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.json_playsets import JsonPlaysets
-from adapters.json_state import JsonApprovals, JsonContracts, JsonLedger
+from adapters.json_state import JsonApprovals, JsonContracts, JsonEvidence, JsonLedger
 from adapters.local_files import LocalFiles
-from adapters.serial_toolbox import SerialToolbox
 from adapters.system_clock import RandomIds, SystemClock
+from adapters.tool_routes import ROUTES
 from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
 from domain.policy.approvals import Authority
-from domain.policy.modes import initialise
 from domain.replies.builder import Reply
 from domain.replies.leaks import LeakGate
-from domain.session import Session
-from domain.use_cases.toolbox import Toolbox
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.services import Services
+from domain.use_cases.core import Core, Defaults
+from domain.world.adapter import WorldView
 from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
 from ports.files import Files
@@ -34,31 +35,36 @@ def leak_gate(settings: Settings) -> LeakGate:
     return LeakGate(tuple(str(path) for path in settings.roots.values()))
 
 
-def build_toolbox(settings: Settings, *, files: Files | None = None, signer: Signer | None = None) -> Toolbox:
-    """The core's use cases over a fresh session for `settings` (real local files and a fresh Sigil unless
-    given)."""
+def state_folder(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
+    """The state directory for `settings` (contracts, approvals, evidence, the socket, the log)."""
+    return settings.state_path(os.environ if environ is None else environ)
+
+
+def build_core(settings: Settings, *, files: Files | None = None, signer: Signer | None = None) -> Core:
+    """The core for `settings`: real local files, stores in the state directory and a fresh Sigil unless
+    given. Sessions start at the operator's home, mode and playset."""
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
-    store = JsonPlaysets(files)
-    view = WorldView(settings.mode, frozenset(settings.roots), active_mods(store, settings.active_playset))
-    session = Session(home=settings.home, mode=settings.mode)
-    authority = contracts = ledger = None
-    if settings.data_root is not None:
-        approvals = JsonApprovals(settings.data_root / "state" / "approvals")
-        authority = Authority(approvals, SystemClock(), RandomIds(), signer or HmacSigner())
-        contracts = JsonContracts(settings.data_root / "state" / "contracts")
-        ledger = JsonLedger(settings.data_root / "state" / "carry_over.json")
-    history = DulwichHistory({root.value: path for root, path in settings.roots.items()})
-    if settings.mode is not None and authority is not None:
-        initialise(session, settings.mode, "operator", authority)  # the operator's launch flag is a human act
-    world = WorldAdapter(files, view)
-    return Toolbox(session, world, store, settings.active_playset, authority, contracts, history, ledger)
+    state = state_folder(settings)
+    playsets = JsonPlaysets(files)
+    authority = Authority(
+        JsonApprovals(state / "approvals"), SystemClock(), RandomIds(), signer or HmacSigner()
+    )
+    services = Services(
+        files=files,
+        playsets=playsets,
+        authority=authority,
+        contracts=JsonContracts(state / "contracts"),
+        history=DulwichHistory({root.value: path for root, path in settings.roots.items()}),
+        ledger=JsonLedger(state / "carry_over.json"),
+        evidence=JsonEvidence(state / "evidence"),
+    )
+    view = WorldView(settings.mode, frozenset(settings.roots), active_mods(playsets, settings.active_playset))
+    return Core(services, Defaults(settings.home, settings.mode, settings.active_playset, view))
 
 
-def approval_channel(settings: Settings, toolbox: Toolbox, lock: RLock) -> ApprovalChannel | None:
-    """The operator's approval socket for this server (None without a data root); it decides under `lock`."""
-    if settings.data_root is None or toolbox.authority is None:
-        return None
-    return ApprovalChannel(settings.data_root / "state" / "approvals.sock", toolbox.authority, lock)
+def approval_channel(settings: Settings, core: Core) -> ApprovalChannel:
+    """The operator's approval socket for this server, in the state directory."""
+    return ApprovalChannel(state_folder(settings) / "approvals.sock", core.services.authority)
 
 
 def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
@@ -71,11 +77,9 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
     return mod_folders(record)
 
 
-def build(settings: Settings, *, toolbox: Toolbox | None = None, lock: "RLock | None" = None) -> FastMCP:
-    """The MCP server for `settings`, ready to run or to be driven in memory by a test client. Tool calls
-    reach the core one at a time, under `lock` (shared with the approval channel)."""
-    serial = SerialToolbox(toolbox or build_toolbox(settings), lock)
-    return build_server(serial, leak_gate(settings), version=_version())
+def build(settings: Settings, *, core: Core | None = None, routes: Routes = ROUTES) -> FastMCP:
+    """The MCP server for `settings`, ready to run or to be driven in memory by a test client."""
+    return build_server(core or build_core(settings), leak_gate(settings), routes=routes, version=_version())
 
 
 def _version() -> str:

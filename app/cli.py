@@ -80,35 +80,31 @@ def _serve(args: argparse.Namespace) -> int:
     import structlog
 
     from adapters.log_setup import configure_logging
+    from app.bootstrap import approval_channel, build, build_core, state_folder
 
-    data_root = settings.data_root
-    configure_logging(data_root / "logs" / "ck3raven.log" if data_root else None)
-    from threading import RLock
-
-    from app.bootstrap import approval_channel, build, build_toolbox
-
+    state = state_folder(settings)
+    configure_logging(state / "logs" / "ck3raven.log")
     try:
-        toolbox = build_toolbox(settings)
+        core = build_core(settings)
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
-    lock = RLock()
-    server = build(settings, toolbox=toolbox, lock=lock)
-    channel = approval_channel(settings, toolbox, lock)
-    if channel is not None:
-        try:
-            channel.start()
-        except OSError:
-            # No channel, no approvals: requests that need a human stay refused (fail closed).
-            structlog.get_logger().exception("approvals.channel_unavailable")
-            channel = None
+    server = build(settings, core=core)
+    channel = approval_channel(settings, core)
+    try:
+        channel.start()
+        started = True
+    except OSError:
+        # No channel, no approvals: requests that need a human stay refused (fail closed).
+        structlog.get_logger().exception("approvals.channel_unavailable")
+        started = False
     try:
         if args.transport == "http":
             server.run(transport="http", host="127.0.0.1", port=args.port, show_banner=False)
         else:
             server.run(transport="stdio", show_banner=False)
     finally:
-        if channel is not None:
+        if started:
             channel.close()
     return 0
 
@@ -119,12 +115,7 @@ def _channel(args: argparse.Namespace) -> Path | None:
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return None
-    if settings.data_root is None:
-        print(
-            "ck3raven: no ROOT_CK3RAVEN_DATA is configured, so there is no approval channel", file=sys.stderr
-        )
-        return None
-    return settings.data_root / "state" / "approvals.sock"
+    return settings.state_path(os.environ) / "approvals.sock"
 
 
 def _ask(path: Path, request: dict[str, object]) -> dict[str, object] | None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
-from attrs import Factory, frozen
+from attrs import Factory, evolve, frozen
 
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from domain.vocabulary import Mode, RootCategory
@@ -33,6 +33,7 @@ class _PlaysetSection:
 class _ConfigFile:
     mode: str | None = None
     home: str = "ROOT_REPO"
+    state_dir: str | None = None
     roots: dict[str, str] = Factory(dict)
     playset: _PlaysetSection = Factory(_PlaysetSection)
 
@@ -46,18 +47,27 @@ class Settings:
     home: RootCategory
     mode: Mode | None = None
     active_playset: str | None = None
+    state_dir: Path | None = None
+    """Where the server keeps its own state (outside every root); None: the default for this user."""
 
     @property
     def data_root(self) -> Path | None:
         return self.roots.get(RootCategory.ROOT_CK3RAVEN_DATA)
 
+    def state_path(self, environ: Mapping[str, str]) -> Path:
+        """The state directory: the configured one, else $XDG_STATE_HOME/ck3raven, else
+        ~/.local/state/ck3raven."""
+        if self.state_dir is not None:
+            return self.state_dir
+        return Path(environ.get("XDG_STATE_HOME") or "~/.local/state").expanduser() / "ck3raven"
+
     def with_mode(self, mode: Mode | None) -> "Settings":
-        return Settings(self.source, self.roots, self.home, mode, self.active_playset)
+        return evolve(self, mode=mode)
 
     def with_home(self, home: RootCategory) -> "Settings":
         if home not in self.roots:
             raise ConfigError(f"--home {home.value}: that root is not configured")
-        return Settings(self.source, self.roots, home, self.mode, self.active_playset)
+        return evolve(self, home=home)
 
 
 def config_path(explicit: str | None, environ: Mapping[str, str]) -> Path | None:
@@ -122,7 +132,8 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
         problems.append(f"home: {raw.home} is not configured under [roots]")
     if problems or home is None:
         raise ConfigError(f"{source}: " + "; ".join(problems or ["no home root"]))
-    return Settings(source, roots, home, mode, raw.playset.active)
+    state_dir = (cwd / Path(raw.state_dir).expanduser()).resolve() if raw.state_dir else None
+    return Settings(source, roots, home, mode, raw.playset.active, state_dir)
 
 
 def _member(kind: type[_E], text: str | None, problem: str, problems: list[str]) -> _E | None:

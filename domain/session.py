@@ -1,25 +1,34 @@
-"""The session: one server process's mode and home root, and the replies that report them.
+"""The governance session (SPEC §13): one client's mode, home, playset lens and open contract.
 
-A session starts with the operator's mode (or none) and home. Until a mode is initialised, only `ck3_dir
-pwd` and `ck3_mode` answer; every other tool gets `MCP-CFG-I-001`.
+Over stdio the server process is one session; over HTTP each MCP session is its own. Nothing one session
+holds reaches another: each has its own World Adapter view, and contracts and approvals are bound to the
+session id they were made in. A session starts with the operator's mode (or none) and home; until a mode
+is initialised, only `ck3_dir pwd` and `ck3_mode` answer, every other command gets `MCP-CFG-I-001`.
 """
 
 from attrs import define
 
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, RootCategory
+from domain.world.adapter import WorldAdapter
 
 
 @define
 class Session:
     """Mutable session state. The home is always a configured root; the mode is None until initialised."""
 
+    session_id: str
     home: RootCategory
+    world: WorldAdapter
+    """This session's lens on the roots: its mode's visibility and its active playset's mods."""
+    playset: str | None = None
     mode: Mode | None = None
     mode_source: str | None = None
     """Who initialised the mode: "operator" (launch flag or config) or "approval:<id>" (a human approved)."""
     mode_seal: str | None = None
     """The Sigil signature over `mode_initialisation(mode, source)`; checked whenever the mode is reported."""
+    contract_id: str | None = None
+    """The contract this session opened last; it governs only while it verifies, is open and unexpired."""
 
 
 def home_address(root: RootCategory) -> str:
@@ -27,25 +36,9 @@ def home_address(root: RootCategory) -> str:
     return f"{root.value}:/"
 
 
-def pwd(session: Session) -> Reply:
-    """Report the session home. Touches no filesystem and needs no mode."""
-    return ReplyBuilder().success(
-        "MCP-CFG-S-001", {"home": session.home.value, "address": home_address(session.home)}
-    )
-
-
 def mode_initialisation(mode: Mode, source: str) -> bytes:
     """The payload a mode initialisation is signed over (docs/design/sigil.md)."""
     return f"mode-init:{mode.value}|{source}".encode()
-
-
-def mode_status(session: Session, *, sealed: bool) -> Reply:
-    """Report the session mode (None until initialised), who initialised it and whether its seal holds."""
-    mode = session.mode.value if session.mode else None
-    return ReplyBuilder().success(
-        "MCP-CFG-S-002",
-        {"mode": mode, "initialised": mode is not None, "source": session.mode_source, "sealed": sealed},
-    )
 
 
 def mode_required(session: Session, tool: str) -> Reply | None:

@@ -1,4 +1,4 @@
-"""Port: where human-approval records live (the hidden state folder), as plain records."""
+"""Port: where human-approval records live (the state directory), as plain records."""
 
 from typing import Protocol
 
@@ -27,3 +27,8 @@ class ApprovalStore(Protocol):
     def put(self, record: ApprovalRecord) -> None: ...
 
     def all(self) -> list[ApprovalRecord]: ...
+
+    def swap(self, expected: ApprovalRecord, record: ApprovalRecord) -> bool:
+        """Store `record` in place of `expected` only if the stored record is still exactly `expected`
+        (compare and set, so two deciders never both win); whether it was stored."""
+        ...

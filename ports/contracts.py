@@ -1,4 +1,4 @@
-"""Port: where contracts live (the hidden state folder), as plain records."""
+"""Port: where contracts live (the state directory), as plain records."""
 
 from typing import Protocol
 
@@ -19,6 +19,8 @@ class ContractRecord:
 
     contract_id: str
     created_at: str
+    session_id: str
+    """The governance session that opened it: only that session's calls are governed by it."""
     mode: str
     root_category: str
     intent: str

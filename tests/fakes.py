@@ -5,55 +5,31 @@ from attrs import define, field
 from domain.replies.builder import Reply, ReplyBuilder
 
 
-class _NoHumans:
-    """Toolbox fakes have no approvals to decide."""
+def pwd_answered_by(handler):
+    """The real routes, except that `ck3_dir pwd` is answered by `handler(session, services, request)`."""
+    from adapters.tool_routes import ROUTES, Route
+    from domain.use_cases.navigation import Pwd
 
-    def decide_approval(self, approval_id: str, *, approve: bool) -> bool:
-        return False
-
-
-@define
-class RaisingToolbox(_NoHumans):
-    """Every tool raises an exception whose text holds a host path; `calls` counts the attempts."""
-
-    calls: int = 0
-
-    def ck3_dir(self, command: str, path: str | None, depth: int, progress: object = None) -> Reply:
-        self.calls += 1
-        raise RuntimeError("cannot open /home/alice/secret.txt")
-
-    def ck3_mode(self, command: str) -> Reply:
-        return self.ck3_dir(command, None, 0)
+    return {**ROUTES, "ck3_dir": {**ROUTES["ck3_dir"], "pwd": Route(handler, lambda _: Pwd())}}
 
 
-@define
-class LeakingToolbox(_NoHumans):
-    """Answers a Success whose data carries `leak` (a host path, or anything else)."""
-
-    leak: str = "/home/alice/game"
-
-    def ck3_dir(self, command: str, path: str | None, depth: int, progress: object = None) -> Reply:
-        return ReplyBuilder().success("MCP-CFG-S-001", {"home": self.leak, "address": "ROOT_REPO:/"})
-
-    def ck3_mode(self, command: str) -> Reply:
-        return ReplyBuilder().success(
-            "MCP-CFG-S-002", {"mode": None, "initialised": False, "source": None, "sealed": False}
-        )
+def raising(session, services, request) -> Reply:
+    """A handler that raises an exception whose text holds a host path."""
+    raise RuntimeError("cannot open /home/alice/secret.txt")
 
 
-@define
-class NonReplyToolbox(_NoHumans):
-    """Returns plain dicts, as a legacy tool would."""
+def leaking(leak: str):
+    """A handler answering a Success whose data carries `leak`."""
 
-    answers: list[object] = field(factory=list)
+    def handler(session, services, request) -> Reply:
+        return ReplyBuilder().success("MCP-CFG-S-001", {"home": leak, "address": "ROOT_REPO:/"})
 
-    def ck3_dir(self, command: str, path: str | None, depth: int, progress: object = None) -> Reply:
-        answer = {"home": "ROOT_REPO"}
-        self.answers.append(answer)
-        return answer  # type: ignore[return-value]
+    return handler
 
-    def ck3_mode(self, command: str) -> Reply:
-        return self.ck3_dir(command, None, 0)
+
+def answering_a_dict(session, services, request):
+    """A handler returning a plain dict, as a legacy tool would."""
+    return {"home": "ROOT_REPO"}
 
 
 @define
@@ -127,3 +103,35 @@ class MemoryApprovals:
 
     def all(self) -> list:
         return list(self.records.values())
+
+
+def _swap(self, expected, record) -> bool:
+    if self.records.get(expected.approval_id) != expected:
+        return False
+    self.put(record)
+    return True
+
+
+MemoryApprovals.swap = _swap
+
+
+def memory_session(
+    home=None, mode=None, *, session_id: str = "s-1", roots=("ROOT_REPO", "ROOT_GAME", "ROOT_CK3RAVEN_DATA")
+):
+    """A session over an in-memory world with the given roots (each an empty folder)."""
+    from adapters.memory_files import MemoryFiles
+    from domain.session import Session
+    from domain.vocabulary import RootCategory
+    from domain.world.adapter import WorldAdapter, WorldView
+
+    home = home or RootCategory.ROOT_REPO
+    files = MemoryFiles({root: {} for root in roots})
+    view = WorldView(mode, frozenset(RootCategory(root) for root in roots))
+    return Session(session_id, home, WorldAdapter(files, view), mode=mode)
+
+
+def authority_services(authority):
+    """Services holding only `authority`: enough for handlers that touch nothing but approvals."""
+    from domain.services import Services
+
+    return Services(None, None, authority, None, None, None, None)

@@ -1,29 +1,28 @@
-"""Reconciliation for the close gate: what changed under a contract's root since its baseline, and the
-audit evidence a close leaves behind.
+"""Reconciliation for the close gate: what changed under a contract's root since its baseline.
 
 With git, every change since the baseline commit counts — committed, staged, unstaged, untracked. Without
-a repository, only the declared targets can be compared, with the content digests taken at open.
+a repository, only the declared targets can be compared, with the content digests taken at open. Every
+file read goes through a VisibilityRef the session's World Adapter minted.
 """
 
 import hashlib
-import json
-from collections.abc import Mapping
 from typing import Final
 
 from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
+from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
-from ports.errors import PortError
-from ports.files import Location
+from ports.errors import NotFound, PortError
 from ports.history import History
 
-AUDIT: Final = ("artifacts", "audit")
 SNAPSHOT_LIMIT: Final = 16 * 1024 * 1024
 
 
-def snapshot(world: WorldAdapter, places: list[tuple[str, Location]]) -> tuple[tuple[str, str | None], ...]:
+def snapshot(
+    world: WorldAdapter, places: list[tuple[str, VisibilityRef]]
+) -> tuple[tuple[str, str | None], ...]:
     """(address, content digest or None when absent) for each declared target."""
-    return tuple((address, _digest_at(world, location)) for address, location in places)
+    return tuple((address, _digest_at(world, ref)) for address, ref in places)
 
 
 def changes(
@@ -36,18 +35,6 @@ def changes(
     return [{"address": world.address_of(record.root_category, c.parts), "kind": c.kind} for c in found]
 
 
-def write_evidence(world: WorldAdapter, name: str, evidence: Mapping[str, object]) -> str | None:
-    """Store audit evidence under ROOT_CK3RAVEN_DATA:/artifacts/audit/; its address, or None without one."""
-    data_root = RootCategory.ROOT_CK3RAVEN_DATA.value
-    try:
-        world.write_system_file(
-            Location(data_root, AUDIT).child(f"{name}.json"), json.dumps(evidence, indent=1)
-        )
-    except (PortError, KeyError):
-        return None
-    return f"{data_root}:/{'/'.join(AUDIT)}/{name}.json"
-
-
 def _snapshot_changes(
     world: WorldAdapter, home: RootCategory, record: ContractRecord
 ) -> list[dict[str, object]]:
@@ -56,17 +43,18 @@ def _snapshot_changes(
         _, ref = world.resolve(address, home, must_exist=False)
         if ref is None:
             continue
-        target = world.target(ref)
-        now = _digest_at(world, Location(target.root.value, target.parts))
+        now = _digest_at(world, ref)
         if now != before:
             kind = "add" if before is None else ("delete" if now is None else "modify")
             found.append({"address": address, "kind": kind})
     return found
 
 
-def _digest_at(world: WorldAdapter, location: Location) -> str | None:
+def _digest_at(world: WorldAdapter, ref: VisibilityRef) -> str | None:
     try:
-        content = world.read_system_file(location, SNAPSHOT_LIMIT)
+        content = world.read_file(ref, SNAPSHOT_LIMIT)
+    except NotFound:
+        return None
     except PortError:
         return None
-    return hashlib.sha256(content).hexdigest() if content is not None else None
+    return hashlib.sha256(content).hexdigest()

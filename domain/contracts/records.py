@@ -25,6 +25,7 @@ EDIT_KINDS: Final = frozenset({"add", "modify", "delete"})
 _IMMUTABLE: Final = (
     "contract_id",
     "created_at",
+    "session_id",
     "mode",
     "root_category",
     "intent",
@@ -33,6 +34,7 @@ _IMMUTABLE: Final = (
     "work_declaration",
     "author",
     "baseline_sha",
+    "baseline_snapshot",
     "expires_at",
     "renewed_from",
     "approvals",

@@ -1,36 +1,44 @@
 """`stash_carry_over` (law §13.5): a human-approved dismissal of one carry-over cluster.
 
 Every file of the cluster is saved first — content, or the fact that it was deleted, so an unstaged
-deletion is never lost — under the hidden state folder, then put back as it is at HEAD (an added file is
-removed). The files' escalation counters start over. Nothing happens without a human approval bound to
-exactly this cluster.
+deletion is never lost — in the state store, then put back as it is at HEAD (an added file is removed),
+each through a ref the session's World Adapter minted. The files' escalation counters start over.
+Nothing happens without a human approval bound to exactly this cluster and session.
 """
 
 import base64
 import json
+from typing import Final
 
 from domain.contracts import carry_over
-from domain.contracts.gates import Clerk, carried_files
+from domain.contracts.opening import carried_files
+from domain.failures import history_failure
 from domain.policy import approvals
 from domain.policy.approvals import State
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.services import Services
+from domain.session import Session
 from domain.vocabulary import RootCategory
-from ports.errors import PortError
-from ports.files import Location
+from domain.world.visibility import VisibilityRef
+from ports.errors import NotFound, PortError
 
-STASH = ("state", "stash")
-LIMIT = 8 * 1024 * 1024
+LIMIT: Final = 8 * 1024 * 1024
 
 
-def stash_carry_over(clerk: Clerk, root: str, cluster: str | None) -> Reply:
+def stash_carry_over(session: Session, services: Services, root: str, cluster: str | None) -> Reply:
     """Save and revert the carry-over files attributed to `cluster` (a contract id or "unattributed")."""
+    if root not in {r.value for r in session.world.view.roots}:
+        return ReplyBuilder().invalid(
+            "WA-RES-I-009", {"roots": sorted(r.value for r in session.world.view.roots)}
+        )
     try:
-        head = clerk.history.head(root)
-        carried = carried_files(clerk, RootCategory(root), head) if head else []
-    except (PortError, ValueError):
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
+        head = services.history.head(root)
+        carried = carried_files(session, services, RootCategory(root), head) if head else []
+    except PortError:
+        return history_failure(root)
     chosen = [f for f in carried if (f.origin or "unattributed") == (cluster or "unattributed")]
-    if head is None or not chosen:
+    refs = _refs(session, chosen)
+    if head is None or not chosen or refs is None:
         return ReplyBuilder().invalid(
             "CT-GATE-I-006", {"contract_id": cluster, "problem": "no carry-over to stash"}
         )
@@ -38,7 +46,9 @@ def stash_carry_over(clerk: Clerk, root: str, cluster: str | None) -> Reply:
     summary = f"Stash (save, then revert to HEAD) {len(chosen)} carried-over files: " + ", ".join(
         f.address for f in chosen
     )
-    state, record = approvals.settle(clerk.authority, "stash", payload, summary)
+    state, record = approvals.settle(
+        services.authority, "stash", payload, summary, session_id=session.session_id
+    )
     if state is not State.APPROVED:
         return ReplyBuilder().invalid(
             "CT-GATE-I-005",
@@ -50,43 +60,50 @@ def stash_carry_over(clerk: Clerk, root: str, cluster: str | None) -> Reply:
             },
         )
     try:
-        _save_and_revert(clerk, root, head, chosen, record.approval_id)
+        _save_and_revert(
+            session, services, (root, head), list(zip(chosen, refs, strict=True)), record.approval_id
+        )
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
-    counts = clerk.ledger.load()
-    clerk.ledger.save({a: n for a, n in counts.items() if a not in {f.address for f in chosen}})
+        return history_failure(root)
+    counts = services.ledger.load()
+    services.ledger.save({a: n for a, n in counts.items() if a not in {f.address for f in chosen}})
     return ReplyBuilder().success(
         "CT-GATE-S-007", {"stash_id": record.approval_id, "files": [f.address for f in chosen]}
     )
 
 
-def _save_and_revert(
-    clerk: Clerk, root: str, head: str, chosen: list[carry_over.CarriedFile], stash_id: str
-) -> None:
-    places = {f.address: _place(clerk, f.address) for f in chosen}
-    saved = []
+def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[VisibilityRef] | None:
+    """A ref for every chosen file, or None when one of them no longer resolves."""
+    refs = []
     for item in chosen:
-        location = places[item.address]
-        now = clerk.world.read_system_file(location, LIMIT)
-        saved.append(
-            {
-                "address": item.address,
-                "kind": item.kind,
-                "content": base64.b64encode(now).decode("ascii") if now is not None else None,
-            }
-        )
-    folder = Location(RootCategory.ROOT_CK3RAVEN_DATA.value, STASH)
-    clerk.world.write_system_file(
-        folder.child(f"{stash_id}.json"), json.dumps({"root": root, "files": saved})
-    )
-    for item in chosen:  # only once everything is saved
-        location = places[item.address]
-        clerk.world.restore_system_file(location, clerk.history.content_at(root, head, location.parts))
+        _, ref = session.world.resolve(item.address, session.home, must_exist=False)
+        if ref is None:
+            return None
+        refs.append(ref)
+    return refs
 
 
-def _place(clerk: Clerk, address: str) -> Location:
-    _, ref = clerk.world.resolve(address, clerk.session.home, must_exist=False)
-    if ref is None:
-        raise ValueError("a carried-over file no longer resolves")
-    target = clerk.world.target(ref)
-    return Location(target.root.value, target.parts)
+def _save_and_revert(
+    session: Session,
+    services: Services,
+    at: tuple[str, str],
+    chosen: list[tuple[carry_over.CarriedFile, VisibilityRef]],
+    stash_id: str,
+) -> None:
+    root, head = at
+    saved = []
+    for item, ref in chosen:
+        try:
+            now: bytes | None = session.world.read_file(ref, LIMIT)
+        except NotFound:
+            now = None
+        content = base64.b64encode(now).decode("ascii") if now is not None else None
+        saved.append({"address": item.address, "kind": item.kind, "content": content})
+    services.evidence.put("stash", stash_id, json.dumps({"root": root, "files": saved}))
+    for _, ref in chosen:  # only once everything is saved
+        parts = session.world.target(ref).parts
+        before = services.history.content_at(root, head, parts)
+        if before is None:
+            session.world.delete_file(ref)
+        else:
+            session.world.write_file(ref, before)

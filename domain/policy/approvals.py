@@ -1,8 +1,9 @@
 """Human approval (HAT, law §11.2): a server-side record a human approves through a channel the agent's
 tools cannot reach, bound to the exact payload it approves, single use, expiring after five minutes.
 
-Every record is signed with the session's Sigil over all its fields, state included, so a record edited on
-disk, or left by an earlier server process, never verifies and is treated as absent.
+Every record is signed with the server's Sigil over all its fields, state included, so a record edited on
+disk, or left by an earlier server process, never verifies and is treated as absent. State changes are
+compare-and-set in the store, so two deciders (a terminal and a client) never both win.
 """
 
 import hashlib
@@ -58,8 +59,8 @@ def human_decision(authority: Authority, approval_id: str, *, approve: bool) -> 
     if record is None:
         return None
     decided = decide(record, approve=approve, now=authority.clock.now(), signer=authority.signer)
-    if decided is not None:
-        authority.store.put(decided)
+    if decided is None or not authority.store.swap(record, decided):
+        return None  # undecidable, or decided by someone else in the meantime
     return decided
 
 
@@ -142,16 +143,19 @@ def _payload(record: ApprovalRecord) -> bytes:
     return ("approval:" + "|".join(fields)).encode("utf-8")
 
 
-def settle(authority: Authority, kind: str, payload: bytes, summary: str) -> tuple[State, ApprovalRecord]:
-    """Where a human stands on exactly (`kind`, `payload`): APPROVED means an approval was found and consumed
-    just now (stored as consumed first); DECLINED, a live refusal; PENDING, the request to wait on (filed
-    now if there was none)."""
+def settle(
+    authority: Authority, kind: str, payload: bytes, summary: str, *, session_id: str
+) -> tuple[State, ApprovalRecord]:
+    """Where a human stands on exactly (`kind`, `payload`) for one session: APPROVED means an approval was
+    found and consumed just now (stored as consumed first); DECLINED, a live refusal; PENDING, the request
+    to wait on (filed now if there was none). An approval given to one session never serves another: the
+    session id is part of the payload it is bound to."""
+    payload = b"session:" + session_id.encode("utf-8") + b"\n" + payload
     now = authority.clock.now()
     records = authority.store.all()
     for record in records:
         consumed = consume(record, kind, payload, now=now, signer=authority.signer)
-        if consumed is not None:
-            authority.store.put(consumed)
+        if consumed is not None and authority.store.swap(record, consumed):
             return State.APPROVED, record
     for state in (State.DECLINED, State.PENDING):
         for record in records:

@@ -265,6 +265,11 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         {"required", "carry_over"},
     ),
     CodeSpec("CT-GATE-E-001", "The history of {root} cannot be read; report the trace id.", {"root"}),
+    CodeSpec(
+        "CT-GATE-E-002",
+        "The evidence of closing {contract_id} could not be stored, so it stays open; report the trace id.",
+        {"contract_id"},
+    ),
 )
 
 REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _GOVERNANCE + _CONTRACTS)

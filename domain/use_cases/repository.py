@@ -1,173 +1,221 @@
-"""`ck3_git` use cases: status, diff and log read the history of the repository holding a root; add and
+"""`ck3_git` handlers: status, diff and log read the history of the repository holding a root; add and
 commit are governed WRITEs (each file they touch goes through enforcement, so they need a contract), and
-a commit's message is recorded as audit evidence."""
+a commit's message is recorded as evidence in the state store."""
 
 import difflib
+import json
+from contextlib import suppress
+from typing import ClassVar, Final
 
 from attrs import frozen
 
-from domain.contracts import reconciliation
+from domain.contracts.lifecycle import active_contract
+from domain.failures import history_failure
 from domain.policy.enforcement import ActiveContract, enforce
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.services import Services
 from domain.session import Session
+from domain.use_cases.request import Request
 from domain.vocabulary import Operation, RootCategory
-from domain.world.adapter import WorldAdapter
+from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
-from ports.files import Location
-from ports.history import Change, History
+from ports.history import Change
 
-DIFF_LIMIT = 200_000
+DIFF_LIMIT: Final = 200_000
+AUTHOR: Final = "ck3raven agent <agent@ck3raven>"
 
 
 @frozen
-class GitOptions:
-    """The arguments of a ck3_git call."""
-
+class GitStatus(Request):
+    TOOL: ClassVar[str] = "ck3_git"
     root: str = "ROOT_REPO"
-    path: str | None = None
-    paths: tuple[str, ...] = ()
-    message: str = ""
+
+
+@frozen
+class GitDiff(Request):
+    TOOL: ClassVar[str] = "ck3_git"
+    path: str | None
+
+
+@frozen
+class GitLog(Request):
+    TOOL: ClassVar[str] = "ck3_git"
+    root: str = "ROOT_REPO"
     limit: int = 20
 
 
 @frozen
-class Bench:
-    """What the git commands work with."""
-
-    session: Session
-    world: WorldAdapter
-    history: History
-    contract: ActiveContract | None
+class GitAdd(Request):
+    TOOL: ClassVar[str] = "ck3_git"
+    paths: tuple[str, ...]
 
 
-def status(bench: Bench, root: str) -> Reply:
-    """Every change of the working tree against HEAD under `root`, as canonical addresses."""
+@frozen
+class GitCommit(Request):
+    TOOL: ClassVar[str] = "ck3_git"
+    message: str
+    root: str = "ROOT_REPO"
+
+
+def status(session: Session, services: Services, request: GitStatus) -> Reply:
+    """Every change of the working tree against HEAD under a root, as canonical addresses."""
+    root = _root(session, request.root)
+    if isinstance(root, Reply):
+        return root
     try:
-        head = bench.history.head(root)
-        changes = bench.history.changes_since(root, head) if head else []
+        head = services.history.head(root)
+        changes = services.history.changes_since(root, head) if head else []
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
-    entries = _visible(bench, root, changes)
+        return history_failure(root)
+    entries = _visible(session, root, changes)
     return ReplyBuilder().success(
         "WA-READ-S-004", {"root": root, "head": head, "changes": entries, "count": len(entries)}
     )
 
 
-def diff(bench: Bench, path: str | None) -> Reply:
+def diff(session: Session, services: Services, request: GitDiff) -> Reply:
     """A unified diff of one visible file between HEAD and the working tree."""
-    reply, ref = bench.world.resolve(path, bench.session.home, must_exist=False)
+    reply, ref = session.world.resolve(request.path, session.home, must_exist=False)
     if ref is None:
         return reply
-    target = bench.world.target(ref)
+    target = session.world.target(ref)
+    root = target.root.value
     try:
-        head = bench.history.head(target.root.value)
-        old = bench.history.content_at(target.root.value, head, target.parts) if head else None
-        new = bench.world.read_file(ref, DIFF_LIMIT) if ref.kind == "file" else None
+        head = services.history.head(root)
+        old = services.history.content_at(root, head, target.parts) if head else None
+        new = session.world.read_file(ref, DIFF_LIMIT) if ref.kind == "file" else None
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": target.root.value})
+        return history_failure(root)
     lines = difflib.unified_diff(
         _lines(old), _lines(new), fromfile=f"HEAD:{ref.address}", tofile=ref.address, lineterm=""
     )
     return ReplyBuilder().success("WA-READ-S-005", {"address": ref.address, "diff": "\n".join(lines)})
 
 
-def log(bench: Bench, root: str, limit: int) -> Reply:
-    """The newest commits of the repository holding `root`."""
+def log(session: Session, services: Services, request: GitLog) -> Reply:
+    """The newest commits of the repository holding a root."""
+    root = _root(session, request.root)
+    if isinstance(root, Reply):
+        return root
     try:
-        if bench.history.head(root) is None:
+        if services.history.head(root) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
-        commits = bench.history.log(root, limit)
+        commits = services.history.log(root, request.limit)
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
+        return history_failure(root)
     rows = [{"sha": c.sha, "message": c.message, "author": c.author, "time": c.time} for c in commits]
     return ReplyBuilder().success("WA-READ-S-006", {"root": root, "commits": rows, "count": len(rows)})
 
 
-def add(bench: Bench, paths: list[str]) -> Reply:
-    """Stage files (present or deleted): a governed WRITE on each."""
-    places: list[Location] = []
-    for path in paths:
-        reply, ref = bench.world.resolve(path, bench.session.home, must_exist=False)
-        if ref is None:
-            return reply
-        target = bench.world.target(ref)
-        decision = enforce(bench.session.mode, Operation.WRITE, target, bench.contract)
-        if decision.terminal:
-            return decision
-        places.append(Location(target.root.value, target.parts))
-    roots = {place.root for place in places}
+def add(session: Session, services: Services, request: GitAdd) -> Reply:
+    """Stage files (present or deleted): a governed WRITE on each, through the ref each resolved to."""
+    refs = _governed_refs(session, services, request.paths)
+    if isinstance(refs, Reply):
+        return refs
+    targets = [session.world.target(ref) for ref in refs]
+    roots = {target.root.value for target in targets}
     if len(roots) != 1:
         return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "name files of one root"})
     root = roots.pop()
     try:
-        if bench.history.head(root) is None:
+        if services.history.head(root) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
-        bench.history.stage(root, [place.parts for place in places])
+        services.history.stage(root, [target.parts for target in targets])
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
-    staged = [bench.world.address_of(root, place.parts) for place in places]
-    return ReplyBuilder().success("WA-WRITE-S-003", {"staged": staged})
+        return history_failure(root)
+    return ReplyBuilder().success("WA-WRITE-S-003", {"staged": [ref.address for ref in refs]})
 
 
-def commit(bench: Bench, root: str, message: str) -> Reply:
-    """Commit what is staged: a governed WRITE on every staged file; the message goes to the audit."""
-    if not message.strip():
+def _governed_refs(
+    session: Session, services: Services, paths: tuple[str, ...]
+) -> list[VisibilityRef] | Reply:
+    """A ref per path, each permitted a WRITE; or the first terminal reply."""
+    contract = active_contract(session, services)
+    refs = []
+    for path in paths:
+        reply, ref = session.world.resolve(path, session.home, must_exist=False)
+        if ref is None:
+            return reply
+        decision = enforce(session.mode, Operation.WRITE, session.world.target(ref), contract)
+        if decision.terminal:
+            return decision
+        refs.append(ref)
+    return refs
+
+
+def commit(session: Session, services: Services, request: GitCommit) -> Reply:
+    """Commit what is staged: a governed WRITE on every staged file; the message goes to the evidence."""
+    if not request.message.strip():
         return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "a commit needs a message"})
-    staged = _staged(bench, root)
+    root = _root(session, request.root)
+    if isinstance(root, Reply):
+        return root
+    staged = _staged(services, root)
     if isinstance(staged, Reply):
         return staged
-    refusal = _governed(bench, root, staged)
+    contract = active_contract(session, services)
+    refusal = _governed(session, root, staged, contract)
     if refusal is not None:
         return refusal
     try:
-        sha = bench.history.commit(root, message, "ck3raven agent <agent@ck3raven>")
+        sha = services.history.commit(root, request.message, AUTHOR)
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
-    paths = _visible(bench, root, staged)
-    _record(bench, sha, message, paths)
-    return ReplyBuilder().success("WA-WRITE-S-004", {"sha": sha, "message": message, "paths": paths})
+        return history_failure(root)
+    paths = _visible(session, root, staged)
+    evidence = {
+        "commit": sha,
+        "message": request.message,
+        "paths": paths,
+        "contract_id": contract.contract_id if contract else None,
+    }
+    with suppress(
+        PortError
+    ):  # the commit itself is the record: a reply never says Error for work that landed
+        services.evidence.put("commit", sha, json.dumps(evidence, indent=1))
+    return ReplyBuilder().success("WA-WRITE-S-004", {"sha": sha, "message": request.message, "paths": paths})
 
 
-def _staged(bench: Bench, root: str) -> list[Change] | Reply:
+def _root(session: Session, root: str) -> str | Reply:
+    roots = session.world.view.roots
+    if root not in {r.value for r in roots}:
+        return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(r.value for r in roots)})
+    return root
+
+
+def _staged(services: Services, root: str) -> list[Change] | Reply:
     """What the index holds beyond HEAD, or why there is nothing to commit."""
     try:
-        if bench.history.head(root) is None:
+        if services.history.head(root) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
-        staged = bench.history.staged(root)
+        staged = services.history.staged(root)
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-001", {"root": root})
+        return history_failure(root)
     return staged or ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
 
 
-def _governed(bench: Bench, root: str, staged: list[Change]) -> Reply | None:
+def _governed(
+    session: Session, root: str, staged: list[Change], contract: ActiveContract | None
+) -> Reply | None:
     """The first refusal among the staged files (each a WRITE), or None when all may be committed."""
     for change in staged:
-        address = bench.world.address_of(root, change.parts)
-        reply, ref = bench.world.resolve(address, bench.session.home, must_exist=False)
+        address = session.world.address_of(root, change.parts)
+        reply, ref = session.world.resolve(address, session.home, must_exist=False)
         if ref is None:
             return reply
-        decision = enforce(bench.session.mode, Operation.WRITE, bench.world.target(ref), bench.contract)
+        decision = enforce(session.mode, Operation.WRITE, session.world.target(ref), contract)
         if decision.terminal:
             return decision
     return None
 
 
-def _visible(bench: Bench, root: str, changes: list[Change]) -> list[dict[str, object]]:
+def _visible(session: Session, root: str, changes: list[Change]) -> list[dict[str, object]]:
     entries: list[dict[str, object]] = []
     for change in changes:
-        address = bench.world.address_of(root, change.parts)
-        reply, _ = bench.world.resolve(address, RootCategory(root), must_exist=False)
+        address = session.world.address_of(root, change.parts)
+        reply, _ = session.world.resolve(address, RootCategory(root), must_exist=False)
         if not reply.terminal:
             entries.append({"address": address, "kind": change.kind})
     return entries
-
-
-def _record(bench: Bench, sha: str, message: str, paths: list[dict[str, object]]) -> None:
-    contract_id = bench.contract.contract_id if bench.contract else None
-    evidence = {"commit": sha, "message": message, "paths": paths, "contract_id": contract_id}
-    reconciliation.write_evidence(
-        bench.world, f"commit-{sha}", evidence
-    )  # no data root: the commit is the record
 
 
 def _lines(data: bytes | None) -> list[str]:

@@ -155,26 +155,6 @@ class WorldAdapter:
         """The canonical spelling of a place the server found itself (for example in git history)."""
         return self._view.spell(Location(root, parts))
 
-    def write_system_file(self, location: Location, text: str) -> None:
-        """Server-owned output (audit evidence) through the Files port; KeyError when its root is absent."""
-        if location.root not in self._files.roots():
-            raise KeyError(location.root)
-        self._files.write(location, text.encode("utf-8"))
-
-    def restore_system_file(self, location: Location, content: bytes | None) -> None:
-        """Put a file back as it was (None: remove it), for a human-approved stash. Raises port errors."""
-        if content is None:
-            self._files.delete(location)
-        else:
-            self._files.write(location, content)
-
-    def read_system_file(self, location: Location, limit: int) -> bytes | None:
-        """A file's bytes for server-owned records (None when absent). Raises other port errors."""
-        try:
-            return self._files.read(location, limit)
-        except NotFound:
-            return None
-
     def read_file(self, ref: VisibilityRef, limit: int) -> bytes:
         """The bytes of the file behind `ref`. Raises port errors."""
         return self._files.read(_seal.locate(ref), limit)

@@ -15,9 +15,10 @@ CK3RAVEN = str(Path(sys.executable).with_name("ck3raven"))
 def write_config(
     folder: Path, *, mode: str | None = "ck3raven-dev", roots: dict[str, Path], playset: str | None = None
 ) -> Path:
-    """A config.toml in `folder` naming `roots` (and `mode`, and the active playset)."""
+    """A config.toml in `folder` naming `roots` (and `mode`, and the active playset); the server's state
+    directory is `folder/state`."""
     lines = [f'mode = "{mode}"'] if mode else []
-    lines += ['home = "ROOT_REPO"', "[roots]"]
+    lines += ['home = "ROOT_REPO"', f"state_dir = {json.dumps(str(folder / 'state'))}", "[roots]"]
     lines += [f"{name} = {json.dumps(str(path))}" for name, path in roots.items()]
     if playset:
         lines += ["[playset]", f"active = {json.dumps(playset)}"]

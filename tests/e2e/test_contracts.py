@@ -9,7 +9,7 @@ import pytest
 from dulwich import porcelain
 from fastmcp import Client
 
-from app.bootstrap import build, build_toolbox
+from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
 from tests.worlds import small_git_repo
@@ -46,7 +46,7 @@ def write(path: str, content: str = "x\n") -> dict[str, Any]:
     return {"command": "write", "path": path, "content": content}
 
 
-async def test_the_whole_law_open_write_reconcile_close(settings: Settings):
+async def test_the_whole_law_open_write_reconcile_close(settings: Settings, state_home: Path):
     async with Client(build(settings)) as client:
         before = await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 2\n"))
         opened = await call(client, "ck3_contract", OPEN)
@@ -68,7 +68,7 @@ async def test_the_whole_law_open_write_reconcile_close(settings: Settings):
     assert removed["code"] == "WA-WRITE-S-002"
     assert closed["code"] == "CT-GATE-S-002"
     assert json.loads(
-        (settings.data_root / "artifacts" / "audit" / f"{opened['data']['contract_id']}.json").read_text(
+        (state_home / "evidence" / "close" / f"{opened['data']['contract_id']}.json").read_text(
             encoding="utf-8"
         )
     )["changes"]
@@ -119,10 +119,10 @@ async def test_a_scope_the_matrix_does_not_permit_is_infeasible(settings: Settin
     ]
 
 
-async def test_a_contract_edited_on_disk_is_inert(settings: Settings):
+async def test_a_contract_edited_on_disk_is_inert(settings: Settings, state_home: Path):
     async with Client(build(settings)) as client:
         opened = await call(client, "ck3_contract", OPEN)
-        path = settings.data_root / "state" / "contracts" / f"{opened['data']['contract_id']}.json"
+        path = state_home / "contracts" / f"{opened['data']['contract_id']}.json"
         stored = json.loads(path.read_text(encoding="utf-8"))
         stored["targets"].append({"address": "ROOT_REPO:/src/b.py", "edit_kind": "add"})
         path.write_text(json.dumps(stored), encoding="utf-8")
@@ -136,7 +136,7 @@ async def test_a_contract_edited_on_disk_is_inert(settings: Settings):
 async def test_after_a_restart_the_old_contract_is_inert_and_renewal_inherits_it(settings: Settings):
     async with Client(build(settings)) as client:
         opened = await call(client, "ck3_contract", OPEN)
-    async with Client(build(settings, toolbox=build_toolbox(settings))) as client:
+    async with Client(build(settings, core=build_core(settings))) as client:
         listed = await call(client, "ck3_contract", {"command": "list"})
         before = await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 9\n"))
         renewed = await call(
@@ -198,7 +198,7 @@ async def test_git_status_diff_and_log_read_the_repository(settings: Settings):
     assert [c["message"] for c in log["data"]["commits"]] == ["first"]
 
 
-async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings: Settings):
+async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings: Settings, state_home: Path):
     async with Client(build(settings)) as client:
         await call(client, "ck3_file", write("ROOT_CK3RAVEN_DATA:/wip/x.txt"))
         denied = await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
@@ -213,7 +213,7 @@ async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings
     assert staged["data"]["staged"] == ["ROOT_REPO:/src/a.py"]
     assert committed["code"] == "WA-WRITE-S-004"
     assert log["data"]["commits"][0]["message"] == "Raise a"
-    evidence = settings.data_root / "artifacts" / "audit" / f"commit-{committed['data']['sha']}.json"
+    evidence = state_home / "evidence" / "commit" / f"{committed['data']['sha']}.json"
     assert json.loads(evidence.read_text(encoding="utf-8"))["message"] == "Raise a"
     assert closed["code"] == "CT-GATE-S-002"
     assert closed["data"]["changes"] == [{"address": "ROOT_REPO:/src/a.py", "kind": "modify"}]
@@ -221,17 +221,18 @@ async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings
 
 async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_including_deletions(
     settings: Settings,
+    state_home: Path,
 ):
     repo = settings.roots[R.ROOT_REPO]
     (repo / "src" / "b.py").write_text("b = 1\n", encoding="utf-8")
     porcelain.add(str(repo), paths=[str(repo / "src" / "b.py")])
     porcelain.commit(str(repo), message=b"b", author=b"T <t@x>", committer=b"T <t@x>")
-    toolbox = build_toolbox(settings)
+    core = build_core(settings)
     request = {
         **OPEN,
         "targets": [*OPEN["targets"], {"address": "ROOT_REPO:/src/b.py", "edit_kind": "delete"}],
     }
-    async with Client(build(settings, toolbox=toolbox)) as client:
+    async with Client(build(settings, core=core)) as client:
         opened = await call(client, "ck3_contract", request)
         contract_id = opened["data"]["contract_id"]
         await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 2\n"))
@@ -241,7 +242,7 @@ async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_includin
         asked = await call(
             client, "ck3_contract", {"command": "stash_carry_over", "contract_id": contract_id}
         )
-        toolbox.decide_approval(asked["data"]["approval_id"], approve=True)
+        core.decide_approval(asked["data"]["approval_id"], approve=True)
         stashed = await call(
             client, "ck3_contract", {"command": "stash_carry_over", "contract_id": contract_id}
         )
@@ -252,7 +253,7 @@ async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_includin
     assert (repo / "src" / "b.py").read_text(encoding="utf-8") == "b = 1\n"
     assert not (repo / "src" / "new.py").exists()
     saved = json.loads(
-        (settings.data_root / "state" / "stash" / f"{stashed['data']['stash_id']}.json").read_text(
+        (state_home / "evidence" / "stash" / f"{stashed['data']['stash_id']}.json").read_text(
             encoding="utf-8"
         )
     )
@@ -291,11 +292,11 @@ async def test_a_root_in_no_repository_records_a_snapshot_of_the_declared_target
 
 
 async def test_protected_targets_open_only_after_a_human_approves_and_then_may_be_written(settings: Settings):
-    toolbox = build_toolbox(settings)
+    core = build_core(settings)
     request = {**OPEN, "targets": [{"address": "ROOT_REPO:/policy/protected_files.json", "edit_kind": "add"}]}
-    async with Client(build(settings, toolbox=toolbox)) as client:
+    async with Client(build(settings, core=core)) as client:
         asked = await call(client, "ck3_contract", request)
-        toolbox.decide_approval(asked["data"]["approval_id"], approve=True)
+        core.decide_approval(asked["data"]["approval_id"], approve=True)
         opened = await call(client, "ck3_contract", request)
         written = await call(
             client, "ck3_file", write("ROOT_REPO:/policy/protected_files.json", '{"protected": []}')

@@ -11,7 +11,7 @@ from fastmcp import Client
 
 from adapters.hmac_signer import HmacSigner
 from adapters.log_setup import configure_logging
-from app.bootstrap import build, build_toolbox
+from app.bootstrap import build, build_core
 from domain.policy import approvals
 from tests.worlds import sample_world_on_disk
 
@@ -39,23 +39,23 @@ def traces(key: bytes) -> list[bytes]:
     return [key, key.hex().encode(), key.hex().upper().encode()]
 
 
-async def test_the_key_is_nowhere_outside_memory(tmp_path: Path, logged: Path):
+async def test_the_key_is_nowhere_outside_memory(tmp_path: Path, logged: Path, state_home: Path):
     settings = sample_world_on_disk(tmp_path)
-    toolbox = build_toolbox(settings, signer=HmacSigner(KEY))
+    core = build_core(settings, signer=HmacSigner(KEY))
     texts: list[str] = []
-    async with Client(build(settings, toolbox=toolbox)) as client:
+    async with Client(build(settings, core=core)) as client:
         asked = await client.call_tool(
             "ck3_mode", {"command": "init", "mode": "ck3raven-dev"}, raise_on_error=False
         )
         approvals.human_decision(
-            toolbox.authority, asked.structured_content["data"]["approval_id"], approve=True
+            core.services.authority, asked.structured_content["data"]["approval_id"], approve=True
         )
         for args in ({"command": "init", "mode": "ck3raven-dev"}, {"command": "status"}):
             result = await client.call_tool("ck3_mode", args, raise_on_error=False)
             texts.append(result.content[0].text)
         texts.append(asked.content[0].text)
 
-    stored = read_tree(settings.data_root / "state")
+    stored = read_tree(state_home)
     logs = logged.read_bytes()  # noqa: ASYNC240 - the server is gone; nothing else runs
     everything = b"".join(t.encode() for t in texts) + logs + stored
     environment = "\n".join(f"{k}={v}" for k, v in os.environ.items()).encode()

@@ -6,10 +6,10 @@ import pytest
 from fastmcp import Client
 
 from adapters.fastmcp_server import build_server
-from app.bootstrap import build
+from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.replies.leaks import LeakGate
-from tests.fakes import LeakingToolbox, NonReplyToolbox, RaisingToolbox
+from tests.fakes import answering_a_dict, leaking, pwd_answered_by, raising
 
 pytestmark = pytest.mark.anyio
 
@@ -42,8 +42,10 @@ async def test_the_text_content_carries_the_same_envelope(repo_settings: Setting
     assert json.loads(result.content[0].text) == result.structured_content
 
 
-async def test_a_tool_that_raises_answers_an_error_with_the_trace_id_and_no_exception_text(era: str):
-    server = build_server(RaisingToolbox(), LeakGate(()))
+async def test_a_tool_that_raises_answers_an_error_with_the_trace_id_and_no_exception_text(
+    repo_settings: Settings, era: str
+):
+    server = build(repo_settings, routes=pwd_answered_by(raising))
 
     result = await call(server, era, "ck3_dir", {})
 
@@ -55,8 +57,8 @@ async def test_a_tool_that_raises_answers_an_error_with_the_trace_id_and_no_exce
     assert "RuntimeError" not in result.content[0].text
 
 
-async def test_a_reply_carrying_a_host_path_is_withheld_as_an_error(era: str):
-    server = build_server(LeakingToolbox(), LeakGate(()))
+async def test_a_reply_carrying_a_host_path_is_withheld_as_an_error(repo_settings: Settings, era: str):
+    server = build(repo_settings, routes=pwd_answered_by(leaking("/home/alice/game")))
 
     result = await call(server, era, "ck3_dir", {})
 
@@ -65,16 +67,17 @@ async def test_a_reply_carrying_a_host_path_is_withheld_as_an_error(era: str):
     assert "alice" not in result.content[0].text
 
 
-async def test_a_reply_carrying_a_configured_root_path_is_withheld(era: str):
-    server = build_server(LeakingToolbox(leak="x@/srv/world"), LeakGate(("/srv/world",)))
+async def test_a_reply_carrying_a_configured_root_path_is_withheld(repo_settings: Settings, era: str):
+    routes = pwd_answered_by(leaking("x@/srv/world"))
+    server = build_server(build_core(repo_settings), LeakGate(("/srv/world",)), routes=routes)
 
     result = await call(server, era, "ck3_dir", {})
 
     assert result.structured_content["code"] == "MCP-SYS-E-003"
 
 
-async def test_a_tool_returning_something_other_than_a_reply_is_an_error(era: str):
-    server = build_server(NonReplyToolbox(), LeakGate(()))
+async def test_a_tool_returning_something_other_than_a_reply_is_an_error(repo_settings: Settings, era: str):
+    server = build(repo_settings, routes=pwd_answered_by(answering_a_dict))
 
     result = await call(server, era, "ck3_dir", {})
 
@@ -126,36 +129,59 @@ async def test_tools_declare_the_envelope_schema_and_honest_annotations(repo_set
     assert tools["ck3_playset"].annotations.read_only_hint is False
 
 
-async def test_concurrent_calls_reach_the_core_one_at_a_time(repo_settings: Settings):
+async def test_calls_of_one_session_reach_the_core_one_at_a_time(repo_settings: Settings):
     import threading
+    import time
 
     import anyio
 
-    from adapters.serial_toolbox import SerialToolbox
+    from domain.replies.builder import ReplyBuilder
 
     inside, most = [0], [0]
     guard = threading.Lock()
 
-    class Slow:
-        def ck3_dir(self, command, path, depth, progress=None):
-            with guard:
-                inside[0] += 1
-                most[0] = max(most[0], inside[0])
-            import time
+    def slow(session, services, request):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.02)
+        with guard:
+            inside[0] -= 1
+        return ReplyBuilder().success("MCP-CFG-S-001", {"home": "ROOT_REPO", "address": "ROOT_REPO:/"})
 
-            time.sleep(0.02)
-            with guard:
-                inside[0] -= 1
-            from domain.replies.builder import ReplyBuilder
-
-            return ReplyBuilder().success("MCP-CFG-S-001", {"home": "ROOT_REPO", "address": "ROOT_REPO:/"})
-
-        def decide_approval(self, approval_id, *, approve):
-            return False
-
-    server = build_server(SerialToolbox(Slow()), LeakGate(()))
+    server = build(repo_settings, routes=pwd_answered_by(slow))
     async with Client(server) as client, anyio.create_task_group() as group:
         for _ in range(6):
             group.start_soon(client.call_tool, "ck3_dir", {})
 
     assert most[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "field"),
+    [
+        ("ck3_file", {"command": "read", "path": "x.txt", "content": "y"}, "content"),
+        ("ck3_dir", {"command": "list", "depth": 2}, "depth"),
+        ("ck3_contract", {"command": "renew", "contract_id": "ct-1", "targets": []}, "targets"),
+        ("ck3_git", {"command": "diff", "path": "x.txt", "message": "m"}, "message"),
+    ],
+    ids=["read-with-content", "list-with-depth", "renew-with-targets", "diff-with-message"],
+)
+async def test_an_argument_the_command_does_not_take_is_invalid_and_named(
+    repo_settings: Settings, era: str, tool: str, args: dict[str, Any], field: str
+):
+    result = await call(build(repo_settings), era, tool, args)
+
+    assert result.structured_content["code"] == "MCP-VAL-I-001"
+    assert [e["field"] for e in result.structured_content["data"]["errors"]] == [field]
+
+
+async def test_a_read_with_content_changes_nothing_on_disk(repo_settings: Settings):
+    target = repo_settings.roots[next(iter(repo_settings.roots))] / "x.txt"
+    target.write_text("before", encoding="utf-8")
+
+    await call(
+        build(repo_settings), "auto", "ck3_file", {"command": "read", "path": "x.txt", "content": "after"}
+    )
+
+    assert target.read_text(encoding="utf-8") == "before"

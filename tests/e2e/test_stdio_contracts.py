@@ -55,7 +55,7 @@ async def test_a_tampered_contract_is_inert_and_a_restart_makes_the_old_one_iner
     async with stdio_client(config, era) as client:
         opened = await tool(client, "ck3_contract", OPEN)
         contract_id = opened["data"]["contract_id"]
-        stored = config.parent / "data" / "state" / "contracts" / f"{contract_id}.json"
+        stored = config.parent / "state" / "contracts" / f"{contract_id}.json"
         record = json.loads(stored.read_text(encoding="utf-8"))
         stored.write_text(json.dumps({**record, "intent": "Something wider"}), encoding="utf-8")
         tampered = await tool(client, "ck3_contract", {"command": "status"})

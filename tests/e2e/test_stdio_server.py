@@ -37,12 +37,12 @@ async def test_tools_list_over_stdio_names_the_tools(config: Path, era: str):
     assert {tool.name for tool in listed.tools} >= {"ck3_dir", "ck3_mode"}
 
 
-async def test_the_server_logs_json_under_the_data_root(config: Path, era: str):
+async def test_the_server_logs_json_in_its_state_directory(config: Path, era: str):
     async with stdio_client(config, era) as client:
         result = await client.call_tool("ck3_mode", {"command": "status"})
 
     trace_id = envelope(result)["meta"]["trace_id"]
-    log = (config.parent / "data" / "logs" / "ck3raven.log").read_text(encoding="utf-8")
+    log = (config.parent / "state" / "logs" / "ck3raven.log").read_text(encoding="utf-8")
     assert trace_id in log
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from adapters.json_playsets import JsonPlaysets
 from adapters.local_files import LocalFiles
-from app.bootstrap import build_toolbox
+from app.bootstrap import build_core
 from app.config import ConfigError
 from domain.replies.builder import Reply
 from domain.world.catalog import Catalog
@@ -103,4 +103,4 @@ def test_the_server_refuses_to_start_on_an_active_playset_that_does_not_exist(tm
     renamed = type(settings)(settings.source, settings.roots, settings.home, settings.mode, "No Such Playset")
 
     with pytest.raises(ConfigError, match="No Such Playset"):
-        build_toolbox(renamed)
+        build_core(renamed)

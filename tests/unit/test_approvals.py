@@ -5,15 +5,26 @@ from attrs import evolve
 
 from domain.policy import approvals
 from domain.policy.approvals import Authority, State
-from domain.policy.modes import init_mode
-from domain.session import Session
+from domain.use_cases import mode_switch
+from domain.use_cases.mode_switch import ModeInit
 from domain.vocabulary import Mode, RootCategory
-from tests.fakes import CountingIds, FakeClock, FakeSigner, MemoryApprovals
+from tests.fakes import (
+    CountingIds,
+    FakeClock,
+    FakeSigner,
+    MemoryApprovals,
+    authority_services,
+    memory_session,
+)
 
 
 @pytest.fixture
 def authority() -> Authority:
     return Authority(MemoryApprovals(), FakeClock(), CountingIds(), FakeSigner())
+
+
+def init_mode(session, mode, authority):
+    return mode_switch.init(session, authority_services(authority), ModeInit(mode))
 
 
 def approved(authority: Authority, payload: bytes = b"mode:ck3lens", kind: str = "mode"):
@@ -125,7 +136,7 @@ def test_a_long_summary_is_bounded():
 
 
 def test_init_files_a_request_and_leaves_the_mode_alone(authority):
-    session = Session(home=RootCategory.ROOT_REPO, mode=Mode.CK3LENS)
+    session = memory_session(RootCategory.ROOT_REPO, Mode.CK3LENS)
 
     reply = init_mode(session, Mode.CK3RAVEN_DEV, authority)
 
@@ -135,7 +146,7 @@ def test_init_files_a_request_and_leaves_the_mode_alone(authority):
 
 
 def test_init_again_before_approval_points_to_the_same_request(authority):
-    session = Session(home=RootCategory.ROOT_REPO)
+    session = memory_session(RootCategory.ROOT_REPO)
 
     first = init_mode(session, Mode.CK3LENS, authority)
     second = init_mode(session, Mode.CK3LENS, authority)
@@ -144,7 +155,7 @@ def test_init_again_before_approval_points_to_the_same_request(authority):
 
 
 def test_init_after_approval_sets_the_mode_and_uses_the_approval_up(authority):
-    session = Session(home=RootCategory.ROOT_REPO)
+    session = memory_session(RootCategory.ROOT_REPO)
     asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
     approvals.human_decision(authority, asked.data["approval_id"], approve=True)
 
@@ -156,7 +167,7 @@ def test_init_after_approval_sets_the_mode_and_uses_the_approval_up(authority):
 
 
 def test_one_approval_never_switches_twice(authority):
-    session = Session(home=RootCategory.ROOT_REPO)
+    session = memory_session(RootCategory.ROOT_REPO)
     asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
     approvals.human_decision(authority, asked.data["approval_id"], approve=True)
     init_mode(session, Mode.CK3RAVEN_DEV, authority)
@@ -170,7 +181,7 @@ def test_one_approval_never_switches_twice(authority):
 
 
 def test_an_approval_for_one_mode_does_not_initialise_another(authority):
-    session = Session(home=RootCategory.ROOT_REPO)
+    session = memory_session(RootCategory.ROOT_REPO)
     asked = init_mode(session, Mode.CK3LENS, authority)
     approvals.human_decision(authority, asked.data["approval_id"], approve=True)
 
@@ -181,7 +192,7 @@ def test_an_approval_for_one_mode_does_not_initialise_another(authority):
 
 
 def test_after_a_human_declines_the_agent_is_told_so_and_not_asked_again(authority):
-    session = Session(home=RootCategory.ROOT_REPO, mode=Mode.CK3LENS)
+    session = memory_session(RootCategory.ROOT_REPO, Mode.CK3LENS)
     asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
     approvals.human_decision(authority, asked.data["approval_id"], approve=False)
 
@@ -193,7 +204,7 @@ def test_after_a_human_declines_the_agent_is_told_so_and_not_asked_again(authori
 
 
 def test_once_a_decline_expires_the_agent_may_ask_again(authority):
-    session = Session(home=RootCategory.ROOT_REPO)
+    session = memory_session(RootCategory.ROOT_REPO)
     asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
     approvals.human_decision(authority, asked.data["approval_id"], approve=False)
     authority.clock.advance(minutes=6)
@@ -205,9 +216,9 @@ def test_once_a_decline_expires_the_agent_may_ask_again(authority):
 
 
 def test_an_approved_switch_is_sealed_and_names_its_approval(authority):
-    from domain.policy.modes import sealed
+    from domain.use_cases.mode_switch import sealed
 
-    session = Session(home=RootCategory.ROOT_REPO)
+    session = memory_session(RootCategory.ROOT_REPO)
     asked = init_mode(session, Mode.CK3RAVEN_DEV, authority)
     approvals.human_decision(authority, asked.data["approval_id"], approve=True)
     init_mode(session, Mode.CK3RAVEN_DEV, authority)
@@ -217,9 +228,9 @@ def test_an_approved_switch_is_sealed_and_names_its_approval(authority):
 
 
 def test_a_mode_set_behind_the_seal_does_not_verify(authority):
-    from domain.policy.modes import initialise, sealed
+    from domain.use_cases.mode_switch import initialise, sealed
 
-    session = Session(home=RootCategory.ROOT_REPO)
+    session = memory_session(RootCategory.ROOT_REPO)
     initialise(session, Mode.CK3LENS, "operator", authority)
     session.mode = Mode.CK3RAVEN_DEV
 

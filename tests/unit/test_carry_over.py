@@ -8,6 +8,7 @@ def contract(contract_id: str, created_at: str, *addresses: str) -> ContractReco
     return ContractRecord(
         contract_id=contract_id,
         created_at=created_at,
+        session_id="s-1",
         mode="ck3raven-dev",
         root_category="ROOT_REPO",
         intent="i",

@@ -1,0 +1,161 @@
+"""Which handler answers each tool command, which arguments it takes, and how its typed request is built.
+
+The MCP adapter has already checked each argument's type against the tool's schema; this table adds
+what the schema cannot say: an argument a command does not take is Invalid (never silently ignored), and
+one it needs but lacks is Invalid too. The domain never sees a command string.
+"""
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from attrs import frozen
+
+from domain.contracts.lifecycle import OpenRequest
+from domain.replies.builder import Reply, ReplyBuilder
+from domain.use_cases import contract_work, file_access, mode_switch, navigation, playset_choice, repository
+from domain.use_cases.request import Handler, Request
+from domain.vocabulary import Mode
+from ports.contracts import TargetRecord
+
+Args = Mapping[str, Any]
+"""A call's arguments that were given (not None), already type-checked against the tool's schema."""
+
+
+@frozen
+class Route:
+    """One command: the arguments it takes, those it requires, how to build its request, its handler."""
+
+    handler: Handler[Any]
+    build: Callable[[Args], Request]
+    takes: frozenset[str] = frozenset()
+    requires: frozenset[str] = frozenset()
+
+    def request(self, command: str, args: Args) -> Request | Reply:
+        """The typed request for `args`, or an Invalid reply naming every argument out of place."""
+        problems = [
+            {"field": name, "problem": f"not taken by the {command} command"}
+            for name in sorted(args.keys() - self.takes)
+        ] + [
+            {"field": name, "problem": "required by this command"}
+            for name in sorted(self.requires - args.keys())
+        ]
+        if problems:
+            return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems})
+        return self.build(args)
+
+
+def _route(
+    handler: Handler[Any], build: Callable[[Args], Request], *takes: str, requires: tuple[str, ...] = ()
+) -> Route:
+    return Route(handler, build, frozenset(takes) | frozenset(requires), frozenset(requires))
+
+
+def _open(args: Args) -> Request:
+    targets = tuple(TargetRecord(t["address"], t["edit_kind"]) for t in args.get("targets", ()))
+    declared = OpenRequest(
+        args.get("root_category", ""),
+        args.get("intent", ""),
+        tuple(args.get("operations", ())),
+        targets,
+        args.get("work_declaration", ""),
+        "agent",
+        args.get("ttl_minutes", 120),
+    )
+    return contract_work.Open(declared)
+
+
+DIR: Final = {
+    "pwd": _route(navigation.pwd, lambda _: navigation.Pwd()),
+    "cd": _route(navigation.cd, lambda a: navigation.Cd(a.get("path")), "path"),
+    "list": _route(navigation.list_folder, lambda a: navigation.ListFolder(a.get("path")), "path"),
+    "tree": _route(
+        navigation.tree,
+        lambda a: navigation.Tree(a.get("path"), a.get("depth", 3), a.get("progress")),
+        "path",
+        "depth",
+        "progress",
+    ),
+}
+FILE: Final = {
+    "read": _route(file_access.read, lambda a: file_access.Read(a.get("path")), "path"),
+    "write": _route(
+        file_access.write,
+        lambda a: file_access.Write(a.get("path"), a["content"]),
+        "path",
+        requires=("content",),
+    ),
+    "edit": _route(
+        file_access.edit,
+        lambda a: file_access.Edit(a.get("path"), a["old"], a["new"]),
+        "path",
+        requires=("old", "new"),
+    ),
+    "delete": _route(file_access.delete, lambda a: file_access.Delete(a.get("path")), "path"),
+}
+MODE: Final = {
+    "status": _route(mode_switch.status, lambda _: mode_switch.ModeStatus()),
+    "init": _route(mode_switch.init, lambda a: mode_switch.ModeInit(Mode(a["mode"])), requires=("mode",)),
+}
+PLAYSET: Final = {
+    "list": _route(playset_choice.list_playsets, lambda _: playset_choice.ListPlaysets()),
+    "show": _route(playset_choice.show, lambda a: playset_choice.ShowPlayset(a.get("name")), "name"),
+    "switch": _route(
+        playset_choice.switch, lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)
+    ),
+}
+CONTRACT: Final = {
+    "open": _route(
+        contract_work.open_contract,
+        _open,
+        "root_category",
+        "intent",
+        "operations",
+        "targets",
+        "work_declaration",
+        "ttl_minutes",
+    ),
+    "close": _route(contract_work.close, lambda a: contract_work.Close(a.get("contract_id")), "contract_id"),
+    "cancel": _route(
+        contract_work.cancel, lambda a: contract_work.Cancel(a.get("contract_id")), "contract_id"
+    ),
+    "renew": _route(
+        contract_work.renew,
+        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", 120)),
+        "contract_id",
+        "ttl_minutes",
+    ),
+    "status": _route(contract_work.status, lambda _: contract_work.Status()),
+    "list": _route(contract_work.list_contracts, lambda _: contract_work.ListContracts()),
+    "stash_carry_over": _route(
+        contract_work.stash_carry_over,
+        lambda a: contract_work.StashCarryOver(a.get("root_category", "ROOT_REPO"), a.get("contract_id")),
+        "root_category",
+        "contract_id",
+    ),
+}
+GIT: Final = {
+    "status": _route(repository.status, lambda a: repository.GitStatus(a.get("root", "ROOT_REPO")), "root"),
+    "diff": _route(repository.diff, lambda a: repository.GitDiff(a.get("path")), "path"),
+    "log": _route(
+        repository.log,
+        lambda a: repository.GitLog(a.get("root", "ROOT_REPO"), a.get("limit", 20)),
+        "root",
+        "limit",
+    ),
+    "add": _route(repository.add, lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
+    "commit": _route(
+        repository.commit,
+        lambda a: repository.GitCommit(a.get("message", ""), a.get("root", "ROOT_REPO")),
+        "message",
+        "root",
+    ),
+}
+ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {
+    "ck3_dir": DIR,
+    "ck3_file": FILE,
+    "ck3_mode": MODE,
+    "ck3_playset": PLAYSET,
+    "ck3_contract": CONTRACT,
+    "ck3_git": GIT,
+}
+"""Every tool's commands."""

@@ -1,0 +1,114 @@
+"""Which contract governs a session, and the lifecycle commands that need no reconciliation: cancel,
+status, list (law §13; SPEC §7). CT answers S, I or E, never D.
+
+A contract governs only the session that opened it, and only while its signatures verify (this server
+process signed it exactly as it stands), it is open and unexpired: finding it is one lookup by id.
+"""
+
+from attrs import frozen
+
+from domain.contracts import records
+from domain.contracts.records import Status
+from domain.policy.enforcement import ActiveContract
+from domain.replies.builder import Reply, ReplyBuilder
+from domain.services import Services
+from domain.session import Session
+from ports.contracts import ContractRecord, TargetRecord
+
+
+@frozen
+class OpenRequest:
+    """What an agent declares when it opens a contract."""
+
+    root_category: str
+    intent: str
+    operations: tuple[str, ...]
+    targets: tuple[TargetRecord, ...]
+    work_declaration: str
+    author: str = "agent"
+    ttl_minutes: int = 120
+
+
+def governing(session: Session, services: Services) -> ContractRecord | None:
+    """The one open, unexpired contract this session opened and this process signed, if any."""
+    if session.contract_id is None:
+        return None
+    record = services.contracts.get(session.contract_id)
+    if record is None or record.session_id != session.session_id:
+        return None
+    authority = services.authority
+    if not (records.genuine(record, authority.signer) and records.live(record, authority.clock.now())):
+        return None
+    return record
+
+
+def active_contract(session: Session, services: Services) -> ActiveContract | None:
+    """The governing contract as enforcement needs it (mode included: one made in another mode is none)."""
+    record = governing(session, services)
+    if record is None or session.mode is None or record.mode != session.mode.value:
+        return None
+    return records.as_active(record)
+
+
+def own(session: Session, services: Services, contract_id: str | None) -> ContractRecord | Reply:
+    """The governing contract when `contract_id` names it (or is empty); Invalid otherwise."""
+    record = governing(session, services)
+    if record is None or (contract_id and record.contract_id != contract_id):
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-006", {"contract_id": contract_id, "problem": "not the open contract"}
+        )
+    return record
+
+
+def cancel(session: Session, services: Services, contract_id: str | None) -> Reply:
+    """Close a contract without reconciliation (its work stays as it is, and is carried over)."""
+    record = own(session, services, contract_id)
+    if isinstance(record, Reply):
+        return record
+    authority = services.authority
+    services.contracts.put(
+        records.with_status(record, Status.CANCELLED, authority.clock.now(), authority.signer)
+    )
+    return ReplyBuilder().success("CT-GATE-S-003", {"contract_id": record.contract_id})
+
+
+def status(session: Session, services: Services) -> Reply:
+    """The open contract of this session (or none)."""
+    record = governing(session, services)
+    return ReplyBuilder().success("CT-GATE-S-004", {"active": summary(record) if record else None})
+
+
+def list_all(services: Services) -> Reply:
+    """Every stored contract; those of earlier server processes (or edited on disk) are marked inert."""
+    signer = services.authority.signer
+    rows = [
+        {
+            "contract_id": r.contract_id,
+            "root_category": r.root_category,
+            "status": r.status,
+            "created_at": r.created_at,
+            "inert": not records.genuine(r, signer),
+            "renewed_from": r.renewed_from,
+        }
+        for r in sorted(services.contracts.all(), key=lambda r: r.created_at)
+    ]
+    return ReplyBuilder().success("CT-GATE-S-005", {"contracts": rows, "count": len(rows)})
+
+
+def summary(record: ContractRecord) -> dict[str, object]:
+    """What a reply says about a contract."""
+    return {
+        "contract_id": record.contract_id,
+        "root_category": record.root_category,
+        "operations": list(record.operations),
+        "targets": [{"address": t.address, "edit_kind": t.edit_kind} for t in record.targets],
+        "expires_at": record.expires_at,
+        "baseline_sha": record.baseline_sha,
+        "baseline": "git"
+        if record.baseline_sha
+        else (
+            "snapshot of the declared targets: the root is in no git repository, so only they are reconciled"
+        ),
+        "renewed_from": record.renewed_from,
+        "status": record.status,
+    }

@@ -1,0 +1,247 @@
+"""The open gate (law §12, §13.1 to §13.4; SPEC §7): CT answers S, I or E, never D.
+
+Open checks the request, the one-open-contract-per-session rule, that every target resolves inside the
+contract's root, that the capability matrix permits every declared mutation on every target ("scope
+infeasible" otherwise) and that a human approved the protected targets; it records the git baseline (or,
+with no repository, a content snapshot of the targets) and reports carry-over from earlier work.
+"""
+
+import json
+from datetime import timedelta
+
+from attrs import frozen
+
+from domain.contracts import carry_over, reconciliation, records
+from domain.contracts.lifecycle import OpenRequest, governing, summary
+from domain.contracts.records import Status
+from domain.failures import history_failure
+from domain.policy import approvals
+from domain.policy.approvals import State
+from domain.policy.capabilities import row_for
+from domain.replies.builder import Reply, ReplyBuilder
+from domain.services import Services
+from domain.session import Session
+from domain.vocabulary import Operation, RootCategory
+from domain.world.visibility import VisibilityRef
+from ports.contracts import ContractRecord, TargetRecord
+from ports.errors import PortError
+
+
+@frozen
+class AdmittedTarget:
+    """A declared target made canonical: its record, the ref it resolved to, and whether it is protected."""
+
+    record: TargetRecord
+    ref: VisibilityRef
+    protected: bool
+
+
+def open_contract(
+    session: Session, services: Services, request: OpenRequest, *, renewed_from: ContractRecord | None = None
+) -> Reply:
+    """Open a contract for `request` (inheriting the baseline of `renewed_from` when renewing)."""
+    admitted = _admit(session, services, request)
+    if isinstance(admitted, Reply):
+        return admitted
+    targets, approved = admitted
+    root = RootCategory(request.root_category)
+    try:
+        head = services.history.head(root.value)
+        carried = [] if renewed_from else carried_files(session, services, root, head)
+    except PortError:
+        return history_failure(root.value)
+    declared = {target.record.address.casefold() for target in targets}
+    counts = carry_over.escalate(services.ledger.load(), carried, declared)
+    section = carry_over.report(carried, counts) if carried else None
+    if carry_over.required(counts):
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-008", {"required": carry_over.required(counts), "carry_over": section}
+        )
+    baseline = renewed_from.baseline_sha if renewed_from else head
+    record = _record(session, services, request, targets, (baseline, approved, renewed_from))
+    services.contracts.put(record)
+    session.contract_id = record.contract_id
+    if not renewed_from:
+        services.ledger.save(counts)
+    code = "CT-GATE-S-006" if renewed_from else "CT-GATE-S-001"
+    return ReplyBuilder().success(code, {**summary(record), "carry_over": section})
+
+
+def renew(session: Session, services: Services, contract_id: str | None, ttl_minutes: int) -> Reply:
+    """A new contract inheriting root, operations, targets, declaration and the original baseline."""
+    old = services.contracts.get(contract_id or "")
+    if old is None:
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-006", {"contract_id": contract_id, "problem": "no such contract"}
+        )
+    authority = services.authority
+    if records.genuine(old, authority.signer) and records.live(old, authority.clock.now()):
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-006", {"contract_id": old.contract_id, "problem": "still open"}
+        )
+    request = OpenRequest(
+        old.root_category,
+        old.intent,
+        old.operations,
+        old.targets,
+        old.work_declaration,
+        old.author,
+        ttl_minutes,
+    )
+    return open_contract(session, services, request, renewed_from=old)
+
+
+def carried_files(
+    session: Session, services: Services, root: RootCategory, head: str | None
+) -> list[carry_over.CarriedFile]:
+    """The uncommitted changes under `root`, attributed to the earlier contracts that declared them."""
+    if head is None:
+        return []
+    changes: list[tuple[str, str]] = [
+        (session.world.address_of(root.value, c.parts), c.kind)
+        for c in services.history.changes_since(root.value, head)
+    ]
+    authority = services.authority
+    now = authority.clock.now()
+    earlier = [
+        r
+        for r in services.contracts.all()
+        if not (records.genuine(r, authority.signer) and records.live(r, now))
+    ]
+    return carry_over.attribute(changes, earlier)
+
+
+def _admit(
+    session: Session, services: Services, request: OpenRequest
+) -> tuple[list[AdmittedTarget], tuple[str, ...]] | Reply:
+    """The resolved targets and the approved protected addresses, or why the request cannot open."""
+    problems = _request_problems(request)
+    if request.root_category not in {root.value for root in session.world.view.roots}:
+        problems.append({"field": "root_category", "problem": "that root is not configured"})
+    if problems:
+        return ReplyBuilder().invalid("CT-GATE-I-001", {"errors": problems})
+    current = governing(session, services)
+    if current is not None:
+        return ReplyBuilder().invalid("CT-GATE-I-002", {"contract_id": current.contract_id})
+    targets = _resolved(session, request)
+    if isinstance(targets, Reply):
+        return targets
+    approved = _protected_approval(session, services, request, targets)
+    if isinstance(approved, Reply):
+        return approved
+    return targets, approved
+
+
+def _request_problems(request: OpenRequest) -> list[dict[str, str]]:
+    problems = []
+    if request.root_category not in {root.value for root in RootCategory}:
+        problems.append({"field": "root_category", "problem": "not a root category"})
+    if not request.intent.strip() or not request.work_declaration.strip():
+        problems.append(
+            {"field": "intent", "problem": "intent and work_declaration must say what the work is"}
+        )
+    if not request.operations or not set(request.operations) <= {op.value for op in Operation}:
+        problems.append({"field": "operations", "problem": "a non-empty subset of READ, WRITE, DELETE"})
+    if not request.targets:
+        problems.append({"field": "targets", "problem": "declare at least one target"})
+    if any(t.edit_kind not in records.EDIT_KINDS for t in request.targets):
+        problems.append({"field": "targets", "problem": "edit_kind is add, modify or delete"})
+    if not 1 <= request.ttl_minutes <= records.MAX_TTL.total_seconds() // 60:
+        problems.append(
+            {"field": "ttl_minutes", "problem": f"from 1 to {int(records.MAX_TTL.total_seconds() // 60)}"}
+        )
+    return problems
+
+
+def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | Reply:
+    """Each target canonical, with its ref and whether it is protected; or why some cannot be."""
+    resolved, outside, infeasible = [], [], []
+    operations = {Operation(op) for op in request.operations} - {Operation.READ}
+    for index, target in enumerate(request.targets):
+        reply, ref = session.world.resolve(target.address, session.home, must_exist=False)
+        facts = session.world.target(ref) if ref is not None else None
+        if ref is None or facts is None or facts.root.value != request.root_category:
+            # the agent's text is never echoed (it may be a host path): its position and the reason are
+            outside.append({"index": index, "problem": reply.code if ref is None else "lies in another root"})
+            continue
+        row = (
+            row_for(session.mode, facts.root, facts.parts, in_local_mod=facts.in_local_mod)
+            if session.mode
+            else None
+        )
+        infeasible += [
+            {"address": facts.address, "operation": operation.value}
+            for operation in sorted(operations)
+            if row is None or row.condition(operation) is None
+        ]
+        resolved.append(AdmittedTarget(TargetRecord(facts.address, target.edit_kind), ref, facts.protected))
+    if outside:
+        return ReplyBuilder().invalid("CT-GATE-I-003", {"targets": outside})
+    if infeasible:
+        return ReplyBuilder().invalid("CT-GATE-I-004", {"targets": infeasible})
+    return resolved
+
+
+def _protected_approval(
+    session: Session, services: Services, request: OpenRequest, targets: list[AdmittedTarget]
+) -> tuple[str, ...] | Reply:
+    protected = sorted(t.record.address.casefold() for t in targets if t.protected)
+    if not protected:
+        return ()
+    payload = json.dumps([request.root_category, sorted(request.operations), protected]).encode()
+    summary_text = f"Allow {', '.join(sorted(request.operations))} on protected files: {', '.join(protected)}"
+    state, record = approvals.settle(
+        services.authority, "contract", payload, summary_text, session_id=session.session_id
+    )
+    if state is State.APPROVED:
+        return tuple(protected)
+    return ReplyBuilder().invalid(
+        "CT-GATE-I-005",
+        {
+            "approval_id": record.approval_id,
+            "state": state.value,
+            "targets": protected,
+            "hint": f"Ask the user to run `ck3raven approve {record.approval_id}`, then open again.",
+        },
+    )
+
+
+def _record(
+    session: Session,
+    services: Services,
+    request: OpenRequest,
+    targets: list[AdmittedTarget],
+    established: tuple[str | None, tuple[str, ...], ContractRecord | None],
+) -> ContractRecord:
+    """The signed record; `established` is what the gate found: baseline, approvals, the renewed one."""
+    baseline, approved, renewed_from = established
+    authority = services.authority
+    now = authority.clock.now()
+    if renewed_from is not None and renewed_from.baseline_snapshot:
+        snapshot = renewed_from.baseline_snapshot
+    elif baseline is None:  # without git: the content digest of every declared target
+        snapshot = reconciliation.snapshot(session.world, [(t.record.address, t.ref) for t in targets])
+    else:
+        snapshot = ()
+    record = ContractRecord(
+        contract_id=authority.ids.new_id("ct"),
+        created_at=now.isoformat(),
+        session_id=session.session_id,
+        mode=session.mode.value if session.mode else "",
+        root_category=request.root_category,
+        intent=request.intent,
+        operations=tuple(sorted(set(request.operations))),
+        targets=tuple(t.record for t in targets),
+        work_declaration=request.work_declaration,
+        author=request.author,
+        baseline_sha=baseline,
+        baseline_snapshot=snapshot,
+        expires_at=(now + timedelta(minutes=request.ttl_minutes)).isoformat(),
+        renewed_from=renewed_from.contract_id if renewed_from else None,
+        approvals=approved,
+        session_signature="",
+        status=Status.OPEN.value,
+        closed_at=None,
+        state_signature="",
+    )
+    return records.sign(record, authority.signer)

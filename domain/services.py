@@ -1,0 +1,27 @@
+"""What every handler shares across sessions: the stores, the history, the clock, ids and the Sigil.
+
+Session state (mode, home, playset lens, open contract) is not here: it is the handler's `Session`.
+"""
+
+from attrs import frozen
+
+from domain.policy.approvals import Authority
+from ports.contracts import ContractStore
+from ports.evidence import EvidenceStore
+from ports.files import Files
+from ports.history import History
+from ports.ledger import Ledger
+from ports.playsets import PlaysetStore
+
+
+@frozen
+class Services:
+    """The driven ports and the approval authority, wired once by the composition root."""
+
+    files: Files
+    playsets: PlaysetStore
+    authority: Authority
+    contracts: ContractStore
+    history: History
+    ledger: Ledger
+    evidence: EvidenceStore

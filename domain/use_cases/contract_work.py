@@ -1,0 +1,93 @@
+"""`ck3_contract` handlers: open, close, cancel, renew, status, list and stash_carry_over (law §12, §13).
+
+Each handler decides one command; the gates in `domain.contracts` do the work. A contract governs only
+the session that opened it.
+"""
+
+from typing import ClassVar
+
+from attrs import frozen
+
+from domain.contracts import closing, lifecycle, opening, stash
+from domain.contracts.lifecycle import OpenRequest
+from domain.replies.builder import Reply
+from domain.services import Services
+from domain.session import Session
+from domain.use_cases.request import Request
+
+
+@frozen
+class Open(Request):
+    TOOL: ClassVar[str] = "ck3_contract"
+    declared: OpenRequest
+
+
+@frozen
+class Close(Request):
+    TOOL: ClassVar[str] = "ck3_contract"
+    contract_id: str | None = None
+
+
+@frozen
+class Cancel(Request):
+    TOOL: ClassVar[str] = "ck3_contract"
+    contract_id: str | None = None
+
+
+@frozen
+class Renew(Request):
+    TOOL: ClassVar[str] = "ck3_contract"
+    contract_id: str | None
+    ttl_minutes: int = 120
+
+
+@frozen
+class Status(Request):
+    TOOL: ClassVar[str] = "ck3_contract"
+
+
+@frozen
+class ListContracts(Request):
+    TOOL: ClassVar[str] = "ck3_contract"
+
+
+@frozen
+class StashCarryOver(Request):
+    TOOL: ClassVar[str] = "ck3_contract"
+    root: str = "ROOT_REPO"
+    cluster: str | None = None
+
+
+def open_contract(session: Session, services: Services, request: Open) -> Reply:
+    """Open a contract of intended work for this session (the open gate decides)."""
+    return opening.open_contract(session, services, request.declared)
+
+
+def close(session: Session, services: Services, request: Close) -> Reply:
+    """Reconcile the work with the declaration and close when they agree (the close gate decides)."""
+    return closing.close_contract(session, services, request.contract_id)
+
+
+def cancel(session: Session, services: Services, request: Cancel) -> Reply:
+    """End this session's contract without reconciliation."""
+    return lifecycle.cancel(session, services, request.contract_id)
+
+
+def renew(session: Session, services: Services, request: Renew) -> Reply:
+    """Open a new contract inheriting an ended one's scope and baseline."""
+    return opening.renew(session, services, request.contract_id, request.ttl_minutes)
+
+
+def status(session: Session, services: Services, _: Status) -> Reply:
+    """This session's open contract, or none."""
+    return lifecycle.status(session, services)
+
+
+def list_contracts(_: Session, services: Services, __: ListContracts) -> Reply:
+    """Every stored contract, inert ones marked."""
+    return lifecycle.list_all(services)
+
+
+def stash_carry_over(session: Session, services: Services, request: StashCarryOver) -> Reply:
+    """Save and revert one carry-over cluster, once a human approves."""
+    return stash.stash_carry_over(session, services, request.root, request.cluster)

@@ -1,0 +1,55 @@
+"""The core's entry point: sessions made from the operator's defaults, and one way to answer a request.
+
+A handler is a function `(session, services, request) -> Reply` for one command; its request type says
+which tool it belongs to and whether it answers before a mode is initialised (SPEC §2).
+"""
+
+from attrs import frozen
+
+from domain.policy import approvals
+from domain.replies.builder import Reply
+from domain.services import Services
+from domain.session import Session, mode_required
+from domain.use_cases.mode_switch import initialise
+from domain.use_cases.request import Handler, R
+from domain.vocabulary import Mode, RootCategory
+from domain.world.adapter import WorldAdapter, WorldView
+
+
+@frozen
+class Defaults:
+    """What a new session starts with: the operator's home, mode and playset, and the view they give."""
+
+    home: RootCategory
+    mode: Mode | None
+    playset: str | None
+    view: WorldView
+
+
+class Core:
+    """Starts sessions and answers their requests; holds no session state itself."""
+
+    def __init__(self, services: Services, defaults: Defaults) -> None:
+        self.services = services
+        self.defaults = defaults
+
+    def start_session(self, session_id: str) -> Session:
+        """A fresh session at the operator's defaults (the operator's mode is a human initialisation)."""
+        defaults = self.defaults
+        world = WorldAdapter(self.services.files, defaults.view)
+        session = Session(session_id, defaults.home, world, defaults.playset)
+        if defaults.mode is not None:
+            initialise(session, defaults.mode, "operator", self.services.authority)
+        return session
+
+    def answer(self, session: Session, handler: Handler[R], request: R) -> Reply:
+        """The one reply to `request` in `session`: refused while no mode is initialised, unless modeless."""
+        if not request.MODELESS:
+            refusal = mode_required(session, request.TOOL)
+            if refusal is not None:
+                return refusal
+        return handler(session, self.services, request)
+
+    def decide_approval(self, approval_id: str, *, approve: bool) -> bool:
+        """Record a human's decision arriving through the client (elicitation); False if undecidable."""
+        return approvals.human_decision(self.services.authority, approval_id, approve=approve) is not None

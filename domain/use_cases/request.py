@@ -1,0 +1,23 @@
+"""The base of every command's request, and the shape of a handler."""
+
+from collections.abc import Callable
+from typing import ClassVar, TypeVar
+
+from attrs import frozen
+
+from domain.replies.builder import Reply
+from domain.services import Services
+from domain.session import Session
+
+
+@frozen
+class Request:
+    """A command's typed arguments; the class says which tool it belongs to and whether it needs no mode."""
+
+    TOOL: ClassVar[str] = ""
+    MODELESS: ClassVar[bool] = False
+
+
+R = TypeVar("R", bound=Request)
+Handler = Callable[[Session, Services, R], Reply]
+"""One command's use case: it decides the one Reply for a request in a session."""
