@@ -4,10 +4,16 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check lint format typecheck arch archlint docs bench bench-peers install clean
+.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers install clean
 
-run: $(STAMP)  ## serve the sample world over stdio (stdout is the MCP protocol: nothing else may print there)
-	@$(BIN)/ck3raven serve
+RUN_DIR := .run
+
+run: $(STAMP)  ## serve a scratch copy of the sample world over stdio (stdout is the MCP protocol: nothing else may print there)
+	@test -f $(RUN_DIR)/config.toml || $(BIN)/ck3raven init --sample $(RUN_DIR) 1>&2
+	@$(BIN)/ck3raven serve --config $(RUN_DIR)/config.toml
+
+run-reset:  ## start the scratch world of `make run` over
+	rm -rf $(RUN_DIR)
 
 test: $(STAMP)  ## the whole test suite
 	$(BIN)/pytest -q

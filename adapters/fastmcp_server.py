@@ -19,8 +19,8 @@ from adapters.mcp_sessions import McpSessions
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult
 from adapters.tool_routes import ROUTES, Route
 from adapters.wire import ENVELOPE_SCHEMA
+from domain.leaks import LeakGate
 from domain.replies.builder import Reply
-from domain.replies.leaks import LeakGate
 from domain.use_cases.core import Core
 
 INSTRUCTIONS = """\

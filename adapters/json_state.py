@@ -28,10 +28,16 @@ R = TypeVar("R")
 class _JsonRecords(Generic[R]):
     """Records of one type in `folder` (created 0700 if missing), named by their id."""
 
-    def __init__(self, folder: Path, kind: type[R], key: Callable[[R], str]) -> None:
+    def __init__(
+        self, folder: Path, kind: type[R], key: Callable[[R], str], final: Callable[[R], bool]
+    ) -> None:
         self._folder = folder
         self._kind = kind
         self._key = key
+        self._final = final
+        self._ended: dict[
+            str, R
+        ] = {}  # records that reached a final state: a restored old file never replays
         self._converter = make_converter()
         self._lock = threading.RLock()
 
@@ -39,7 +45,7 @@ class _JsonRecords(Generic[R]):
         if not _ID.fullmatch(record_id):
             return None
         with self._lock:
-            return self._load(self._folder / f"{record_id}.json")
+            return self._ended.get(record_id) or self._load(self._folder / f"{record_id}.json")
 
     def put(self, record: R) -> None:
         with self._lock:
@@ -54,6 +60,8 @@ class _JsonRecords(Generic[R]):
 
     def _put(self, record: R) -> None:
         record_id = self._key(record)
+        if record_id in self._ended:
+            raise Unavailable("that record has ended")
         if not _ID.fullmatch(record_id):
             raise ValueError("record ids are made by the server")
         text = json.dumps(self._converter.unstructure(record), indent=1)
@@ -62,13 +70,16 @@ class _JsonRecords(Generic[R]):
             write_atomically(self._folder / f"{record_id}.json", text)
         except OSError as exc:
             raise Unavailable("the state store cannot be written") from exc
+        if self._final(record):
+            self._ended[record_id] = record
 
     def all(self) -> list[R]:
         with self._lock:
             if not self._folder.is_dir():
                 return []
             found = [self._load(path) for path in sorted(self._folder.glob("*.json"))]
-        return [record for record in found if record is not None]
+            ended = self._ended
+        return [ended.get(self._key(record), record) for record in found if record is not None]
 
     def _load(self, path: Path) -> R | None:
         try:
@@ -84,14 +95,21 @@ class JsonApprovals(_JsonRecords[ApprovalRecord], ApprovalStore):
     """Approval records in `folder`."""
 
     def __init__(self, folder: Path) -> None:
-        super().__init__(folder, ApprovalRecord, lambda record: record.approval_id)
+        super().__init__(
+            folder,
+            ApprovalRecord,
+            lambda record: record.approval_id,
+            lambda r: r.state in {"consumed", "declined"},
+        )
 
 
 class JsonContracts(_JsonRecords[ContractRecord], ContractStore):
     """Contract records in `folder`."""
 
     def __init__(self, folder: Path) -> None:
-        super().__init__(folder, ContractRecord, lambda record: record.contract_id)
+        super().__init__(
+            folder, ContractRecord, lambda record: record.contract_id, lambda r: r.status != "open"
+        )
 
 
 def write_atomically(path: Path, text: str) -> None:

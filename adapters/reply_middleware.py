@@ -19,8 +19,8 @@ from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
 from adapters.wire import envelope_text
+from domain.leaks import LeakGate
 from domain.replies.builder import Reply, ReplyBuilder
-from domain.replies.leaks import LeakGate
 
 log = structlog.get_logger()
 

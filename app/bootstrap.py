@@ -1,6 +1,7 @@
 """The composition root: wires real adapters to the core. No process-global effects here."""
 
 import os
+import tempfile
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -17,12 +18,12 @@ from adapters.system_clock import RandomIds, SystemClock
 from adapters.tool_routes import ROUTES
 from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
+from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.replies.builder import Reply
-from domain.replies.leaks import LeakGate
 from domain.services import Services
 from domain.use_cases.core import Core, Defaults
-from domain.world.adapter import WorldView
+from domain.world.adapter import HIDDEN, WorldView
 from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
 from ports.files import Files
@@ -31,8 +32,11 @@ from ports.signer import Signer
 
 
 def leak_gate(settings: Settings) -> LeakGate:
-    """The leak gate for this configuration: generic host-path patterns plus every root's real path."""
-    return LeakGate(tuple(str(path) for path in settings.roots.values()))
+    """The leak gate for this configuration: the system prefixes, every root's real path, the state
+    directory, and this machine's home and temp directories."""
+    own = (*(str(path) for path in settings.roots.values()), str(state_folder(settings)))
+    common = [tempfile.gettempdir(), os.environ.get("HOME", "")]
+    return LeakGate(own, tuple(common))
 
 
 def state_folder(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
@@ -57,8 +61,10 @@ def build_core(settings: Settings, *, files: Files | None = None, signer: Signer
         history=DulwichHistory({root.value: path for root, path in settings.roots.items()}),
         ledger=JsonLedger(state / "carry_over.json"),
         evidence=JsonEvidence(state / "evidence"),
+        leaks=leak_gate(settings),
     )
-    view = WorldView(settings.mode, frozenset(settings.roots), active_mods(playsets, settings.active_playset))
+    mods = active_mods(playsets, settings.active_playset)
+    view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))
     return Core(services, Defaults(settings.home, settings.mode, settings.active_playset, view))
 
 
@@ -79,7 +85,8 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
 
 def build(settings: Settings, *, core: Core | None = None, routes: Routes = ROUTES) -> FastMCP:
     """The MCP server for `settings`, ready to run or to be driven in memory by a test client."""
-    return build_server(core or build_core(settings), leak_gate(settings), routes=routes, version=_version())
+    core = core or build_core(settings)
+    return build_server(core, core.services.leaks, routes=routes, version=_version())
 
 
 def _version() -> str:

@@ -26,6 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "approvals": _approvals,
         "approve": _approve,
         "decline": _decline,
+        "init": _init,
     }[args.command]
     return handler(args)
 
@@ -52,6 +53,14 @@ def _parser() -> argparse.ArgumentParser:
         )
         decision.add_argument("id", nargs="?", help="the approval id (default: the only pending one)")
         decision.add_argument("--config", help="the config the server runs with")
+    init = commands.add_parser("init", help="write a config from what is found here, or for the sample world")
+    init.add_argument(
+        "--sample", metavar="DIR", help="copy the sample world into DIR and write DIR/config.toml"
+    )
+    init.add_argument("--config", help="where to write (default: ~/.ck3raven/config.toml)")
+    init.add_argument("--repo", help="a code repository folder to serve as ROOT_REPO")
+    init.add_argument("--mode", choices=[m.value for m in Mode], help="the mode the server starts in")
+    init.add_argument("--force", action="store_true", help="replace an existing config")
     codes = commands.add_parser("codes", help="print the reply-code registry")
     codes.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     return parser
@@ -177,6 +186,43 @@ def _decide(args: argparse.Namespace, *, approve: bool) -> int:
         return 1
     print(f"{record['approval_id']}: {answer['state']}")
     return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    from app import setup
+
+    try:
+        if args.sample:
+            config = setup.sample(Path(args.sample).expanduser().resolve())
+        else:
+            config = _init_detected(args)
+    except (ConfigError, OSError) as exc:
+        print(f"ck3raven: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {config}\nserve it with: ck3raven serve --config {config}")
+    return 0
+
+
+def _init_detected(args: argparse.Namespace) -> Path:
+    import platform
+
+    from app import setup
+    from app.detection import detect, platform_name
+
+    target = Path(args.config or "~/.ck3raven/config.toml").expanduser().resolve()
+    if target.exists() and not args.force:
+        raise ConfigError(f"{target} exists; pass --force to replace it")
+    found = detect(Path.home(), os.environ, platform_name(sys.platform, platform.release()))
+    for line in (*found.found, *(f"not found: {line}" for line in found.missing)):
+        print(line)
+    data = target.parent / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    roots = {**found.roots, "ROOT_CK3RAVEN_DATA": data}
+    if args.repo:
+        roots["ROOT_REPO"] = Path(args.repo).expanduser().resolve()
+    state = Settings("init", {}, RootCategory.ROOT_REPO).state_path(os.environ)
+    setup.write_checked(target, setup.config_text(roots, state_dir=state, mode=args.mode, playset=None))
+    return target
 
 
 def _codes(args: argparse.Namespace) -> int:

@@ -1,11 +1,13 @@
 """Operator configuration (SPEC §10): where it comes from, its strict shape, and the checks made at start.
 
-Order: --config FILE, else $CK3RAVEN_CONFIG, else ~/.ck3raven/config.toml, else the built-in default (the
-repository's sample world, with the current directory as ROOT_REPO). Relative root paths are taken from the
-current directory; `~` is expanded (this is operator input, never agent input). A config that names an
-unknown key, an unknown root or mode, or a root folder that does not exist is refused at start.
+Order: --config FILE, else $CK3RAVEN_CONFIG, else ~/.ck3raven/config.toml; there is no implicit root, so
+with none of them the server does not start (`ck3raven init` writes a config). Relative paths are taken
+from the config file's folder; `~` is expanded (this is operator input, never agent input). A config that
+names an unknown key, an unknown root or mode, a root folder that does not exist, or roots that overlap
+each other or the state directory is refused at start.
 """
 
+import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,7 +19,6 @@ from adapters.strict_converter import StructureProblems, make_converter, structu
 from domain.vocabulary import Mode, RootCategory
 
 _E = TypeVar("_E", Mode, RootCategory)
-SAMPLE_WORLD = Path(__file__).resolve().parent.parent / "examples" / "world"
 
 
 class ConfigError(Exception):
@@ -34,6 +35,7 @@ class _ConfigFile:
     mode: str | None = None
     home: str = "ROOT_REPO"
     state_dir: str | None = None
+    hidden: list[str] = Factory(list)
     roots: dict[str, str] = Factory(dict)
     playset: _PlaysetSection = Factory(_PlaysetSection)
 
@@ -49,6 +51,8 @@ class Settings:
     active_playset: str | None = None
     state_dir: Path | None = None
     """Where the server keeps its own state (outside every root); None: the default for this user."""
+    hidden: tuple[str, ...] = ()
+    """The operator's own patterns of secret names, invisible beside the built-in ones."""
 
     @property
     def data_root(self) -> Path | None:
@@ -71,7 +75,7 @@ class Settings:
 
 
 def config_path(explicit: str | None, environ: Mapping[str, str]) -> Path | None:
-    """The config file to read, or None for the built-in default."""
+    """The config file to read, or None when there is none."""
     if explicit:
         return Path(explicit).expanduser()
     if environ.get("CK3RAVEN_CONFIG"):
@@ -80,10 +84,16 @@ def config_path(explicit: str | None, environ: Mapping[str, str]) -> Path | None
     return candidate if candidate.is_file() else None
 
 
+SEARCHED = "--config, $CK3RAVEN_CONFIG, ~/.ck3raven/config.toml"
+
+
 def load(path: Path | None, *, cwd: Path) -> Settings:
-    """Read and check the configuration at `path` (None: the built-in default)."""
+    """Read and check the configuration at `path`; None (nothing found) is refused: no implicit root."""
     if path is None:
-        return _check("built-in default", _default_file(), cwd)
+        raise ConfigError(
+            f"no configuration found (looked at {SEARCHED}); `ck3raven init` writes one, "
+            "`ck3raven init --sample DIR` one serving a copy of the sample world"
+        )
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -96,23 +106,6 @@ def load(path: Path | None, *, cwd: Path) -> Settings:
         details = "; ".join(f"{where}: {what}" for where, what in exc.problems)
         raise ConfigError(f"{path}: {details}") from exc
     return _check(str(path), parsed, cwd)
-
-
-def _default_file() -> _ConfigFile:
-    if not SAMPLE_WORLD.is_dir():
-        return _ConfigFile(roots={"ROOT_REPO": "."})
-    return _ConfigFile(
-        mode=Mode.CK3LENS.value,
-        roots={
-            "ROOT_REPO": ".",
-            "ROOT_GAME": str(SAMPLE_WORLD / "game"),
-            "ROOT_STEAM": str(SAMPLE_WORLD / "steam"),
-            "ROOT_USER_DOCS": str(SAMPLE_WORLD / "documents"),
-            "ROOT_VSCODE": str(SAMPLE_WORLD / "vscode"),
-            "ROOT_CK3RAVEN_DATA": str(SAMPLE_WORLD / "ck3raven_data"),
-        },
-        playset=_PlaysetSection(active="Sample Playset"),
-    )
 
 
 def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
@@ -133,7 +126,43 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
     if problems or home is None:
         raise ConfigError(f"{source}: " + "; ".join(problems or ["no home root"]))
     state_dir = (cwd / Path(raw.state_dir).expanduser()).resolve() if raw.state_dir else None
-    return Settings(source, roots, home, mode, raw.playset.active, state_dir)
+    settings = Settings(source, roots, home, mode, raw.playset.active, state_dir, tuple(raw.hidden))
+    overlaps = overlapping(settings, os.environ)
+    if overlaps:
+        raise ConfigError(f"{source}: " + "; ".join(overlaps))
+    return settings
+
+
+def overlapping(settings: Settings, environ: Mapping[str, str]) -> list[str]:
+    """Every pair of roots (and the state directory) where one is, or lies inside, the other, compared by
+    real path and by device and inode, so a bind mount or a link that joins two folders counts."""
+    places = {f"roots.{root.value}": path for root, path in settings.roots.items()}
+    places["state_dir"] = settings.state_path(environ).expanduser().resolve()
+    names = sorted(places)
+    return [
+        f"{inner} ({places[inner]}) lies inside {outer} ({places[outer]}): roots and the state directory "
+        "must be disjoint"
+        for outer in names
+        for inner in names
+        if inner != outer
+        and _inside(places[inner], places[outer])
+        and (inner < outer or not _inside(places[outer], places[inner]))
+    ]
+
+
+def _inside(inner: Path, outer: Path) -> bool:
+    if inner == outer or outer in inner.parents:
+        return True
+    identity = _identity(outer)
+    return identity is not None and any(_identity(folder) == identity for folder in (inner, *inner.parents))
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    try:
+        info = folder.stat()
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _member(kind: type[_E], text: str | None, problem: str, problems: list[str]) -> _E | None:

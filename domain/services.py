@@ -5,6 +5,7 @@ Session state (mode, home, playset lens, open contract) is not here: it is the h
 
 from attrs import frozen
 
+from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from ports.contracts import ContractStore
 from ports.evidence import EvidenceStore
@@ -25,3 +26,5 @@ class Services:
     history: History
     ledger: Ledger
     evidence: EvidenceStore
+    leaks: LeakGate
+    """What a reply may not carry: a mutation whose reply would be withheld is refused before it happens."""

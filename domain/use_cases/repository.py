@@ -145,8 +145,9 @@ def _governed_refs(
 
 def commit(session: Session, services: Services, request: GitCommit) -> Reply:
     """Commit what is staged: a governed WRITE on every staged file; the message goes to the evidence."""
-    if not request.message.strip():
-        return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "a commit needs a message"})
+    problem = _message_problem(services, request.message)
+    if problem is not None:
+        return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": problem})
     root = _root(session, request.root)
     if isinstance(root, Reply):
         return root
@@ -173,6 +174,14 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
     ):  # the commit itself is the record: a reply never says Error for work that landed
         services.evidence.put("commit", sha, json.dumps(evidence, indent=1))
     return ReplyBuilder().success("WA-WRITE-S-004", {"sha": sha, "message": request.message, "paths": paths})
+
+
+def _message_problem(services: Services, message: str) -> str | None:
+    if not message.strip():
+        return "a commit needs a message"
+    if services.leaks.leaks_in_content(message):  # its reply would be withheld: refuse before committing
+        return "the message names a host path"
+    return None
 
 
 def _root(session: Session, root: str) -> str | Reply:

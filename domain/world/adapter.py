@@ -5,6 +5,8 @@ once, as data (SPEC §4). A target outside the visible world gets the very reply
 no reply can tell the two apart. Only this module mints and opens VisibilityRefs.
 """
 
+import fnmatch
+import re
 from collections.abc import Generator
 from typing import Final
 
@@ -41,10 +43,14 @@ EXTRA_FILES: Final[dict[Mode | None, tuple[tuple[RootCategory, tuple[str, ...]],
 }
 """Single files visible inside a playset-scoped root."""
 
+DATA_FOLDERS: Final = ("wip", "playsets", "config", "cache", "artifacts")
+"""The only folders of ROOT_CK3RAVEN_DATA an agent sees (SPEC §4), in every mode."""
+
 MANIFEST_LIMIT: Final = 256 * 1024
 
-HIDDEN: Final[tuple[tuple[RootCategory, tuple[str, ...]], ...]] = ((R.ROOT_CK3RAVEN_DATA, ("state",)),)
-"""The server's own state: invisible in every mode, matched case-insensitively."""
+HIDDEN: Final = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".netrc", ".npmrc", ".pypirc")
+"""Names of secrets (SPEC §4): a file or folder so named is invisible in every root, matched
+case-insensitively; the operator may add patterns. The server's own state is in no root at all."""
 
 
 @frozen
@@ -54,6 +60,8 @@ class WorldView:
     mode: Mode | None
     roots: frozenset[RootCategory]
     mods: tuple[ModFolder, ...] = ()
+    hidden: tuple[str, ...] = HIDDEN
+    """Glob patterns of names that are invisible wherever they stand."""
 
 
 @frozen
@@ -107,8 +115,13 @@ class WorldAdapter:
         location = _seal.locate(ref)
         entries = self._files.list_dir(location)
         prefix = self._view.uniform_prefix(location)
-        if prefix is not None:  # every child is visible and spelled below one prefix
-            return [Listed(prefix + entry.name, entry.name, entry.kind, entry.size) for entry in entries]
+        if prefix is not None:  # every child not hidden by name is visible and spelled below one prefix
+            hidden = self._view.hidden_name
+            return [
+                Listed(prefix + entry.name, entry.name, entry.kind, entry.size)
+                for entry in entries
+                if not hidden(entry.name)
+            ]
         return [
             Listed(self._view.spell(child), entry.name, entry.kind, entry.size)
             for entry in entries
@@ -121,8 +134,8 @@ class WorldAdapter:
         root, base = location.root, location.parts
         compiled = self._view
         prefix = compiled.uniform_prefix(location)
-        if prefix is not None:  # nothing below is hidden or spelled differently: no per-folder checks
-            for parts in self._files.walk_dirs(location, depth, _everything):
+        if prefix is not None:  # nothing below is spelled differently: only names are checked
+            for parts in self._files.walk_dirs(location, depth, compiled.unhidden):
                 yield prefix + "/".join(parts)
             return
 
@@ -193,10 +206,6 @@ class WorldAdapter:
             return ReplyBuilder().error("WA-IO-E-001", {"address": address})
 
 
-def _everything(_: tuple[str, ...]) -> bool:
-    return True
-
-
 def _not_addressable(address: str) -> Reply:
     return ReplyBuilder().invalid("WA-RES-I-001", {"address": address})
 
@@ -207,24 +216,29 @@ class _Compiled:
     def __init__(self, view: WorldView) -> None:
         self.view = view
         self.root_names = frozenset(root.value for root in view.roots)
-        self._full = frozenset(r.value for r in FULLY_VISIBLE.get(view.mode, frozenset()) & view.roots)
-        self._scoped = frozenset(r.value for r in PLAYSET_SCOPED.get(view.mode, frozenset()) & view.roots)
+        full = FULLY_VISIBLE.get(view.mode, frozenset()) & view.roots
+        scoped = PLAYSET_SCOPED.get(view.mode, frozenset()) & view.roots
+        data = {R.ROOT_CK3RAVEN_DATA} & full  # seen only through its agent folders
+        self._full = frozenset(r.value for r in full - data)
+        self._scoped = frozenset(r.value for r in scoped | data)
         self._by_key = {key: mod for mod in view.mods for key in (mod.name, mod.workshop_id) if key}
         self._mod_at = {(mod.root.value, mod.parts): mod for mod in view.mods}
         self._depths = sorted({len(mod.parts) for mod in view.mods})
         extra = [(root.value, parts) for root, parts in EXTRA_FILES.get(view.mode, ())]
+        extra += [(R.ROOT_CK3RAVEN_DATA.value, (name,)) for name in DATA_FOLDERS if data]
         self._subtrees = frozenset((*self._mod_at, *extra))
         self._ancestors = frozenset(
             (root, parts[:n]) for root, parts in self._subtrees for n in range(len(parts))
         )
-        self._hidden = {(root.value, tuple(p.casefold() for p in parts)) for root, parts in HIDDEN}
+        secret = "|".join(fnmatch.translate(pattern.casefold()) for pattern in view.hidden)
+        self._secret = re.compile(secret) if secret else None
 
     def mod(self, key: str) -> ModFolder | None:
         return self._by_key.get(key)
 
     def visible(self, location: Location) -> bool:
         root, parts = location.root, location.parts
-        if root not in self.root_names or self._is_hidden(root, parts):
+        if root not in self.root_names or any(self.hidden_name(part) for part in parts):
             return False
         if root in self._full:
             return True
@@ -258,7 +272,7 @@ class _Compiled:
         """The spelling every descendant of `location` shares (descendant = prefix + relative path), when
         all of them are visible and none is hidden or a mod folder of its own; None otherwise."""
         root, parts = location.root, location.parts
-        if not self.visible(location) or self._hides_below(root, parts):
+        if not self.visible(location):
             return None
         inside_subtree = any((root, parts[:n]) in self._subtrees for n in range(1, len(parts) + 1))
         if root in self._full:
@@ -273,14 +287,10 @@ class _Compiled:
         address = self.spell(location)
         return address if address.endswith(":/") else address + "/"
 
-    def _hides_below(self, root: str, parts: tuple[str, ...]) -> bool:
-        folded = tuple(p.casefold() for p in parts)
-        return any(
-            hidden_root == root and hidden[: len(folded)] == folded for hidden_root, hidden in self._hidden
-        )
+    def hidden_name(self, name: str) -> bool:
+        """Whether a file or folder of this name is a secret no address may reach."""
+        return self._secret is not None and self._secret.match(name.casefold()) is not None
 
-    def _is_hidden(self, root: str, parts: tuple[str, ...]) -> bool:
-        return any(
-            hidden_root == root and tuple(p.casefold() for p in parts[: len(hidden)]) == hidden
-            for hidden_root, hidden in self._hidden
-        )
+    def unhidden(self, parts: tuple[str, ...]) -> bool:
+        """Whether the last of `parts` is not a hidden name (a walk's keep test)."""
+        return not self.hidden_name(parts[-1])

@@ -8,7 +8,7 @@ from fastmcp import Client
 from adapters.fastmcp_server import build_server
 from app.bootstrap import build, build_core
 from app.config import Settings
-from domain.replies.leaks import LeakGate
+from domain.leaks import LeakGate
 from tests.fakes import answering_a_dict, leaking, pwd_answered_by, raising
 
 pytestmark = pytest.mark.anyio

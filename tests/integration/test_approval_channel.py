@@ -102,3 +102,23 @@ def test_a_malformed_request_is_refused_and_the_channel_keeps_serving(channel, r
 
     assert answer["ok"] is False
     assert ask(channel, {"op": "list"})["ok"] is True
+
+
+def test_restoring_a_consumed_approvals_older_file_does_not_replay_it(tmp_path):
+    from adapters.json_state import JsonApprovals
+    from domain.policy import approvals
+    from domain.policy.approvals import Authority, State
+    from tests.fakes import CountingIds, FakeClock, FakeSigner
+
+    store = JsonApprovals(tmp_path / "approvals")
+    authority = Authority(store, FakeClock(), CountingIds(), FakeSigner())
+    asked = approvals.request(authority, "mode", b"session:s\nmode:ck3lens", "switch")
+    approvals.human_decision(authority, asked.approval_id, approve=True)
+    approved_file = (tmp_path / "approvals" / f"{asked.approval_id}.json").read_bytes()
+    first, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
+    (tmp_path / "approvals" / f"{asked.approval_id}.json").write_bytes(approved_file)
+
+    again, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
+
+    assert first is State.APPROVED
+    assert again is State.PENDING

@@ -84,12 +84,48 @@ def test_the_environment_names_the_config_when_no_flag_is_given():
     assert config_path(None, {"CK3RAVEN_CONFIG": "b.toml"}) == Path("b.toml")
 
 
-def test_the_built_in_default_serves_the_sample_world_in_ck3lens_mode(tmp_path: Path):
-    settings = load(None, cwd=tmp_path)
+def test_without_a_config_nothing_is_served_and_the_refusal_says_where_it_looked(tmp_path: Path):
+    with pytest.raises(ConfigError, match=r"CK3RAVEN_CONFIG.*ck3raven init"):
+        load(None, cwd=tmp_path)
 
-    assert settings.mode is Mode.CK3LENS
-    assert settings.roots[RootCategory.ROOT_REPO] == tmp_path.resolve()
-    assert RootCategory.ROOT_GAME in settings.roots
+
+def overlapping_config(tmp_path: Path, roots: dict[str, str], state: str = "state") -> Path:
+    lines = [f'state_dir = "{state}"', "[roots]", *(f'{name} = "{path}"' for name, path in roots.items())]
+    for path in roots.values():
+        (tmp_path / path).mkdir(parents=True, exist_ok=True)
+    config = tmp_path / "config.toml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return config
+
+
+def test_a_root_inside_another_is_refused_naming_both(tmp_path: Path):
+    config = overlapping_config(tmp_path, {"ROOT_REPO": "repo", "ROOT_CK3RAVEN_DATA": "repo/data"})
+
+    with pytest.raises(ConfigError, match=r"roots\.ROOT_CK3RAVEN_DATA .* lies inside roots\.ROOT_REPO"):
+        load(config, cwd=tmp_path)
+
+
+def test_a_root_holding_the_state_directory_is_refused(tmp_path: Path):
+    config = overlapping_config(tmp_path, {"ROOT_REPO": "repo"}, state="repo/.state")
+
+    with pytest.raises(ConfigError, match=r"state_dir .* lies inside roots\.ROOT_REPO"):
+        load(config, cwd=tmp_path)
+
+
+def test_a_root_configured_through_a_link_into_another_root_counts_as_overlap(tmp_path: Path):
+    config = overlapping_config(tmp_path, {"ROOT_REPO": "repo", "ROOT_GAME": "game"})
+    (tmp_path / "repo" / "game").mkdir()
+    (tmp_path / "game-link").symlink_to(tmp_path / "repo" / "game")
+    config.write_text(config.read_text().replace('"game"', '"game-link"'), encoding="utf-8")
+
+    with pytest.raises(ConfigError, match="ROOT_GAME"):
+        load(config, cwd=tmp_path)
+
+
+def test_disjoint_roots_and_state_directory_are_accepted(tmp_path: Path):
+    config = overlapping_config(tmp_path, {"ROOT_REPO": "repo", "ROOT_GAME": "game"})
+
+    assert set(load(config, cwd=tmp_path).roots) == {RootCategory.ROOT_REPO, RootCategory.ROOT_GAME}
 
 
 def test_the_policy_table_lists_every_matrix_row():

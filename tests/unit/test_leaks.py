@@ -1,8 +1,10 @@
 """The leak gate finds host paths anywhere in an envelope, by location, and passes canonical addresses."""
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
-from domain.replies.leaks import LeakGate
+from domain.leaks import LeakGate
 
 GATE = LeakGate(())
 
@@ -66,10 +68,40 @@ def test_host_paths_deep_in_lists_are_found_by_pointer():
 
 
 def test_a_configured_root_that_no_pattern_matches_is_still_found():
-    envelope = {"data": {"note": "backup@/srv/ck3/game/x"}}
+    envelope = {"data": {"note": "backup@/data/ck3/game/x"}}
 
     assert GATE.findings(envelope) == []
-    assert LeakGate(("/srv/ck3/game",)).findings(envelope) == ["/data/note"]
+    assert LeakGate(("/data/ck3/game",)).findings(envelope) == ["/data/note"]
+
+
+@pytest.mark.parametrize("text", ["path:/Users/x", "a+/etc/shadow", "backup@/srv/x"])
+def test_a_system_prefix_after_a_colon_plus_or_at_is_found(text: str):
+    assert GATE.findings({"note": text}) == ["/note"]
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "ROOT_GAME:/gfx (old)/x.txt",
+        "ROOT_REPO:/k (1)/x.txt",
+        "ROOT_REPO:/\U0001f600/x.txt",
+        "ROOT_REPO:/etc/x",
+    ],
+)
+def test_an_address_with_punctuation_emoji_or_a_system_name_passes(address: str):
+    envelope = {
+        "data": {"address": address, "entries": [{"address": address}]},
+        "message": f"wrote {address}",
+    }
+
+    assert GATE.findings(envelope["data"]) == []
+    assert GATE.leaks_in_json(as_json(envelope)) is False
+
+
+def test_the_home_and_temp_directories_are_found_outside_addresses():
+    gate = LeakGate((), ("/home/alice", "/var/tmp"))
+
+    assert gate.findings({"a": "x@/home/alice/y", "b": "ROOT_REPO:/home/alice/y"}) == ["/a"]
 
 
 def test_non_string_values_are_ignored():
@@ -108,3 +140,22 @@ def test_the_json_scan_passes_escapes_that_are_not_paths(text: str):
 
 def test_the_json_scan_finds_a_host_path_in_a_key():
     assert LeakGate(()).leaks_in_json(as_json({"data": {"/home/alice": 1}})) is True
+
+
+_SEGMENT = st.text(
+    alphabet=st.sampled_from([*"abcXYZ019 ()[]{}!#$%&'+,;=@^_`~-", "é", "\U0001f600", "中"]),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(root=st.sampled_from(["ROOT_GAME", "ROOT_REPO", "ROOT_STEAM"]), parts=st.lists(_SEGMENT, max_size=5))
+def test_no_address_the_grammar_accepts_is_ever_a_hit(root: str, parts: list[str]):
+    from domain.addresses import Parsed, canonical, parse
+
+    parsed = parse(f"{root}:/" + "/".join(parts), "ROOT_REPO")
+    assume(isinstance(parsed, Parsed))
+    address = canonical(root, parsed.parts)
+
+    assert GATE.findings({"address": address}) == []
+    assert GATE.leaks_in_json(as_json({"data": {"address": address, "entries": [address]}})) is False

@@ -118,15 +118,24 @@ def test_targets_outside_the_ck3lens_world_are_not_addressable(text: str):
         "ROOT_USER_DOCS:/mod",
         "ROOT_USER_DOCS:/launcher-v2.sqlite",
         "ROOT_STEAM:/",
-        "ROOT_CK3RAVEN_DATA:/STATE2",
     ],
 )
 def test_the_paths_to_visible_mod_folders_and_the_launcher_registry_are_visible(text: str):
     assert resolve(memory_world(), text)[0] == "WA-RES-S-001"
 
 
-def test_the_state_folder_is_hidden_in_ck3raven_dev_mode_too():
-    assert resolve(memory_world(Mode.CK3RAVEN_DEV), "ROOT_CK3RAVEN_DATA:/state")[0] == "WA-RES-I-001"
+@pytest.mark.parametrize("mode", [Mode.CK3LENS, Mode.CK3RAVEN_DEV])
+@pytest.mark.parametrize("name", ["state", "STATE2", "logs"])
+def test_only_the_agent_folders_of_the_data_root_are_visible(mode: Mode, name: str):
+    assert resolve(memory_world(mode), f"ROOT_CK3RAVEN_DATA:/{name}")[0] == "WA-RES-I-001"
+
+
+@pytest.mark.parametrize("name", [".env", ".ENV.local", "server.pem", "id_rsa.pub", ".npmrc"])
+def test_a_secret_is_invisible_in_every_root_like_a_missing_file(name: str):
+    world = memory_world(Mode.CK3RAVEN_DEV)
+
+    assert resolve(world, f"ROOT_REPO:/src/{name}")[0] == resolve(world, "ROOT_REPO:/src/missing")[0]
+    assert resolve(world, f"ROOT_REPO:/src/{name}")[0] == "WA-RES-I-001"
 
 
 def test_ck3raven_dev_mode_sees_mods_outside_the_playset():

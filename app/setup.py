@@ -1,0 +1,76 @@
+"""`ck3raven init`: write a config from what is found on this machine, or a scratch copy of the sample world.
+
+Nothing here runs at import; every function takes the places it works on. The written config is loaded back
+before it is kept, so `init` never leaves a config that `serve` would refuse (overlapping roots included).
+"""
+
+import json
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from app.config import ConfigError, load
+
+SAMPLE_WORLD = Path(__file__).resolve().parent.parent / "examples" / "world"
+_SAMPLE_ROOTS = {
+    "ROOT_REPO": "repo",
+    "ROOT_GAME": "game",
+    "ROOT_STEAM": "steam",
+    "ROOT_USER_DOCS": "documents",
+    "ROOT_VSCODE": "vscode",
+    "ROOT_CK3RAVEN_DATA": "ck3raven_data",
+}
+
+
+def config_text(roots: Mapping[str, Path], *, state_dir: Path, mode: str | None, playset: str | None) -> str:
+    """A config file's text for these roots (host paths: only the operator ever sees them)."""
+    lines = [f"mode = {json.dumps(mode)}"] if mode else []
+    lines += ['home = "ROOT_REPO"' if "ROOT_REPO" in roots else f"home = {json.dumps(next(iter(roots)))}"]
+    lines += [f"state_dir = {json.dumps(str(state_dir))}", "", "[roots]"]
+    lines += [f"{name} = {json.dumps(str(path))}" for name, path in roots.items()]
+    if playset:
+        lines += ["", "[playset]", f"active = {json.dumps(playset)}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_checked(config: Path, text: str) -> None:
+    """Write `text` to `config` only if it loads as a valid configuration; ConfigError otherwise."""
+    config.parent.mkdir(parents=True, exist_ok=True)
+    candidate = config.with_name(config.name + ".new")
+    candidate.write_text(text, encoding="utf-8")
+    try:
+        load(candidate, cwd=config.parent)
+    except ConfigError:
+        candidate.unlink()
+        raise
+    candidate.replace(config)
+
+
+def sample(folder: Path) -> Path:
+    """A scratch copy of the sample world in `folder` (copied once), its code repository made a git
+    repository, and `folder/config.toml` serving it in ck3lens mode with its own state directory."""
+    world = folder / "world"
+    if not world.is_dir():
+        shutil.copytree(SAMPLE_WORLD, world)
+    for name in _SAMPLE_ROOTS.values():
+        (world / name).mkdir(parents=True, exist_ok=True)
+    _make_repository(world / "repo")
+    roots = {name: (world / sub).resolve() for name, sub in _SAMPLE_ROOTS.items()}
+    config = folder / "config.toml"
+    text = config_text(
+        roots, state_dir=(folder / "state").resolve(), mode="ck3lens", playset="Sample Playset"
+    )
+    write_checked(config, text)
+    return config
+
+
+def _make_repository(repo: Path) -> None:
+    if (repo / ".git").exists():
+        return
+    from dulwich import porcelain
+
+    porcelain.init(str(repo))
+    files = sorted(str(path) for path in repo.rglob("*") if path.is_file() and ".git" not in path.parts)
+    porcelain.add(str(repo), paths=files)
+    identity = b"ck3raven sample <sample@ck3raven>"
+    porcelain.commit(str(repo), message=b"Sample repository", author=identity, committer=identity)

@@ -1,0 +1,108 @@
+"""Leak detection: does a reply carry a host path?
+
+A hit is any of the server's own places — the configured roots' real paths, the state directory, the home
+and temp directories (given by the operator's configuration) — or a usual system prefix (`/etc/`,
+`/home/`, `/Users/`, `C:\\`, `\\\\server`, `~/`, `file:`, ...) wherever it appears in a string, after a
+word, a colon, an `@` or a `+` alike. A string the address grammar accepts as a canonical address is never
+a hit, whatever its folder names (`ROOT_GAME:/gfx (old)/x.txt`, `ROOT_REPO:/etc/x`): the World Adapter
+spelled it, and it names a place inside a root.
+
+`leaks_in_json` scans the serialised envelope once for candidates (the common, clean case costs one pass of
+a few regular expressions); only when one is found is the structure walked string by string, so that
+canonical addresses and the envelope's message (rendered from a registered template and data that is itself
+scanned) are set aside. Hits are reported by JSON pointer, never by their text.
+"""
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Final
+
+from attrs import field, frozen
+
+from domain.addresses import Parsed, parse
+from domain.vocabulary import RootCategory
+
+_SYSTEM: Final = (
+    "etc|usr|home|Users|root|var|tmp|opt|srv|proc|sys|dev|mnt|media|private|Volumes|bin|sbin|lib|lib64|"
+    "boot|run|snap|nix|Library|System|Applications|Windows|Program Files"
+)
+_ROOTS: Final = frozenset(root.value for root in RootCategory)
+_PATTERNS: Final = (
+    re.compile(rf"/(?<![\w.\-]/)(?:{_SYSTEM})(?=/|\\|\"|'|\s|$)"),  # /etc/..., a+/etc/x, path:/Users/x
+    re.compile(r":[\\/](?<=[A-Za-z]:[\\/])(?<![\w][A-Za-z]:[\\/])"),  # C:\ or C:/ starting a word
+    re.compile(r"\\\\(?=[\w.?$-])"),  # \\server\share, \\?\C:
+    re.compile(r"//(?<![\w:]//)(?=\w)"),  # //server/share
+    re.compile(r"~[\\/](?<![\w]~[\\/])"),  # ~/ starting a word
+    re.compile(r"(?i)file:(?<!\wfile:)"),
+)
+
+
+def _meaningful(paths: Iterable[str]) -> tuple[str, ...]:
+    # a one-character "path" (the filesystem root) would match every slash
+    return tuple(sorted({path for path in paths if len(path) > 1}, key=len, reverse=True))
+
+
+@frozen
+class LeakGate:
+    """Finds host paths in reply data: the server's own places and the machine's common ones (literal),
+    plus the usual system prefixes."""
+
+    host_paths: tuple[str, ...] = field(converter=_meaningful)
+    """The server's own places: the configured roots' real paths and the state directory."""
+    common_paths: tuple[str, ...] = field(default=(), converter=_meaningful)
+    """The machine's home and temp directories."""
+
+    def leaks_in_json(self, text: str) -> bool:
+        """Whether JSON envelope text (written with `ensure_ascii=False`) carries a host path."""
+        if not self._candidate(text, json_text=True):
+            return False
+        envelope = json.loads(text)
+        if isinstance(envelope, dict):
+            envelope = {key: value for key, value in envelope.items() if key != "message"}
+        return bool(self.findings(envelope))
+
+    def leaks_in_content(self, text: str) -> bool:
+        """Whether the user's own text (a file, a commit message) names one of the server's own places (the
+        only check such text gets: a script may mention /usr/bin, but never where our roots live)."""
+        return any(path in text for path in self.host_paths)
+
+    def findings(self, value: object) -> list[str]:
+        """JSON pointers of every key or value that carries a host path (empty: clean)."""
+        return [
+            pointer
+            for pointer, text in _strings(value, "")
+            if self._candidate(text, json_text=False) and not _is_address(text)
+        ]
+
+    def _candidate(self, text: str, *, json_text: bool) -> bool:
+        literals = (*self.host_paths, *self.common_paths)
+        if any(path in text for path in literals):
+            return True
+        if json_text and any(json.dumps(path, ensure_ascii=False)[1:-1] in text for path in literals):
+            return True
+        return any(pattern.search(text) for pattern in _PATTERNS)
+
+
+def _is_address(text: str) -> bool:
+    parsed = parse(text, "ROOT_REPO")
+    if not isinstance(parsed, Parsed) or (parsed.mod is None and parsed.root not in _ROOTS):
+        return False
+    return text.startswith(f"mod:{parsed.mod}:/" if parsed.mod is not None else f"{parsed.root}:/")
+
+
+def _strings(value: object, pointer: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield pointer, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            here = f"{pointer}/{_escape(str(key))}"
+            yield here, str(key)
+            yield from _strings(item, here)
+    elif isinstance(value, list | tuple):
+        for position, item in enumerate(value):
+            yield from _strings(item, f"{pointer}/{position}")
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
