@@ -9,6 +9,7 @@ candidates are hashed.
 """
 
 import os
+import stat
 from collections import OrderedDict
 from collections.abc import Mapping
 from contextlib import closing
@@ -23,70 +24,95 @@ from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.repo import Repo
 
 from ports.errors import Unavailable
-from ports.history import Change, ChangeKind, CommitInfo, History
+from ports.history import Change, ChangeKind, CommitInfo, History, Staging
 
+_REGULAR = 0o100644
 _TREES_KEPT = 8
 
 
+class _Place:
+    """Where a repository stands for a root: its top, the root's path inside it ('' or 'a/b/') and the
+    segments from the root down to the top (a repository inside the root, such as a mod folder's)."""
+
+    __slots__ = ("offset", "prefix", "top")
+
+    def __init__(self, top: Path, prefix: str, offset: tuple[str, ...]) -> None:
+        self.top, self.prefix, self.offset = top, prefix, offset
+
+    def inside(self, parts: tuple[str, ...]) -> bytes:
+        """The repository path of root-relative `parts`."""
+        return (self.prefix + "/".join(parts[len(self.offset) :])).encode()
+
+    def changes(self, found: dict[str, ChangeKind]) -> list[Change]:
+        """Root-relative changes from repository paths, leaving out those outside the root."""
+        return sorted(
+            (
+                Change((*self.offset, *path[len(self.prefix) :].split("/")), kind)
+                for path, kind in found.items()
+                if path.startswith(self.prefix)
+            ),
+            key=lambda change: change.parts,
+        )
+
+
 class DulwichHistory(History):
-    """History of the repositories holding the given roots (host paths stay in here)."""
+    """History of the repositories holding the given roots or folders in them (host paths stay in here)."""
 
     def __init__(self, roots: Mapping[str, Path]) -> None:
-        self._places = {name: _place(Path(path)) for name, path in roots.items()}
+        self._bases = {name: Path(path).resolve() for name, path in roots.items()}
+        self._places = {name: _place(base) for name, base in self._bases.items()}
         self._indexes: dict[Path, tuple[tuple[int, int, int], Index]] = {}
         self._trees: OrderedDict[bytes, dict[bytes, bytes]] = OrderedDict()
 
-    def head(self, root: str) -> str | None:
-        place = self._places.get(root)
+    def repository(self, root: str, folder: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+        place = self._find(root, folder)
+        return place.offset if place is not None else None
+
+    def head(self, root: str, folder: tuple[str, ...] = ()) -> str | None:
+        place = self._find(root, folder)
         if place is None:
             return None
-        top, _ = place
         try:
-            with closing(Repo(str(top))) as repo:
+            with closing(Repo(str(place.top))) as repo:
                 return repo.head().decode("ascii")
         except KeyError:
             return None  # a repository without a commit yet
         except OSError as exc:
             raise Unavailable("the repository cannot be read") from exc
 
-    def changes_since(self, root: str, baseline: str) -> list[Change]:
-        top, prefix, repo = self._open(root)
+    def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+        place, repo = self._open(root, folder)
         try:
             with closing(repo):
-                found = self._changes(repo, top, baseline.encode("ascii"))
+                found = self._changes(repo, place.top, baseline.encode("ascii"))
         except (OSError, KeyError) as exc:
             raise Unavailable("the repository cannot be read") from exc
-        return _under(prefix, found)
+        return place.changes(found)
 
-    def staged(self, root: str) -> list[Change]:
-        top, prefix, repo = self._open(root)
+    def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
+        place, repo = self._open(root, folder)
         with closing(repo):
-            head = _tree_of(repo, repo.head())
-            index = self._index(repo, top)
-            flat = self._flat(repo, head)
-            found: dict[str, ChangeKind] = {}
-            for path in _index_vs_tree(index, flat):
-                kind = _kind(flat.get(path), _sha_in(index, path) if path in index else None)
-                if kind is not None:
-                    found[path.decode("utf-8", "surrogateescape")] = kind
-        return _under(prefix, found)
+            found = self._staged(repo, place.top)
+        inside = place.changes(found)
+        return Staging(inside, elsewhere=len(inside) < len(found))
 
     def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
-        _, prefix, repo = self._open(root)
+        place, repo = self._open(root, parts[:-1])
         with closing(repo):
             target = repo[ObjectID(commit.encode("ascii"))]
             if not isinstance(target, Commit):
                 return None
             try:
-                path = (prefix + "/".join(parts)).encode()
-                _, sha = tree_lookup_path(repo.object_store.__getitem__, target.tree, path)
+                mode, sha = tree_lookup_path(repo.object_store.__getitem__, target.tree, place.inside(parts))
             except (KeyError, NotTreeError):
+                return None
+            if not stat.S_ISREG(mode):  # a link's target or a submodule is no file content
                 return None
             blob = repo[sha]
             return blob.as_raw_string() if isinstance(blob, Blob) else None
 
-    def log(self, root: str, limit: int) -> list[CommitInfo]:
-        _, _, repo = self._open(root)
+    def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:
+        _, repo = self._open(root, folder)
         with closing(repo):
             entries = []
             for entry in repo.get_walker(max_entries=limit):
@@ -97,29 +123,29 @@ class DulwichHistory(History):
                 entries.append(CommitInfo(commit.id.decode("ascii"), message, author, when))
             return entries
 
-    def stage(self, root: str, paths: list[tuple[str, ...]]) -> None:
-        top, prefix, repo = self._open(root)
-        inside = [prefix + "/".join(parts) for parts in paths]
-        present = [str(top / path) for path in inside if (top / path).exists()]
-        removed = [path.encode() for path in inside if not (top / path).exists()]
-        from dulwich import porcelain  # heavy (archive, patch...): only the governed writes need it
-
+    def stage(
+        self, root: str, files: list[tuple[tuple[str, ...], bytes | None]], folder: tuple[str, ...] = ()
+    ) -> None:
+        place, repo = self._open(root, folder)
         with closing(repo):
             try:
-                if present:
-                    porcelain.add(repo, paths=present)
-                if removed:
-                    index = repo.open_index()
-                    for path in removed:
+                index = repo.open_index()
+                for parts, data in files:
+                    path = place.inside(parts)
+                    if data is None:
                         if path in index:
                             del index[path]
-                    index.write()
+                        continue
+                    blob = Blob.from_string(data)
+                    repo.object_store.add_object(blob)
+                    index[path] = _entry(blob, _kept_mode(index, path))
+                index.write()
             except OSError as exc:
                 raise Unavailable("the index cannot be written") from exc
 
-    def commit(self, root: str, message: str, author: str) -> str:
-        _, _, repo = self._open(root)
-        from dulwich import porcelain  # see stage()
+    def commit(self, root: str, message: str, author: str, folder: tuple[str, ...] = ()) -> str:
+        _, repo = self._open(root, folder)
+        from dulwich import porcelain  # heavy (archive, patch...): only the governed commit needs it
 
         with closing(repo):
             identity = author.encode("utf-8")
@@ -130,6 +156,46 @@ class DulwichHistory(History):
             except OSError as exc:
                 raise Unavailable("the commit cannot be written") from exc
             return sha.decode("ascii")
+
+    def _find(self, root: str, folder: tuple[str, ...]) -> _Place | None:
+        """The deepest repository whose top lies on the way from the root down to `folder` (never through
+        a link), else the one holding the root."""
+        base = self._bases.get(root)
+        if base is None:
+            return None
+        deepest: _Place | None = None
+        here = base
+        for depth in range(len(folder) + 1):
+            if depth:
+                here = here / folder[depth - 1]
+                if not _is_plain_dir(here):
+                    break
+            if _is_plain_dir(here / ".git"):
+                deepest = _Place(here, "", folder[:depth])
+        if deepest is not None and deepest.offset:
+            return deepest
+        found = self._places.get(root)
+        return _Place(found[0], found[1], ()) if found is not None else None
+
+    def _open(self, root: str, folder: tuple[str, ...]) -> tuple[_Place, Repo]:
+        place = self._find(root, folder)
+        if place is None:
+            raise Unavailable("that root lies in no git repository")
+        try:
+            return place, Repo(str(place.top))
+        except OSError as exc:
+            raise Unavailable("the repository cannot be read") from exc
+
+    def _staged(self, repo: Repo, top: Path) -> dict[str, ChangeKind]:
+        head = _tree_of(repo, repo.head())
+        index = self._index(repo, top)
+        flat = self._flat(repo, head)
+        found: dict[str, ChangeKind] = {}
+        for path in _index_vs_tree(index, flat):
+            kind = _kind(flat.get(path), _sha_in(index, path) if path in index else None)
+            if kind is not None:
+                found[path.decode("utf-8", "surrogateescape")] = kind
+        return found
 
     # ------------------------------------------------------------------ the changes, git's way
 
@@ -174,16 +240,6 @@ class DulwichHistory(History):
             if len(self._trees) > _TREES_KEPT:
                 self._trees.popitem(last=False)
         return flat
-
-    def _open(self, root: str) -> tuple[Path, str, Repo]:
-        place = self._places.get(root)
-        if place is None:
-            raise Unavailable("that root lies in no git repository")
-        top, prefix = place
-        try:
-            return top, prefix, Repo(str(top))
-        except OSError as exc:
-            raise Unavailable("the repository cannot be read") from exc
 
 
 def _tree_of(repo: Repo, commit_id: bytes) -> ObjectID:
@@ -290,20 +346,39 @@ def _kind(base: bytes | None, now: bytes | None) -> ChangeKind | None:
     return "delete" if now is None else "modify"
 
 
-def _under(prefix: str, found: dict[str, ChangeKind]) -> list[Change]:
-    return sorted(
-        (
-            Change(tuple(path[len(prefix) :].split("/")), kind)
-            for path, kind in found.items()
-            if path.startswith(prefix)
-        ),
-        key=lambda change: change.parts,
+def _is_plain_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _kept_mode(index: Index, path: bytes) -> int:
+    """The file mode a staged path keeps (its executable bit), a plain file's when new."""
+    entry = index[path] if path in index else None  # noqa: SIM401 - Index has no get()
+    return entry.mode if isinstance(entry, IndexEntry) and stat.S_ISREG(entry.mode) else _REGULAR
+
+
+def _entry(blob: Blob, mode: int) -> IndexEntry:
+    """An index entry for bytes read through the file rules. Its times are zero, so git (and this
+    adapter) hash the working file again instead of trusting a stat taken after the read."""
+    return IndexEntry(
+        ctime=(0, 0),
+        mtime=(0, 0),
+        dev=0,
+        ino=0,
+        mode=mode,
+        uid=0,
+        gid=0,
+        size=len(blob.as_raw_string()),
+        sha=blob.id,
+        flags=0,
+        extended_flags=0,
     )
 
 
-def _place(root: Path) -> tuple[Path, str] | None:
-    """The repository top holding `root`, and the root's path inside it ('' or 'a/b/')."""
-    resolved = root.resolve()
+def _place(resolved: Path) -> tuple[Path, str] | None:
+    """The repository top holding the (resolved) root, and the root's path inside it ('' or 'a/b/')."""
     for candidate in (resolved, *resolved.parents):
         if (candidate / ".git").is_dir():
             inside = resolved.relative_to(candidate).as_posix()

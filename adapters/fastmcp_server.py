@@ -209,10 +209,12 @@ def _add_git_tool(server: FastMCP, dispatcher: Dispatcher) -> None:
         message: str | None = None,
         limit: Annotated[int | None, Field(ge=1, le=200)] = None,
     ) -> ReplyResult:
-        """Git history of the repository holding a root (default ROOT_REPO). `status` (root): changes since
-        HEAD; `diff` (path): one file against HEAD; `log` (root, limit): newest commits. `add` (paths) and
-        `commit` (message, root) are governed writes: every file they touch needs a contract that permits
-        WRITE on its root."""
+        """Git history of the repository holding `root`: a root name (default ROOT_REPO) or any visible
+        address, such as `mod:Name:/` for a mod folder that is its own repository. `status` (root): changes
+        since HEAD; `diff` (path): one file against HEAD; `log` (root, limit): newest commits. `add` (paths)
+        and `commit` (message, root) are governed writes: every file they touch needs a contract that
+        permits WRITE on its root; links, special and hard-linked files are refused as ck3_file refuses
+        them."""
         args = {"root": root, "path": path, "paths": paths, "message": message, "limit": limit}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_git", command, args))
 

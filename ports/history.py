@@ -16,6 +16,14 @@ class Change:
 
 
 @frozen
+class Staging:
+    """What the index holds beyond HEAD: the changes below the root, and whether any lie outside it."""
+
+    changes: list[Change]
+    elsewhere: bool = False
+
+
+@frozen
 class CommitInfo:
     """One commit: its id, first line of message, author and time (ISO 8601)."""
 
@@ -26,32 +34,44 @@ class CommitInfo:
 
 
 class History(Protocol):
-    """Port: HEAD and changes of the git repository holding a root.
+    """Port: HEAD and changes of the git repository holding a folder of a root.
 
-    `head` is None when the root lies in no repository (or it has no commit). `changes_since` lists every
-    difference between a commit and the working tree under the root — committed, staged, unstaged and
-    untracked alike. Raises ports.errors.Unavailable when the repository cannot be read."""
+    `folder` (root-relative segments, default the root itself) picks the repository: the deepest one whose
+    top lies between the root and that folder (a mod folder that is its own repository), else the one
+    holding the root. Every path given or returned is root-relative. `head` is None when there is no
+    repository (or it has no commit). `changes_since` lists every difference between a commit and the
+    working tree under the root: committed, staged, unstaged and untracked alike. Raises
+    ports.errors.Unavailable when the repository cannot be read or written."""
 
-    def head(self, root: str) -> str | None: ...
+    def repository(self, root: str, folder: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+        """The root-relative segments of the top of the repository `folder` lies in: () when it is the
+        repository holding the root, None when there is none."""
+        ...
 
-    def changes_since(self, root: str, baseline: str) -> list[Change]: ...
+    def head(self, root: str, folder: tuple[str, ...] = ()) -> str | None: ...
 
-    def staged(self, root: str) -> list[Change]:
-        """What the index holds beyond HEAD, under the root."""
+    def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]: ...
+
+    def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
+        """What the index holds beyond HEAD."""
         ...
 
     def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
-        """A file's bytes at a commit (None: absent there)."""
+        """A regular file's bytes at a commit, in the repository holding it (None: absent there, or not a
+        regular file: a link's target or a submodule is never content)."""
         ...
 
-    def log(self, root: str, limit: int) -> list[CommitInfo]:
+    def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:
         """The newest commits of the repository, newest first."""
         ...
 
-    def stage(self, root: str, paths: list[tuple[str, ...]]) -> None:
-        """Put the working-tree state of these files (present or deleted) into the index."""
+    def stage(
+        self, root: str, files: list[tuple[tuple[str, ...], bytes | None]], folder: tuple[str, ...] = ()
+    ) -> None:
+        """Put these contents into the index (None: remove the path from it). The bytes are what the
+        caller read through the file rules; the working tree is never read here."""
         ...
 
-    def commit(self, root: str, message: str, author: str) -> str:
+    def commit(self, root: str, message: str, author: str, folder: tuple[str, ...] = ()) -> str:
         """Commit the index; the new commit's id."""
         ...

@@ -185,7 +185,7 @@ def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | 
 def _protected_approval(
     session: Session, services: Services, request: OpenRequest, targets: list[AdmittedTarget]
 ) -> tuple[str, ...] | Reply:
-    protected = sorted(t.record.address.casefold() for t in targets if t.protected)
+    protected = sorted(t.record.address for t in targets if t.protected)
     if not protected:
         return ()
     payload = json.dumps([request.root_category, sorted(request.operations), protected]).encode()

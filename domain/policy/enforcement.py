@@ -64,7 +64,7 @@ def enforce(  # noqa: PLR0911 - one return per check, in the order SPEC §5 give
     if operation not in contract.operations:
         return ReplyBuilder().denied("EN-WRITE-D-004", {**facts, "required": "contract"})
     approval_needed = target.protected or condition is Condition.CONTRACT_AND_APPROVAL
-    if approval_needed and target.address.casefold() not in contract.approvals:
+    if approval_needed and target.address not in contract.approvals:  # the exact spelling approved
         return ReplyBuilder().denied("EN-WRITE-D-005", {**facts, "required": "human_approval"})
     return ReplyBuilder().success("EN-WRITE-S-001", facts)
 

@@ -1,6 +1,11 @@
-"""`ck3_git` handlers: status, diff and log read the history of the repository holding a root; add and
-commit are governed WRITEs (each file they touch goes through enforcement, so they need a contract), and
-a commit's message is recorded as evidence in the state store."""
+"""`ck3_git` handlers: status, diff and log read the history of the repository holding a visible address
+(a root, or a mod folder that is its own repository); add and commit are governed WRITEs (each file they
+touch goes through enforcement, so they need a contract), and a commit's message is recorded as evidence.
+
+The file rules hold on this route too: `add` stages the bytes it read through the file's ref, so a link,
+a special file, a file with several links or an invisible one is refused exactly as `ck3_file` refuses
+it, and `diff` shows only regular-file content the agent could read.
+"""
 
 import difflib
 import json
@@ -10,18 +15,18 @@ from typing import ClassVar, Final
 from attrs import frozen
 
 from domain.contracts.lifecycle import active_contract
-from domain.failures import history_failure
+from domain.failures import history_failure, port_failure
 from domain.policy.enforcement import ActiveContract, enforce
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases.file_access import READ_LIMIT
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation, RootCategory
 from domain.world.visibility import VisibilityRef
-from ports.errors import PortError
+from ports.errors import PortError, TooLarge
 from ports.history import Change
 
-DIFF_LIMIT: Final = 200_000
 AUTHOR: Final = "ck3raven agent <agent@ck3raven>"
 
 
@@ -29,6 +34,7 @@ AUTHOR: Final = "ck3raven agent <agent@ck3raven>"
 class GitStatus(Request):
     TOOL: ClassVar[str] = "ck3_git"
     root: str = "ROOT_REPO"
+    """A root, or any visible address: the repository holding it is the one read."""
 
 
 @frozen
@@ -57,19 +63,28 @@ class GitCommit(Request):
     root: str = "ROOT_REPO"
 
 
+@frozen
+class Repository:
+    """The repository a request works on: the root, and the root-relative top of a repository inside it
+    (() when it is the one holding the root)."""
+
+    root: str
+    folder: tuple[str, ...]
+
+
 def status(session: Session, services: Services, request: GitStatus) -> Reply:
     """Every change of the working tree against HEAD under a root, as canonical addresses."""
-    root = _root(session, request.root)
-    if isinstance(root, Reply):
-        return root
+    repo = _repository(session, services, request.root)
+    if isinstance(repo, Reply):
+        return repo
     try:
-        head = services.history.head(root)
-        changes = services.history.changes_since(root, head) if head else []
+        head = services.history.head(repo.root, repo.folder)
+        changes = services.history.changes_since(repo.root, head, repo.folder) if head else []
     except PortError:
-        return history_failure(root)
-    entries = _visible(session, root, changes)
+        return history_failure(repo.root)
+    entries = _visible(session, repo.root, changes)
     return ReplyBuilder().success(
-        "WA-READ-S-004", {"root": root, "head": head, "changes": entries, "count": len(entries)}
+        "WA-READ-S-004", {"root": repo.root, "head": head, "changes": entries, "count": len(entries)}
     )
 
 
@@ -78,12 +93,19 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
     reply, ref = session.world.resolve(request.path, session.home, must_exist=False)
     if ref is None:
         return reply
+    if ref.kind not in {"file", None}:
+        return _not_a_file(ref, "diff")
     target = session.world.target(ref)
     root = target.root.value
     try:
-        head = services.history.head(root)
+        new = session.world.read_file(ref, READ_LIMIT) if ref.kind == "file" else None
+    except TooLarge:
+        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": READ_LIMIT})
+    except PortError as exc:
+        return port_failure(exc, ref.address)
+    try:
+        head = services.history.head(root, target.parts[:-1])
         old = services.history.content_at(root, head, target.parts) if head else None
-        new = session.world.read_file(ref, DIFF_LIMIT) if ref.kind == "file" else None
     except PortError:
         return history_failure(root)
     lines = difflib.unified_diff(
@@ -93,45 +115,51 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
 
 
 def log(session: Session, services: Services, request: GitLog) -> Reply:
-    """The newest commits of the repository holding a root."""
-    root = _root(session, request.root)
-    if isinstance(root, Reply):
-        return root
+    """The newest commits of the repository holding a visible address."""
+    repo = _repository(session, services, request.root)
+    if isinstance(repo, Reply):
+        return repo
     try:
-        if services.history.head(root) is None:
-            return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
-        commits = services.history.log(root, request.limit)
+        if services.history.head(repo.root, repo.folder) is None:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.root})
+        commits = services.history.log(repo.root, request.limit, repo.folder)
     except PortError:
-        return history_failure(root)
+        return history_failure(repo.root)
     rows = [{"sha": c.sha, "message": c.message, "author": c.author, "time": c.time} for c in commits]
-    return ReplyBuilder().success("WA-READ-S-006", {"root": root, "commits": rows, "count": len(rows)})
+    return ReplyBuilder().success("WA-READ-S-006", {"root": repo.root, "commits": rows, "count": len(rows)})
 
 
 def add(session: Session, services: Services, request: GitAdd) -> Reply:
-    """Stage files (present or deleted): a governed WRITE on each, through the ref each resolved to."""
-    refs = _governed_refs(session, services, request.paths)
-    if isinstance(refs, Reply):
-        return refs
-    targets = [session.world.target(ref) for ref in refs]
-    roots = {target.root.value for target in targets}
-    if len(roots) != 1:
-        return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "name files of one root"})
-    root = roots.pop()
+    """Stage files (present or deleted): a governed WRITE on each, staging the bytes read through its ref."""
+    staged = _governed_contents(session, services, request.paths)
+    if isinstance(staged, Reply):
+        return staged
+    targets = [session.world.target(ref) for ref, _ in staged]
     try:
-        if services.history.head(root) is None:
-            return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
-        services.history.stage(root, [target.parts for target in targets])
+        tops = [services.history.repository(t.root.value, t.parts[:-1]) for t in targets]
+        if None in tops:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": targets[tops.index(None)].root.value})
+        repos = {
+            Repository(t.root.value, top) for t, top in zip(targets, tops, strict=True) if top is not None
+        }
+        if len(repos) != 1:
+            return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "name files of one git repository"})
+        repo = repos.pop()
+        if services.history.head(repo.root, repo.folder) is None:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": repo.root})
+        files = [(t.parts, content) for t, (_, content) in zip(targets, staged, strict=True)]
+        services.history.stage(repo.root, files, repo.folder)
     except PortError:
-        return history_failure(root)
-    return ReplyBuilder().success("WA-WRITE-S-003", {"staged": [ref.address for ref in refs]})
+        return history_failure(targets[0].root.value)
+    return ReplyBuilder().success("WA-WRITE-S-003", {"staged": [ref.address for ref, _ in staged]})
 
 
-def _governed_refs(
+def _governed_contents(
     session: Session, services: Services, paths: tuple[str, ...]
-) -> list[VisibilityRef] | Reply:
-    """A ref per path, each permitted a WRITE; or the first terminal reply."""
+) -> list[tuple[VisibilityRef, bytes | None]] | Reply:
+    """Each path's ref, permitted a WRITE, with the content to stage; or the first terminal reply."""
     contract = active_contract(session, services)
-    refs = []
+    staged: list[tuple[VisibilityRef, bytes | None]] = []
     for path in paths:
         reply, ref = session.world.resolve(path, session.home, must_exist=False)
         if ref is None:
@@ -139,8 +167,33 @@ def _governed_refs(
         decision = enforce(session.mode, Operation.WRITE, session.world.target(ref), contract)
         if decision.terminal:
             return decision
-        refs.append(ref)
-    return refs
+        content = _content(session, ref)
+        if isinstance(content, Reply):
+            return content
+        staged.append((ref, content))
+    return staged
+
+
+def _content(session: Session, ref: VisibilityRef) -> bytes | Reply | None:
+    """What `add` stages for a ref: the file's bytes read by the file rules, None for a deleted file."""
+    if ref.kind is None:
+        return None
+    if ref.kind != "file":
+        return _not_a_file(ref, "add")
+    try:
+        return session.world.read_file(ref, READ_LIMIT)
+    except TooLarge:
+        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": READ_LIMIT})
+    except PortError as exc:
+        return port_failure(exc, ref.address)
+
+
+def _not_a_file(ref: VisibilityRef, command: str) -> Reply:
+    if ref.kind == "symlink":
+        return ReplyBuilder().invalid("WA-RES-I-012", {"address": ref.address})
+    if ref.kind == "special":
+        return ReplyBuilder().invalid("WA-RES-I-013", {"address": ref.address})
+    return ReplyBuilder().invalid("WA-RES-I-017", {"address": ref.address, "command": command})
 
 
 def commit(session: Session, services: Services, request: GitCommit) -> Reply:
@@ -148,21 +201,21 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
     problem = _message_problem(services, request.message)
     if problem is not None:
         return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": problem})
-    root = _root(session, request.root)
-    if isinstance(root, Reply):
-        return root
-    staged = _staged(services, root)
+    repo = _repository(session, services, request.root)
+    if isinstance(repo, Reply):
+        return repo
+    staged = _staged(services, repo)
     if isinstance(staged, Reply):
         return staged
     contract = active_contract(session, services)
-    refusal = _governed(session, root, staged, contract)
+    refusal = _governed(session, repo.root, staged, contract)
     if refusal is not None:
         return refusal
     try:
-        sha = services.history.commit(root, request.message, AUTHOR)
+        sha = services.history.commit(repo.root, request.message, AUTHOR, repo.folder)
     except PortError:
-        return history_failure(root)
-    paths = _visible(session, root, staged)
+        return history_failure(repo.root)
+    paths = _visible(session, repo.root, staged)
     evidence = {
         "commit": sha,
         "message": request.message,
@@ -184,22 +237,42 @@ def _message_problem(services: Services, message: str) -> str | None:
     return None
 
 
-def _root(session: Session, root: str) -> str | Reply:
-    roots = session.world.view.roots
-    if root not in {r.value for r in roots}:
-        return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(r.value for r in roots)})
-    return root
-
-
-def _staged(services: Services, root: str) -> list[Change] | Reply:
-    """What the index holds beyond HEAD, or why there is nothing to commit."""
+def _repository(session: Session, services: Services, text: str) -> Repository | Reply:
+    """The repository a root name or a visible address lies in."""
+    roots = {r.value for r in session.world.view.roots}
+    folder: tuple[str, ...] = ()
+    if text in roots:
+        root = text
+    elif text.startswith("ROOT_") and ":" not in text:  # meant as a root name, and none is configured so
+        return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(roots)})
+    else:
+        reply, ref = session.world.resolve(text, session.home)
+        if ref is None:
+            return reply
+        target = session.world.target(ref)
+        root, folder = target.root.value, target.parts if ref.kind == "dir" else target.parts[:-1]
     try:
-        if services.history.head(root) is None:
-            return ReplyBuilder().invalid("WA-RES-I-018", {"root": root})
-        staged = services.history.staged(root)
+        top = services.history.repository(root, folder)
     except PortError:
         return history_failure(root)
-    return staged or ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
+    if top is None:
+        return ReplyBuilder().invalid("WA-RES-I-018", {"root": text})
+    return Repository(root, top)
+
+
+def _staged(services: Services, repo: Repository) -> list[Change] | Reply:
+    """What the index holds beyond HEAD, or why it cannot be committed here."""
+    try:
+        if services.history.head(repo.root, repo.folder) is None:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": repo.root})
+        staging = services.history.staged(repo.root, repo.folder)
+    except PortError:
+        return history_failure(repo.root)
+    if staging.elsewhere:  # a commit takes the whole index: never the operator's work outside the root
+        return ReplyBuilder().invalid(
+            "WA-WRITE-I-005", {"problem": "files outside the root are staged in its repository"}
+        )
+    return staging.changes or ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
 
 
 def _governed(

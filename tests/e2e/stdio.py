@@ -1,6 +1,10 @@
 """Helpers to start `ck3raven serve` as a subprocess and talk to it with the official `mcp` client."""
 
 import json
+import os
+import pty
+import select
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -47,3 +51,34 @@ def envelope(result: Any) -> dict[str, Any]:
     structured: dict[str, Any] = result.structured_content
     assert json.loads(result.content[0].text) == structured
     return structured
+
+
+def on_terminal(config: Path, verb: str, approval_id: str, answer: bytes) -> tuple[int, str]:
+    """Run `ck3raven VERB ID` with a pseudo-terminal and type `answer` at its prompt."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [CK3RAVEN, verb, approval_id, "--config", str(config)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=config.parent,
+    )
+    os.close(slave)
+    seen = b""
+    typed = False
+    while True:
+        ready, _, _ = select.select([master], [], [], 20)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closes when the command exits
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not typed and b"it: " in seen:
+            os.write(master, answer)
+            typed = True
+    os.close(master)
+    return process.wait(timeout=20), seen.decode("utf-8", "replace")

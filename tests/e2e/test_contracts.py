@@ -304,7 +304,7 @@ async def test_protected_targets_open_only_after_a_human_approves_and_then_may_b
         other = await call(client, "ck3_file", write("ROOT_REPO:/.git/hooks/pre-commit"))
 
     assert asked["code"] == "CT-GATE-I-005"
-    assert asked["data"]["targets"] == ["root_repo:/policy/protected_files.json"]
+    assert asked["data"]["targets"] == ["ROOT_REPO:/policy/protected_files.json"]
     assert opened["code"] == "CT-GATE-S-001"
     assert written["code"] == "WA-WRITE-S-001"
     assert other["code"] == "EN-WRITE-D-005"
@@ -338,3 +338,25 @@ async def test_staging_a_file_of_a_root_in_no_repository_is_invalid(settings: Se
         staged = await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_CK3RAVEN_DATA:/wip/x.txt"]})
 
     assert staged["code"] == "WA-RES-I-018"
+
+
+async def test_a_commit_never_takes_files_the_operator_staged_outside_the_root(tmp_path: Path):
+    repo, data = small_git_repo(tmp_path)
+    inner = Settings(
+        "test", {R.ROOT_REPO: repo / "src", R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV
+    )
+    (repo / "NOTES.md").write_text("the operator's own work\n", encoding="utf-8")
+    porcelain.add(str(repo), paths=[str(repo / "NOTES.md")])
+    head = porcelain.open_repo(str(repo)).head()
+    request = {**OPEN, "targets": [{"address": "ROOT_REPO:/a.py", "edit_kind": "modify"}]}
+    async with Client(build(inner)) as client:
+        await call(client, "ck3_contract", request)
+        await call(client, "ck3_file", write("ROOT_REPO:/a.py", "a = 5\n"))
+        await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/a.py"]})
+        committed = await call(client, "ck3_git", {"command": "commit", "message": "Five"})
+
+    assert (committed["code"], committed["data"]["problem"]) == (
+        "WA-WRITE-I-005",
+        "files outside the root are staged in its repository",
+    )
+    assert porcelain.open_repo(str(repo)).head() == head

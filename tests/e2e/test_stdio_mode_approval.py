@@ -1,8 +1,5 @@
 """A mode switch asked by an agent takes effect only after a human approves it on a terminal, once."""
 
-import os
-import pty
-import select
 import shutil
 import subprocess
 import tempfile
@@ -12,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.e2e.stdio import CK3RAVEN, envelope, stdio_client, write_config
+from tests.e2e.stdio import CK3RAVEN, envelope, on_terminal, stdio_client, write_config
 from tests.worlds import sample_world_on_disk
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -26,37 +23,6 @@ def config() -> Iterator[Path]:
     roots = {root.value: path for root, path in settings.roots.items()}
     yield write_config(base, mode="ck3lens", roots=roots, playset="Sample Playset")
     shutil.rmtree(base, ignore_errors=True)
-
-
-def on_terminal(config: Path, verb: str, approval_id: str, answer: bytes) -> tuple[int, str]:
-    """Run `ck3raven VERB ID` with a pseudo-terminal and type `answer` at its prompt."""
-    master, slave = pty.openpty()
-    process = subprocess.Popen(
-        [CK3RAVEN, verb, approval_id, "--config", str(config)],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        cwd=config.parent,
-    )
-    os.close(slave)
-    seen = b""
-    typed = False
-    while True:
-        ready, _, _ = select.select([master], [], [], 20)
-        if not ready:
-            break
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the terminal closes when the command exits
-            break
-        if not chunk:
-            break
-        seen += chunk
-        if not typed and b"it: " in seen:
-            os.write(master, answer)
-            typed = True
-    os.close(master)
-    return process.wait(timeout=20), seen.decode("utf-8", "replace")
 
 
 def without_terminal(config: Path, approval_id: str) -> int:

@@ -97,3 +97,54 @@ def test_a_root_inside_a_repository_sees_only_its_own_changes(repo: Path):
     (repo / "src" / "a.py").write_text("inside\n", encoding="utf-8")
 
     assert history.changes_since("ROOT_USER_DOCS", baseline) == [Change(("a.py",), "modify")]
+
+
+def test_staging_puts_the_given_bytes_in_the_index_not_what_the_disk_holds(repo: Path):
+    history = DulwichHistory({"ROOT_REPO": repo})
+    (repo / "src" / "a.py").write_text("on disk\n", encoding="utf-8")
+
+    history.stage("ROOT_REPO", [(("src", "a.py"), b"read through the rules\n")])
+
+    staged = history.staged("ROOT_REPO")
+    assert staged.changes == [Change(("src", "a.py"), "modify")]
+    assert history.changes_since("ROOT_REPO", str(history.head("ROOT_REPO"))) == [
+        Change(("src", "a.py"), "modify")
+    ]
+
+
+def test_a_committed_link_has_no_content_at_a_commit(repo: Path):
+    (repo / "link").symlink_to("/etc/hostname")
+    porcelain.add(str(repo), paths=[str(repo / "link")])
+    sha = porcelain.commit(str(repo), message=b"l", author=b"T <t@x>", committer=b"T <t@x>").decode()
+
+    assert DulwichHistory({"ROOT_REPO": repo}).content_at("ROOT_REPO", sha, ("link",)) is None
+
+
+def test_a_folder_that_is_its_own_repository_is_found_below_the_root(tmp_path: Path):
+    mod = tmp_path / "docs" / "mod" / "Fix"
+    mod.mkdir(parents=True)
+    (mod / "a.txt").write_text("a\n", encoding="utf-8")
+    porcelain.init(str(mod))
+    commit_all(mod, "fix")
+    history = DulwichHistory({"ROOT_USER_DOCS": tmp_path / "docs"})
+    (mod / "a.txt").write_text("b\n", encoding="utf-8")
+
+    top = history.repository("ROOT_USER_DOCS", ("mod", "Fix", "sub"))
+    head = history.head("ROOT_USER_DOCS", ("mod", "Fix"))
+
+    assert top == ("mod", "Fix")
+    assert head is not None
+    assert history.changes_since("ROOT_USER_DOCS", head, ("mod", "Fix")) == [
+        Change(("mod", "Fix", "a.txt"), "modify")
+    ]
+    assert history.repository("ROOT_USER_DOCS", ("mod", "Other")) is None
+
+
+def test_a_file_staged_outside_the_root_is_reported_as_elsewhere(repo: Path):
+    history = DulwichHistory({"ROOT_REPO": repo / "src"})
+    (repo / "README.md").write_text("staged by the operator\n", encoding="utf-8")
+    porcelain.add(str(repo), paths=[str(repo / "README.md")])
+
+    staged = history.staged("ROOT_REPO")
+
+    assert (staged.changes, staged.elsewhere) == ([], True)

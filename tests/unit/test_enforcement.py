@@ -106,12 +106,20 @@ def test_a_protected_target_needs_an_approval_on_the_contract():
     protected = target(R.ROOT_REPO, "policy", "protected_files.json", protected=True)
 
     denied = enforce(D, W, protected, contract_for(R.ROOT_REPO))
-    allowed = enforce(
-        D, W, protected, contract_for(R.ROOT_REPO, approvals=frozenset({protected.address.casefold()}))
-    )
+    allowed = enforce(D, W, protected, contract_for(R.ROOT_REPO, approvals=frozenset({protected.address})))
 
     assert denied.code == "EN-WRITE-D-005"
     assert allowed.reply_type is ReplyType.SUCCESS
+
+
+def test_an_approval_covers_only_the_exact_spelling_it_names():
+    upper = target(R.ROOT_REPO, ".GITHUB", "CI.YML", protected=True)
+
+    reply = enforce(
+        D, W, upper, contract_for(R.ROOT_REPO, approvals=frozenset({"ROOT_REPO:/.github/ci.yml"}))
+    )
+
+    assert reply.code == "EN-WRITE-D-005"
 
 
 def test_a_protected_target_in_an_always_row_still_needs_approval():
@@ -164,7 +172,7 @@ def reference(mode, op, tgt: Target, contract) -> bool:
     if contract is None or contract.root is not tgt.root or op not in contract.operations:
         return False
     needs_human = tgt.protected or condition is Condition.CONTRACT_AND_APPROVAL
-    return not needs_human or tgt.address.casefold() in contract.approvals
+    return not needs_human or tgt.address in contract.approvals
 
 
 def covers(row: Row, tgt: Target) -> bool:

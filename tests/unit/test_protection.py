@@ -33,9 +33,48 @@ def test_defaults_protect_the_manifest_git_and_agent_config_in_any_case(parts):
     assert DEFAULTS.covers("ROOT_REPO", parts)
 
 
-@pytest.mark.parametrize("parts", [("src", "server.py"), ("policyx", "a"), (".gitignore",), ("docs", ".git")])
+@pytest.mark.parametrize(
+    "parts",
+    [("src", "server.py"), ("policyx", "a"), (".gitignore",), ("docs", "git"), ("docs", "agents.md.bak")],
+)
 def test_other_repo_files_are_not_protected_by_default(parts):
     assert not DEFAULTS.covers("ROOT_REPO", parts)
+
+
+@pytest.mark.parametrize(
+    ("root", "parts"),
+    [
+        ("ROOT_USER_DOCS", ("mod", "MyMod", ".git", "hooks", "pre-commit")),
+        ("ROOT_USER_DOCS", ("mod", "MyMod", ".git", "config")),
+        ("ROOT_USER_DOCS", ("mod", "MyMod", ".vscode", "tasks.json")),
+        ("ROOT_USER_DOCS", ("mod", "MyMod", "AGENTS.md")),
+        ("ROOT_USER_DOCS", ("mod", "MyMod", ".pre-commit-config.yaml")),
+        ("ROOT_STEAM", ("2217283", ".github", "workflows", "ci.yml")),
+        ("ROOT_CK3RAVEN_DATA", (".mcp.json",)),
+        ("ROOT_CK3RAVEN_DATA", (".claude", "settings.json")),
+        ("ROOT_USER_DOCS", (".gitlab-ci.yml",)),
+        ("ROOT_VSCODE", ("settings.json",)),
+    ],
+)
+def test_defaults_protect_every_root_top_and_every_mod_folder_top(root, parts):
+    assert DEFAULTS.covers(root, parts)
+
+
+@pytest.mark.parametrize("parts", [("tools", "vendored", ".git", "hooks", "post-checkout"), ("a", ".Git")])
+def test_a_git_folder_is_protected_at_any_depth(parts):
+    assert DEFAULTS.covers("ROOT_REPO", parts)
+
+
+@pytest.mark.parametrize(
+    ("root", "parts"),
+    [
+        ("ROOT_USER_DOCS", ("mod", "MyMod", "common", "policy", "x.txt")),
+        ("ROOT_USER_DOCS", ("save games", ".vscode", "x")),
+        ("ROOT_STEAM", ("2217283", "common", "CLAUDE.md")),
+    ],
+)
+def test_defaults_apply_only_at_a_top_not_in_any_subfolder(root, parts):
+    assert not DEFAULTS.covers(root, parts)
 
 
 def test_a_listed_file_is_protected_in_any_case_and_before_it_exists():
