@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 import anyio.from_thread
 import anyio.to_thread
 from fastmcp import Context, FastMCP
+from fastmcp.server.auth import AuthProvider
 from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -80,10 +81,19 @@ class Dispatcher:
             return self.core.answer(slot.session, route.handler, request)
 
 
-def build_server(core: Core, gate: LeakGate, *, routes: Routes = ROUTES, version: str = "0") -> FastMCP:
-    """A FastMCP server exposing the ck3raven tools over `core`, guarded by the reply middleware."""
+def build_server(
+    core: Core,
+    gate: LeakGate,
+    *,
+    routes: Routes = ROUTES,
+    version: str = "0",
+    auth: AuthProvider | None = None,
+) -> FastMCP:
+    """A FastMCP server exposing the ck3raven tools over `core`, guarded by the reply middleware; `auth`
+    guards its HTTP transport."""
     server = FastMCP(
         "ck3raven",
+        auth=auth,
         instructions=INSTRUCTIONS,
         version=version,
         strict_input_validation=True,

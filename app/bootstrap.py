@@ -5,12 +5,15 @@ import tempfile
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Final
 
 from fastmcp import FastMCP
+from starlette.types import ASGIApp
 
 from adapters.dulwich_history import DulwichHistory
 from adapters.fastmcp_server import Routes, build_server
 from adapters.hmac_signer import HmacSigner
+from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
 from adapters.json_playsets import JsonPlaysets
 from adapters.json_state import JsonApprovals, JsonContracts, JsonEvidence, JsonLedger
 from adapters.local_files import LocalFiles
@@ -30,13 +33,22 @@ from ports.files import Files
 from ports.playsets import PlaysetStore
 from ports.signer import Signer
 
+DEFAULT_APPROVE: Final = "ck3raven approve {id}"
 
-def leak_gate(settings: Settings) -> LeakGate:
+
+def leak_gate(settings: Settings, approve_command: str = DEFAULT_APPROVE) -> LeakGate:
     """The leak gate for this configuration: the system prefixes, every root's real path, the state
-    directory, and this machine's home and temp directories."""
+    directory, and this machine's home and temp directories; the approve command's parts are told."""
     own = (*(str(path) for path in settings.roots.values()), str(state_folder(settings)))
     common = [tempfile.gettempdir(), os.environ.get("HOME", "")]
-    return LeakGate(own, tuple(common))
+    return LeakGate(own, tuple(common), tuple(part.strip() for part in approve_command.split("{id}")))
+
+
+def approve_command(settings: Settings, wanted: str) -> str:
+    """`wanted` (the executable's full path and the config file), unless it names a root or the state
+    directory: those paths are never shown, and the short form is given instead."""
+    own = (*(str(path) for path in settings.roots.values()), str(state_folder(settings)))
+    return DEFAULT_APPROVE if any(path in wanted for path in own) else wanted
 
 
 def state_folder(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
@@ -44,14 +56,25 @@ def state_folder(settings: Settings, environ: Mapping[str, str] | None = None) -
     return settings.state_path(os.environ if environ is None else environ)
 
 
-def build_core(settings: Settings, *, files: Files | None = None, signer: Signer | None = None) -> Core:
+def build_core(
+    settings: Settings,
+    *,
+    files: Files | None = None,
+    signer: Signer | None = None,
+    approve_command: str = DEFAULT_APPROVE,
+) -> Core:
     """The core for `settings`: real local files, stores in the state directory and a fresh Sigil unless
-    given. Sessions start at the operator's home, mode and playset."""
+    given. Sessions start at the operator's home, mode and playset. Approval hints name `approve_command`
+    (`{id}` stands for the approval id)."""
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
     authority = Authority(
-        JsonApprovals(state / "approvals"), SystemClock(), RandomIds(), signer or HmacSigner()
+        JsonApprovals(state / "approvals"),
+        SystemClock(),
+        RandomIds(),
+        signer or HmacSigner(),
+        approve_command,
     )
     services = Services(
         files=files,
@@ -61,7 +84,7 @@ def build_core(settings: Settings, *, files: Files | None = None, signer: Signer
         history=DulwichHistory({root.value: path for root, path in settings.roots.items()}),
         ledger=JsonLedger(state / "carry_over.json"),
         evidence=JsonEvidence(state / "evidence"),
-        leaks=leak_gate(settings),
+        leaks=leak_gate(settings, approve_command),
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))
@@ -83,10 +106,34 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
     return mod_folders(record)
 
 
-def build(settings: Settings, *, core: Core | None = None, routes: Routes = ROUTES) -> FastMCP:
-    """The MCP server for `settings`, ready to run or to be driven in memory by a test client."""
+def build(
+    settings: Settings, *, core: Core | None = None, routes: Routes = ROUTES, token: str | None = None
+) -> FastMCP:
+    """The MCP server for `settings`, ready to run or to be driven in memory by a test client; with a
+    `token`, HTTP requests must carry it as their bearer token."""
     core = core or build_core(settings)
-    return build_server(core, core.services.leaks, routes=routes, version=_version())
+    auth = OperatorToken(token) if token is not None else None
+    return build_server(core, core.services.leaks, routes=routes, version=_version(), auth=auth)
+
+
+def http_app(settings: Settings, server: FastMCP) -> ASGIApp:
+    """The streamable HTTP app behind the door: Host and Origin first (403), then the bearer token (401).
+    FastMCP's own Host/Origin guard stays on in strict mode behind it."""
+    door = settings.http
+    inner = server.http_app(
+        host_origin_protection=True,
+        allowed_hosts=[*LOOPBACK, *door.allowed_hosts],
+        allowed_origins=list(door.allowed_origins),
+    )
+    return Door(inner, door.allowed_hosts, door.allowed_origins)
+
+
+def http_token(settings: Settings) -> str:
+    """The bearer token: the configured one, else a fresh one kept 0600 in the state directory (for
+    `ck3raven doctor` and the operator's clients) for as long as this server runs."""
+    if settings.http.token is not None:
+        return settings.http.token
+    return new_token(state_folder(settings) / "http_token")
 
 
 def _version() -> str:

@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--mode", choices=[m.value for m in Mode], help="initialise this mode at start")
     serve.add_argument("--home", choices=[r.value for r in RootCategory], help="the session home root")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve.add_argument("--port", type=int, default=8765, help="port for --transport http (loopback only)")
+    serve.add_argument("--port", type=int, help="port for --transport http (default: [http] port, 8765)")
     commands.add_parser("policy", help="print the capability matrix (who may mutate what, on what condition)")
     listing = commands.add_parser(
         "approvals", help="list the approval requests a running server is waiting on"
@@ -86,19 +86,38 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
+    from adapters.server_lock import AlreadyServing, ServerLock
+    from app.bootstrap import state_folder
+
+    state = state_folder(settings)
+    lock = ServerLock(state)
+    try:
+        lock.acquire(args.transport)
+    except AlreadyServing as exc:
+        print(
+            f"ck3raven: {exc} ({state}); stop it first, or give this one its own state_dir", file=sys.stderr
+        )
+        return 2
+    try:
+        return _serve_locked(args, settings, state)
+    finally:
+        lock.release()
+
+
+def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> int:
     import structlog
 
     from adapters.log_setup import configure_logging
-    from app.bootstrap import approval_channel, build, build_core, state_folder
+    from app.bootstrap import approval_channel, approve_command, build, build_core, http_app, http_token
 
-    state = state_folder(settings)
     configure_logging(state / "logs" / "ck3raven.log")
     try:
-        core = build_core(settings)
+        core = build_core(settings, approve_command=approve_command(settings, _approve_command(args)))
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
-    server = build(settings, core=core)
+    token = http_token(settings) if args.transport == "http" else None
+    server = build(settings, core=core, token=token)
     channel = approval_channel(settings, core)
     try:
         channel.start()
@@ -109,13 +128,30 @@ def _serve(args: argparse.Namespace) -> int:
         started = False
     try:
         if args.transport == "http":
-            server.run(transport="http", host="127.0.0.1", port=args.port, show_banner=False)
+            import uvicorn
+
+            host, port = settings.http.host, args.port or settings.http.port
+            print(
+                f"ck3raven: MCP over HTTP at http://{host}:{port}/mcp; clients send the header "
+                f"`Authorization: Bearer {token}` (kept in {state / 'http_token'})",
+                file=sys.stderr,
+            )
+            uvicorn.run(http_app(settings, server), host=host, port=port, log_level="warning")
         else:
             server.run(transport="stdio", show_banner=False)
     finally:
         if started:
             channel.close()
     return 0
+
+
+def _approve_command(args: argparse.Namespace) -> str:
+    """The exact command a person runs to approve, as this server was started: the executable's full path
+    and the config file it read."""
+    executable = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else Path("ck3raven")
+    found = config_path(args.config, os.environ)
+    config = f" --config {found.resolve()}" if found is not None else ""
+    return f"{executable} approve {{id}}{config}"
 
 
 def _channel(args: argparse.Namespace) -> Path | None:

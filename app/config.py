@@ -31,6 +31,18 @@ class _PlaysetSection:
 
 
 @frozen
+class HttpSettings:
+    """The HTTP door (SPEC §10): loopback by default; Host and Origin checked against loopback names plus
+    these; a bearer token, made at start unless configured."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    allowed_hosts: list[str] = Factory(list)
+    allowed_origins: list[str] = Factory(list)
+    token: str | None = None
+
+
+@frozen
 class _ConfigFile:
     mode: str | None = None
     home: str = "ROOT_REPO"
@@ -38,6 +50,7 @@ class _ConfigFile:
     hidden: list[str] = Factory(list)
     roots: dict[str, str] = Factory(dict)
     playset: _PlaysetSection = Factory(_PlaysetSection)
+    http: HttpSettings = Factory(HttpSettings)
 
 
 @frozen
@@ -53,6 +66,7 @@ class Settings:
     """Where the server keeps its own state (outside every root); None: the default for this user."""
     hidden: tuple[str, ...] = ()
     """The operator's own patterns of secret names, invisible beside the built-in ones."""
+    http: HttpSettings = HttpSettings()
 
     @property
     def data_root(self) -> Path | None:
@@ -84,6 +98,7 @@ def config_path(explicit: str | None, environ: Mapping[str, str]) -> Path | None
     return candidate if candidate.is_file() else None
 
 
+MIN_TOKEN = 32
 SEARCHED = "--config, $CK3RAVEN_CONFIG, ~/.ck3raven/config.toml"
 
 
@@ -110,15 +125,9 @@ def load(path: Path | None, *, cwd: Path) -> Settings:
 
 def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
     problems: list[str] = []
-    roots: dict[RootCategory, Path] = {}
-    for name, text in raw.roots.items():
-        root = _member(RootCategory, name, f"roots.{name}: not a root category", problems)
-        folder = (cwd / Path(text).expanduser()).resolve()
-        if root is None:
-            continue
-        if not folder.is_dir():
-            problems.append(f"roots.{name}: {folder} is not an existing folder")
-        roots[root] = folder
+    roots = _roots(raw.roots, cwd, problems)
+    if raw.http.token is not None and len(raw.http.token) < MIN_TOKEN:
+        problems.append(f"http.token: at least {MIN_TOKEN} characters")
     mode = _member(Mode, raw.mode, f"mode: {raw.mode!r} is not a mode", problems) if raw.mode else None
     home = _member(RootCategory, raw.home, f"home: {raw.home!r} is not a root category", problems)
     if home is not None and home not in roots:
@@ -126,11 +135,24 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
     if problems or home is None:
         raise ConfigError(f"{source}: " + "; ".join(problems or ["no home root"]))
     state_dir = (cwd / Path(raw.state_dir).expanduser()).resolve() if raw.state_dir else None
-    settings = Settings(source, roots, home, mode, raw.playset.active, state_dir, tuple(raw.hidden))
+    settings = Settings(source, roots, home, mode, raw.playset.active, state_dir, tuple(raw.hidden), raw.http)
     overlaps = overlapping(settings, os.environ)
     if overlaps:
         raise ConfigError(f"{source}: " + "; ".join(overlaps))
     return settings
+
+
+def _roots(configured: Mapping[str, str], cwd: Path, problems: list[str]) -> dict[RootCategory, Path]:
+    roots: dict[RootCategory, Path] = {}
+    for name, text in configured.items():
+        root = _member(RootCategory, name, f"roots.{name}: not a root category", problems)
+        folder = (cwd / Path(text).expanduser()).resolve()
+        if root is None:
+            continue
+        if not folder.is_dir():
+            problems.append(f"roots.{name}: {folder} is not an existing folder")
+        roots[root] = folder
+    return roots
 
 
 def overlapping(settings: Settings, environ: Mapping[str, str]) -> list[str]:

@@ -52,6 +52,10 @@ class LeakGate:
     """The server's own places: the configured roots' real paths and the state directory."""
     common_paths: tuple[str, ...] = field(default=(), converter=_meaningful)
     """The machine's home and temp directories."""
+    told: tuple[str, ...] = field(default=(), converter=_meaningful)
+    """Exact strings the operator chose to show (the approve command's executable and config file): set
+    aside before a string is scanned. Never a root's or the state directory's path (the composition root
+    checks that)."""
 
     def leaks_in_json(self, text: str) -> bool:
         """Whether JSON envelope text (written with `ensure_ascii=False`) carries a host path."""
@@ -72,8 +76,13 @@ class LeakGate:
         return [
             pointer
             for pointer, text in _strings(value, "")
-            if self._candidate(text, json_text=False) and not _is_address(text)
+            if self._candidate(self._untold(text), json_text=False) and not _is_address(text)
         ]
+
+    def _untold(self, text: str) -> str:
+        for told in self.told:
+            text = text.replace(told, " ")
+        return text
 
     def _candidate(self, text: str, *, json_text: bool) -> bool:
         literals = (*self.host_paths, *self.common_paths)

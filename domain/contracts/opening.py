@@ -201,7 +201,7 @@ def _protected_approval(
             "approval_id": record.approval_id,
             "state": state.value,
             "targets": protected,
-            "hint": f"Ask the user to run `ck3raven approve {record.approval_id}`, then open again.",
+            "hint": approvals.hint(services.authority, record.approval_id, "open again"),
         },
     )
 

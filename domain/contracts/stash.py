@@ -56,7 +56,7 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
                 "approval_id": record.approval_id,
                 "state": state.value,
                 "targets": [f.address for f in chosen],
-                "hint": f"Ask the user to run `ck3raven approve {record.approval_id}`, then stash again.",
+                "hint": approvals.hint(services.authority, record.approval_id, "stash again"),
             },
         )
     try:

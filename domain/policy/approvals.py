@@ -41,6 +41,14 @@ class Authority:
     clock: Clock
     ids: IdSource
     signer: Signer
+    approve_command: str = "ck3raven approve {id}"
+    """The command a person runs to approve, `{id}` standing for the approval id."""
+
+
+def hint(authority: Authority, approval_id: str, then: str) -> str:
+    """What the agent tells its user when no client UI asked them: the exact command, then the retry."""
+    command = authority.approve_command.replace("{id}", approval_id)
+    return f"Ask the user to run `{command}` in a terminal, then {then}."
 
 
 def pending(authority: Authority) -> list[ApprovalRecord]:

@@ -70,7 +70,7 @@ def init(session: Session, services: Services, request: ModeInit) -> Reply:
         {
             "mode": wanted.value,
             "approval_id": record.approval_id,
-            "hint": f"Ask the user to run `ck3raven approve {record.approval_id}`, then call init again.",
+            "hint": approvals.hint(services.authority, record.approval_id, "call init again"),
         },
     )
 

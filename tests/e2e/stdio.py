@@ -1,10 +1,6 @@
 """Helpers to start `ck3raven serve` as a subprocess and talk to it with the official `mcp` client."""
 
 import json
-import os
-import pty
-import select
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
+
+from tests.terminal import on_terminal as run_on_terminal
 
 CK3RAVEN = str(Path(sys.executable).with_name("ck3raven"))
 
@@ -54,31 +52,5 @@ def envelope(result: Any) -> dict[str, Any]:
 
 
 def on_terminal(config: Path, verb: str, approval_id: str, answer: bytes) -> tuple[int, str]:
-    """Run `ck3raven VERB ID` with a pseudo-terminal and type `answer` at its prompt."""
-    master, slave = pty.openpty()
-    process = subprocess.Popen(
-        [CK3RAVEN, verb, approval_id, "--config", str(config)],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        cwd=config.parent,
-    )
-    os.close(slave)
-    seen = b""
-    typed = False
-    while True:
-        ready, _, _ = select.select([master], [], [], 20)
-        if not ready:
-            break
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the terminal closes when the command exits
-            break
-        if not chunk:
-            break
-        seen += chunk
-        if not typed and b"it: " in seen:
-            os.write(master, answer)
-            typed = True
-    os.close(master)
-    return process.wait(timeout=20), seen.decode("utf-8", "replace")
+    """Run `ck3raven VERB ID --config CONFIG` on a controlling pseudo-terminal and type `answer`."""
+    return run_on_terminal([CK3RAVEN, verb, approval_id, "--config", str(config)], answer, cwd=config.parent)

@@ -1,12 +1,17 @@
-"""`ck3raven serve --transport http` answers on loopback with the same envelope."""
+"""`ck3raven serve --transport http`: loopback, Host and Origin checked first (403), a bearer token (401),
+the same envelope; one server per state directory."""
 
+import http.client
+import json
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import Client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 from tests.e2e.stdio import CK3RAVEN, write_config
 
@@ -40,17 +45,128 @@ def start(config: Path, port: int) -> subprocess.Popen[bytes]:
     return server
 
 
-async def test_pwd_over_http_answers_the_envelope(tmp_path: Path):
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[int, str, Path]]:
+    """A running HTTP server: its port, its bearer token and its config."""
     (tmp_path / "repo").mkdir()
     config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
     port = free_port()
     server = start(config, port)
     try:
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-            result = await client.call_tool("ck3_dir", {"command": "pwd"})
+        yield port, (tmp_path / "state" / "http_token").read_text(encoding="utf-8").strip(), config
     finally:
         server.terminate()
         server.wait(timeout=20)
 
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+
+def post(port: int, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
+    """POST an MCP initialize to /mcp with exactly these extra headers; (status, response headers)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        connection.putrequest("POST", "/mcp", skip_host=True)
+        sent = {
+            "Host": f"127.0.0.1:{port}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        }
+        body = json.dumps(INITIALIZE).encode()
+        for name, value in {**sent, "Content-Length": str(len(body))}.items():
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        response = connection.getresponse()
+        response.read()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}
+    finally:
+        connection.close()
+
+
+async def test_pwd_over_http_with_the_operators_token_answers_the_envelope(served):
+    port, token, _ = served
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    async with (
+        http,
+        Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as client,
+    ):
+        result = await client.call_tool("ck3_dir", {"command": "pwd"})
+
     assert result.structured_content["code"] == "MCP-CFG-S-001"
     assert result.structured_content["data"]["address"] == "ROOT_REPO:/"
+
+
+def test_a_request_without_the_bearer_token_gets_401(served):
+    port, _, _ = served
+
+    status, headers = post(port, {})
+
+    assert status == 401
+    assert "mcp-session-id" not in headers
+
+
+def test_a_wrong_bearer_token_gets_401(served):
+    port, token, _ = served
+
+    status, _ = post(port, {"Authorization": f"Bearer {token[:-1]}x"})
+
+    assert status == 401
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"Host": "rebound.example.com"},
+        {"Host": "rebound.example.com:8765"},
+        {"Origin": "http://rebound.example.com"},
+        {"Origin": "null"},
+    ],
+)
+def test_a_forged_host_or_origin_gets_403_and_no_session_even_with_the_token(served, forged):
+    port, token, _ = served
+
+    status, headers = post(port, {"Authorization": f"Bearer {token}", **forged})
+
+    assert status == 403
+    assert "mcp-session-id" not in headers
+
+
+def test_a_loopback_origin_with_the_token_is_admitted(served):
+    port, token, _ = served
+
+    status, _ = post(port, {"Authorization": f"Bearer {token}", "Origin": f"http://localhost:{port}"})
+
+    assert status == 200
+
+
+def test_the_token_file_is_readable_by_its_owner_only(served, tmp_path: Path):
+    assert (tmp_path / "state" / "http_token").stat().st_mode & 0o077 == 0
+
+
+def test_a_second_server_on_the_same_state_directory_exits_2_naming_the_first(served):
+    _, _, config = served
+
+    second = subprocess.run(
+        [CK3RAVEN, "serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        cwd=config.parent,
+    )
+
+    assert second.returncode == 2
+    assert "another ck3raven server (pid" in second.stderr
+    assert "http" in second.stderr
+    assert "Traceback" not in second.stderr

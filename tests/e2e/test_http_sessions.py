@@ -13,13 +13,14 @@ import pytest
 import uvicorn
 from fastmcp import Client
 
-from app.bootstrap import build, build_core
+from app.bootstrap import build, build_core, http_app
 from app.config import Settings
 from domain.use_cases.core import Core
 from domain.vocabulary import Mode
 from tests.worlds import sample_world_on_disk
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+TOKEN = "t" * 43
 
 
 @contextmanager
@@ -27,9 +28,8 @@ def http_server(settings: Settings, core: Core) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
-    config = uvicorn.Config(
-        build(settings, core=core).http_app(), host="127.0.0.1", port=port, log_level="error"
-    )
+    app = http_app(settings, build(settings, core=core, token=TOKEN))
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -57,7 +57,10 @@ def settings(tmp_path: Path) -> Settings:
 async def test_two_http_clients_each_keep_their_own_home(settings: Settings):
     core = build_core(settings)
     with http_server(settings, core) as url:
-        async with Client(url, mode="legacy") as first, Client(url, mode="legacy") as second:
+        async with (
+            Client(url, mode="legacy", auth=TOKEN) as first,
+            Client(url, mode="legacy", auth=TOKEN) as second,
+        ):
             await call(first, "ck3_dir", command="cd", path="ROOT_GAME")
 
             mine, theirs = await call(first, "ck3_dir"), await call(second, "ck3_dir")
@@ -69,7 +72,10 @@ async def test_two_http_clients_each_keep_their_own_home(settings: Settings):
 async def test_a_mode_one_http_client_had_approved_stays_with_that_client(settings: Settings):
     core = build_core(settings)
     with http_server(settings, core) as url:
-        async with Client(url, mode="legacy") as first, Client(url, mode="legacy") as second:
+        async with (
+            Client(url, mode="legacy", auth=TOKEN) as first,
+            Client(url, mode="legacy", auth=TOKEN) as second,
+        ):
             asked = await call(first, "ck3_mode", command="init", mode="ck3raven-dev")
             core.decide_approval(asked["data"]["approval_id"], approve=True)
             await call(first, "ck3_mode", command="init", mode="ck3raven-dev")
@@ -87,7 +93,10 @@ async def test_a_playset_switch_changes_only_the_switching_clients_mods(settings
     (folder / "empty.json").write_text('{"name": "Empty", "mods": []}', encoding="utf-8")
     core = build_core(settings)
     with http_server(settings, core) as url:
-        async with Client(url, mode="legacy") as first, Client(url, mode="legacy") as second:
+        async with (
+            Client(url, mode="legacy", auth=TOKEN) as first,
+            Client(url, mode="legacy", auth=TOKEN) as second,
+        ):
             await call(first, "ck3_playset", command="switch", name="Empty")
 
             mine = await call(first, "ck3_file", command="read", path="mod:Better Traits:/descriptor.mod")
@@ -109,7 +118,10 @@ async def test_a_contract_opened_by_one_http_client_never_permits_a_write_by_ano
     }
     write = {"command": "write", "path": "mod:Local Fix:/common/fix.txt", "content": "x = 1\n"}
     with http_server(settings, core) as url:
-        async with Client(url, mode="legacy") as first, Client(url, mode="legacy") as second:
+        async with (
+            Client(url, mode="legacy", auth=TOKEN) as first,
+            Client(url, mode="legacy", auth=TOKEN) as second,
+        ):
             opened = await call(first, "ck3_contract", **opening)
 
             theirs = await call(second, "ck3_file", **write)

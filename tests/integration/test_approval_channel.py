@@ -1,8 +1,12 @@
 """Approvals persist as signed JSON in the state folder; the operator's socket decides them, 0600 only."""
 
 import json
+import socket
 import stat
+import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +18,9 @@ from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel, ask
 from domain.policy import approvals
 from domain.policy.approvals import Authority, State
+from tests.terminal import on_terminal
+
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -72,10 +79,23 @@ def test_the_channel_lists_pending_requests(channel, authority):
     assert [item["approval_id"] for item in answer["pending"]] == [record.approval_id]
 
 
+_ASK = (
+    "import json, sys; from adapters.unix_approval_channel import ask; "
+    "print(json.dumps(ask(sys.argv[1], json.loads(sys.argv[2]))))"
+)
+
+
+def ask_from_a_terminal(path: Path, request: dict[str, object]) -> dict[str, object]:
+    """Send `request` from a process that has a controlling terminal, as `ck3raven approve` does."""
+    status, output = on_terminal([sys.executable, "-c", _ASK, str(path), json.dumps(request)], cwd=CHECKOUT)
+    assert status == 0, output
+    return json.loads(output.strip().splitlines()[-1])
+
+
 def test_a_decision_through_the_channel_is_signed_and_stored(channel, authority):
     record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
 
-    answer = ask(channel, {"op": "decide", "id": record.approval_id, "approve": True})
+    answer = ask_from_a_terminal(channel, {"op": "decide", "id": record.approval_id, "approve": True})
 
     stored = authority.store.get(record.approval_id)
     assert answer == {"ok": True, "state": "approved"}
@@ -86,18 +106,20 @@ def test_a_decision_through_the_channel_is_signed_and_stored(channel, authority)
 def test_a_decision_must_say_true_to_approve(channel, authority):
     record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
 
-    answer = ask(channel, {"op": "decide", "id": record.approval_id, "approve": "yes"})
+    answer = ask_from_a_terminal(channel, {"op": "decide", "id": record.approval_id, "approve": "yes"})
 
     assert answer["state"] == "declined"
 
 
-@pytest.mark.parametrize("request_text", [b"not json", b'{"op": "list"', b'{"op": "nope"}', b"{}"])
+@pytest.mark.parametrize(
+    "request_text",
+    [b"not json", b'{"op": "list"', b'{"op": "nope"}', b"{}", b"[1]", b"[" * 3000 + b"]" * 3000, b"x" * 9000],
+)
 def test_a_malformed_request_is_refused_and_the_channel_keeps_serving(channel, request_text):
-    import socket
-
     with socket.socket(socket.AF_UNIX) as client:
         client.connect(str(channel))
         client.sendall(request_text)
+        client.shutdown(socket.SHUT_WR)
         answer = json.loads(client.recv(4096))
 
     assert answer["ok"] is False
@@ -122,3 +144,66 @@ def test_restoring_a_consumed_approvals_older_file_does_not_replay_it(tmp_path):
 
     assert first is State.APPROVED
     assert again is State.PENDING
+
+
+def test_a_decision_from_a_process_without_a_terminal_decides_nothing(channel, authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+
+    answer = ask(channel, {"op": "decide", "id": record.approval_id, "approve": True})
+
+    assert answer == {"ok": False, "problem": "decisions are taken only from a terminal"}
+    assert authority.store.get(record.approval_id).state == State.PENDING
+
+
+def test_an_idle_client_never_blocks_the_next_one(channel):
+    with socket.socket(socket.AF_UNIX) as idle:
+        idle.connect(str(channel))  # sends nothing and keeps the connection open
+
+        answer = ask(channel, {"op": "list"})
+
+    assert answer["ok"] is True
+
+
+def test_an_idle_client_is_dropped_after_the_read_timeout(state, authority):
+    path = state / "quick.sock"
+    served = ApprovalChannel(path, authority, read_timeout=0.2)
+    served.start()
+    try:
+        with socket.socket(socket.AF_UNIX) as idle:
+            idle.connect(str(path))
+            idle.settimeout(5)
+            ended = idle.recv(4096)
+    finally:
+        served.close()
+
+    assert ended == b""
+
+
+def test_a_client_that_hangs_up_before_its_answer_leaves_the_channel_serving(channel):
+    for _ in range(20):
+        with socket.socket(socket.AF_UNIX) as rude:
+            rude.connect(str(channel))
+            rude.sendall(b'{"op": "list"}\n')
+            rude.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+
+    assert ask(channel, {"op": "list"})["ok"] is True
+
+
+def test_many_clients_at_once_are_all_answered_or_closed_and_the_channel_survives(channel):
+    answers: list[object] = []
+
+    def one() -> None:
+        try:
+            answers.append(ask(channel, {"op": "list"})["ok"])
+        except (OSError, ValueError):
+            answers.append("closed")
+
+    threads = [threading.Thread(target=one) for _ in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    time.sleep(0.1)
+
+    assert len(answers) == 30
+    assert ask(channel, {"op": "list"})["ok"] is True
