@@ -159,7 +159,8 @@ class DulwichHistory(History):
 
     def _find(self, root: str, folder: tuple[str, ...]) -> _Place | None:
         """The deepest repository whose top lies on the way from the root down to `folder` (never through
-        a link), else the one holding the root."""
+        a link), else the one holding the root. A `.git` file (a linked worktree or a submodule) is a
+        repository this adapter does not serve: below it nothing is, rather than the one around it."""
         base = self._bases.get(root)
         if base is None:
             return None
@@ -170,7 +171,10 @@ class DulwichHistory(History):
                 here = here / folder[depth - 1]
                 if not _is_plain_dir(here):
                     break
-            if _is_plain_dir(here / ".git"):
+            marker = _git_marker(here)
+            if marker == "file":
+                return None
+            if marker == "dir":
                 deepest = _Place(here, "", folder[:depth])
         if deepest is not None and deepest.offset:
             return deepest
@@ -305,12 +309,18 @@ def _untracked(repo: Repo, top: Path, index: Index) -> list[bytes]:
             for entry in entries:
                 rel = here + b"/" + entry.name if here else entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    if rel == b".git" or (rel not in folders and ignore.is_ignored(os.fsdecode(rel) + "/")):
+                    if entry.name == b".git" or _nested_repository(entry.path):
+                        continue  # git's own data, or another repository: git does not look inside either
+                    if rel not in folders and ignore.is_ignored(os.fsdecode(rel) + "/"):
                         continue
                     pending.append(rel)
                 elif rel not in tracked and not ignore.is_ignored(os.fsdecode(rel)):
                     found.append(rel)
     return found
+
+
+def _nested_repository(path: bytes) -> bool:
+    return os.path.lexists(path + b"/.git")
 
 
 def _folders(tracked: set[bytes]) -> set[bytes]:
@@ -344,6 +354,16 @@ def _kind(base: bytes | None, now: bytes | None) -> ChangeKind | None:
     if base is None:
         return "add"
     return "delete" if now is None else "modify"
+
+
+def _git_marker(folder: Path) -> str | None:
+    """What `.git` in `folder` is: "dir" (a repository's top), "file" (a worktree or submodule pointer,
+    or anything else standing there), or None."""
+    try:
+        mode = os.lstat(folder / ".git").st_mode
+    except OSError:
+        return None
+    return "dir" if stat.S_ISDIR(mode) else "file"
 
 
 def _is_plain_dir(path: Path) -> bool:
@@ -380,7 +400,10 @@ def _entry(blob: Blob, mode: int) -> IndexEntry:
 def _place(resolved: Path) -> tuple[Path, str] | None:
     """The repository top holding the (resolved) root, and the root's path inside it ('' or 'a/b/')."""
     for candidate in (resolved, *resolved.parents):
-        if (candidate / ".git").is_dir():
+        marker = _git_marker(candidate)
+        if marker == "file":
+            return None  # a linked worktree or submodule: not served (see _find)
+        if marker == "dir":
             inside = resolved.relative_to(candidate).as_posix()
             return candidate, "" if inside == "." else inside + "/"
     return None

@@ -60,7 +60,7 @@ class ApprovalChannel:
             server.bind(str(self._path))
         finally:
             os.umask(previous)
-        server.listen(16)
+        server.listen(64)
         self._server = server
         threading.Thread(target=self._serve, name="ck3raven-approvals", daemon=True).start()
 
@@ -128,8 +128,8 @@ class ApprovalChannel:
 def ask(path: Path, request: dict[str, Any]) -> dict[str, Any]:
     """Send one request to a running server's approval channel and return its answer."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(str(path))  # blocking: a busy server's backlog makes a timed connect fail at once
         client.settimeout(_READ_TIMEOUT * 2)
-        client.connect(str(path))
         client.sendall(json.dumps(request).encode("utf-8") + b"\n")
         data = b""
         while not data.endswith(b"\n"):

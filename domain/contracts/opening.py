@@ -18,6 +18,7 @@ from domain.failures import history_failure
 from domain.policy import approvals
 from domain.policy.approvals import State
 from domain.policy.capabilities import row_for
+from domain.policy.enforcement import place_of
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -185,7 +186,8 @@ def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | 
 def _protected_approval(
     session: Session, services: Services, request: OpenRequest, targets: list[AdmittedTarget]
 ) -> tuple[str, ...] | Reply:
-    protected = sorted(t.record.address for t in targets if t.protected)
+    # approved by where they are, not by a spelling the session's playset decides (`mod:<Name>:/`)
+    protected = sorted(place_of(session.world.target(t.ref)) for t in targets if t.protected)
     if not protected:
         return ()
     payload = json.dumps([request.root_category, sorted(request.operations), protected]).encode()

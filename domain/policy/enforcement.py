@@ -9,6 +9,7 @@ D carrying `data.required` (contract, human_approval, mode, or null when nothing
 
 from attrs import frozen
 
+from domain.addresses import canonical
 from domain.policy.capabilities import MATRIX, Condition, row_for
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, Operation, RootCategory
@@ -64,9 +65,15 @@ def enforce(  # noqa: PLR0911 - one return per check, in the order SPEC §5 give
     if operation not in contract.operations:
         return ReplyBuilder().denied("EN-WRITE-D-004", {**facts, "required": "contract"})
     approval_needed = target.protected or condition is Condition.CONTRACT_AND_APPROVAL
-    if approval_needed and target.address not in contract.approvals:  # the exact spelling approved
+    if approval_needed and place_of(target) not in contract.approvals:  # exactly the place approved
         return ReplyBuilder().denied("EN-WRITE-D-005", {**facts, "required": "human_approval"})
     return ReplyBuilder().success("EN-WRITE-S-001", facts)
+
+
+def place_of(target: Target) -> str:
+    """The root-form canonical address of a target, exactly as spelled: what an approval names. A
+    `mod:<Name>:/` spelling is not used, since which folder a name means depends on the active playset."""
+    return canonical(target.root.value, target.parts)
 
 
 def _another_mode_permits(mode: Mode | None, operation: Operation, target: Target) -> bool:

@@ -151,13 +151,23 @@ _WORLD: tuple[CodeSpec, ...] = (
         opaque={"commits"},  # messages and authors are people's text, like file content
     ),
     CodeSpec("WA-WRITE-S-003", "Staged the named files.", {"staged"}),
-    CodeSpec("WA-WRITE-S-004", "Committed {sha}.", {"sha", "message", "paths"}),
+    CodeSpec(
+        "WA-WRITE-S-004", "Committed {sha}.", {"sha", "message", "paths"}, opaque={"message"}
+    ),  # the message is a person's text, checked before the commit as content is
     CodeSpec("WA-WRITE-I-005", "Nothing to do: {problem}.", {"problem"}),
     CodeSpec(
-        "WA-CFG-S-001", "{count} playsets; the active one is {active}.", {"active", "playsets", "count"}
+        "WA-CFG-S-001",
+        "{count} playsets; the active one is {active}.",
+        {"active", "playsets", "count"},
+        opaque={"playsets"},  # names from files the agent may write, invalid ones included
     ),
     CodeSpec("WA-CFG-S-002", "Playset {name} has {count} mods.", {"name", "active", "mods", "count"}),
-    CodeSpec("WA-CFG-I-001", "No playset has that name; the playsets are: {playsets}.", {"playsets"}),
+    CodeSpec(
+        "WA-CFG-I-001",
+        "No playset has that name; the playsets are: {playsets}.",
+        {"playsets"},
+        opaque={"playsets"},
+    ),
     CodeSpec(
         "WA-PARSE-I-001",
         "The playset file {file} does not fit the playset format; see data.errors.",

@@ -4,6 +4,7 @@ from typing import ClassVar
 
 from attrs import evolve, frozen
 
+from domain.contracts.lifecycle import governing
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -46,7 +47,11 @@ def show(session: Session, services: Services, request: ShowPlayset) -> Reply:
 
 
 def switch(session: Session, services: Services, request: SwitchPlayset) -> Reply:
-    """Make the named playset active for this session: its mods become the visible mods at once."""
+    """Make the named playset active for this session: its mods become the visible mods at once. Not while
+    a contract is open: its targets and approvals were read in the mods the session saw then."""
+    current = governing(session, services)
+    if current is not None:
+        return ReplyBuilder().invalid("CT-GATE-I-002", {"contract_id": current.contract_id})
     loaded = _catalog(session, services)
     if isinstance(loaded, Reply):
         return loaded

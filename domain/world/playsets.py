@@ -1,7 +1,8 @@
 """Playsets: a named, ordered list of mods. `mods[]` is the only mod list there is (seed 003 rule 3).
 
-A playset is valid only if every mod has a usable name, names and workshop ids are unique, and every mod
-folder lies inside ROOT_STEAM or ROOT_USER_DOCS:/mod/. Problems are reported field by field.
+A playset is valid only if it and every mod have a usable name, names and workshop ids are unique, and
+every mod folder is a top folder of ROOT_STEAM (`<id>`) or of ROOT_USER_DOCS:/mod/. Problems are
+reported field by field.
 """
 
 from attrs import frozen
@@ -27,6 +28,8 @@ class ModFolder:
 def problems(playset: PlaysetRecord) -> list[tuple[str, str]]:
     """Every reason `playset` cannot be used, as (field path, message); empty when it is valid."""
     found: list[tuple[str, str]] = []
+    if not _usable_name(playset.name):
+        found.append(("$.name", _NAME_RULE))
     seen: set[str] = set()
     for index, mod in enumerate(playset.mods):
         where = f"$.mods[{index}]"
@@ -35,12 +38,21 @@ def problems(playset: PlaysetRecord) -> list[tuple[str, str]]:
                 found.append((f"{where}.{label}", "is used by another mod of this playset"))
             if key is not None:
                 seen.add(key)
-        if not _usable_name(mod.name):
-            found.append((f"{where}.name", "must be a non-empty name without ':', '/' or control characters"))
-        if mod.workshop_id is not None and not mod.workshop_id.isdigit():
-            found.append((f"{where}.workshop_id", "must be digits"))
-        if _folder(mod) is None:
-            found.append((f"{where}.folder", "must be a folder inside ROOT_STEAM or ROOT_USER_DOCS:/mod/"))
+        found += [(f"{where}.{label}", problem) for label, problem in _mod_problems(mod)]
+    return found
+
+
+_NAME_RULE = "must be a non-empty name without ':', '/' or control characters"
+
+
+def _mod_problems(mod: ModRecord) -> list[tuple[str, str]]:
+    found = []
+    if not _usable_name(mod.name):
+        found.append(("name", _NAME_RULE))
+    if mod.workshop_id is not None and not mod.workshop_id.isdigit():
+        found.append(("workshop_id", "must be digits"))
+    if _folder(mod) is None:
+        found.append(("folder", "must be a top folder of ROOT_STEAM or of ROOT_USER_DOCS:/mod/"))
     return found
 
 
@@ -71,8 +83,9 @@ def _folder(mod: ModRecord) -> Parsed | None:
     parsed = parse(mod.folder, "ROOT_REPO")
     if not isinstance(parsed, Parsed) or parsed.mod is not None:
         return None
-    if parsed.root == _WORKSHOP and len(parsed.parts) >= 1:
+    # a mod folder is a top folder there, so the protected defaults of every mod folder's top apply to it
+    if parsed.root == _WORKSHOP and len(parsed.parts) == 1:
         return parsed
-    if parsed.root == _DOCUMENTS and len(parsed.parts) >= 2 and parsed.parts[0] == "mod":  # noqa: PLR2004
+    if parsed.root == _DOCUMENTS and len(parsed.parts) == 2 and parsed.parts[0] == "mod":  # noqa: PLR2004
         return parsed
     return None

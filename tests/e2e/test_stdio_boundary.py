@@ -192,7 +192,10 @@ async def test_a_git_hook_in_a_local_mod_is_protected_and_needs_a_human_approval
         )
         written = await tool(client, "ck3_file", {"command": "write", "path": hook, "content": "#!/bin/sh\n"})
 
-    assert asked["code"] == "CT-GATE-I-005"
+    assert (asked["code"], asked["data"]["targets"]) == (
+        "CT-GATE-I-005",
+        ["ROOT_USER_DOCS:/mod/LocalFix/.git/hooks/pre-commit"],  # where it is, whatever a playset calls it
+    )
     assert opened["code"] == "CT-GATE-S-001"
     assert (written["code"], written["data"]["required"]) == ("EN-WRITE-D-005", "human_approval")
     assert not (lens.parent / "world" / "documents" / "mod" / "LocalFix" / ".git" / "hooks").exists()
@@ -245,3 +248,33 @@ async def test_a_restored_approved_record_is_never_used_again(lens: Path):
     assert replayed["code"] == "MCP-CFG-I-002"
     assert replayed["data"]["approval_id"] != first_id
     assert status["data"]["mode"] == "ck3lens"
+
+
+async def test_the_playset_cannot_change_while_a_contract_is_open(lens: Path):
+    async with stdio_client(lens, "auto") as client:
+        opened = await tool(
+            client, "ck3_contract", open_request("ROOT_USER_DOCS", "mod:Local Fix:/notes.txt")
+        )
+        switched = await tool(client, "ck3_playset", {"command": "switch", "name": "Sample Playset"})
+
+    assert (switched["code"], switched["data"]["contract_id"]) == (
+        "CT-GATE-I-002",
+        opened["data"]["contract_id"],
+    )
+
+
+async def test_a_commit_message_naming_a_system_file_lands_and_is_told_as_it_is(dev_repo: tuple[Path, Path]):
+    config, repo = dev_repo
+    (repo / "src" / "a.py").write_text("a = 2\n", encoding="utf-8")
+    async with stdio_client(config, "auto") as client:
+        await tool(client, "ck3_contract", open_request("ROOT_REPO", "ROOT_REPO:/src/a.py"))
+        await tool(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
+        committed = await tool(
+            client, "ck3_git", {"command": "commit", "message": "read config from /etc/hosts"}
+        )
+
+    assert (committed["code"], committed["data"]["message"]) == (
+        "WA-WRITE-S-004",
+        "read config from /etc/hosts",
+    )
+    assert porcelain.open_repo(str(repo)).head().decode() == committed["data"]["sha"]

@@ -148,3 +148,28 @@ def test_a_file_staged_outside_the_root_is_reported_as_elsewhere(repo: Path):
     staged = history.staged("ROOT_REPO")
 
     assert (staged.changes, staged.elsewhere) == ([], True)
+
+
+def test_a_root_that_is_a_linked_worktree_is_served_by_no_repository_rather_than_the_one_around_it(
+    repo: Path,
+):
+    worktree = repo / "wt"
+    worktree.mkdir()
+    (worktree / ".git").write_text("gitdir: ../.git/worktrees/wt\n", encoding="utf-8")
+
+    history = DulwichHistory({"ROOT_REPO": worktree})
+
+    assert history.head("ROOT_REPO") is None
+    assert history.repository("ROOT_REPO") is None
+
+
+def test_a_nested_repository_is_not_walked_as_untracked_files_of_the_outer_one(repo: Path):
+    inner = repo / "vendor" / "lib"
+    inner.mkdir(parents=True)
+    (inner / "x.py").write_text("x\n", encoding="utf-8")
+    porcelain.init(str(inner))
+    history = DulwichHistory({"ROOT_REPO": repo})
+
+    changes = history.changes_since("ROOT_REPO", str(history.head("ROOT_REPO")))
+
+    assert changes == []
