@@ -7,7 +7,9 @@
 - 2025-11-25: `ctx.elicit` asks the user during the call.
 - A client that declared no elicitation capability is never asked: the agent gets the approval id and
   the operator approves on a terminal (`ck3raven approve ID`).
-The answer is a boolean field `value`; only an explicit accept with `value: true` approves.
+The form has one boolean field, `approve` ("Approve this request?"); only an explicit accept with
+`approve: true` approves. Anything else (a decline, a cancel, no content, a field of another name or type)
+is recorded as a decline, never an error.
 """
 
 import secrets
@@ -15,16 +17,36 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import structlog
 from fastmcp import Context
 from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ConfigDict, Field
 
-QUESTION = "{summary}\n\nApprove this? Approval id {approval_id}; it expires in five minutes."
+log = structlog.get_logger()
+
+QUESTION = (
+    "ck3raven asks for your approval.\n\n{summary}\n\nApproval id {approval_id}; it expires in five minutes."
+)
+_FIELD_TITLE = "Approve this request?"
 _SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"value": {"type": "boolean", "title": "Approve"}},
-    "required": ["value"],
+    "properties": {
+        "approve": {
+            "type": "boolean",
+            "title": _FIELD_TITLE,
+            "description": "Yes approves exactly what is described above, once; anything else declines.",
+        }
+    },
+    "required": ["approve"],
 }
+
+
+class Decision(BaseModel):
+    """The legacy-era form: one clearly titled yes/no field, strictly a boolean ("yes" or 1 is no answer)."""
+
+    model_config = ConfigDict(strict=True)
+    approve: bool = Field(title=_FIELD_TITLE)
 
 
 class Elicitor:
@@ -45,9 +67,11 @@ class Elicitor:
             if self._nonces.pop(nonce, None) != approval_id:
                 return False
         answer = responses.get("approval")
+        content = getattr(answer, "content", None)
         approve = (
             getattr(answer, "action", None) == "accept"
-            and (getattr(answer, "content", None) or {}).get("value") is True
+            and isinstance(content, dict)
+            and content.get("approve") is True
         )
         self._decide(approval_id, approve)
         return True
@@ -69,10 +93,14 @@ class Elicitor:
                 request_state=f"{approval_id}.{nonce}",
                 result_type="input_required",
             )
-        answer = await ctx.elicit(question, response_type=bool)
-        self._decide(
-            approval_id, getattr(answer, "action", None) == "accept" and getattr(answer, "data", None) is True
-        )
+        try:
+            answer = await ctx.elicit(question, response_type=Decision)
+        except Exception:  # noqa: BLE001 - a malformed or failed answer is a decline, never an error
+            log.info("approval.elicitation_unanswered", approval_id=approval_id)
+            answer = None
+        data = getattr(answer, "data", None)
+        approve = getattr(answer, "action", None) == "accept" and isinstance(data, Decision) and data.approve
+        self._decide(approval_id, approve is True)
         return True
 
 

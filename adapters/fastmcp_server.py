@@ -6,7 +6,7 @@ answers the handler's Reply in the caller's governance session (`adapters.mcp_se
 """
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 import anyio.from_thread
 import anyio.to_thread
@@ -103,12 +103,11 @@ def build_server(
     server.add_middleware(ReplyMiddleware(gate, TOOL_NAMES))
     dispatcher = Dispatcher(core, routes)
     _add_navigation_tools(server, dispatcher)
-    _add_mode_tool(
-        server,
-        dispatcher,
-        Elicitor(lambda approval_id, approve: core.decide_approval(approval_id, approve=approve)),
+    loop = HumanLoop(
+        dispatcher, Elicitor(lambda approval_id, approve: core.decide_approval(approval_id, approve=approve))
     )
-    _add_contract_tool(server, dispatcher)
+    _add_mode_tool(server, loop)
+    _add_contract_tool(server, loop)
     _add_git_tool(server, dispatcher)
     return server
 
@@ -154,7 +153,39 @@ def _add_navigation_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, {"name": name}))
 
 
-def _add_mode_tool(server: FastMCP, dispatcher: Dispatcher, elicitor: Elicitor) -> None:
+ASKS_A_HUMAN: Final = frozenset({"MCP-CFG-I-002", "CT-GATE-I-005"})
+"""Codes whose reply files an approval request (mode init; a contract, renewal or stash that needs one)."""
+
+
+class HumanLoop:
+    """Answers a command whose reply may ask a human: through the client's UI when it can elicit (the
+    answer is recorded, then the command is answered again), else the reply names the approval id."""
+
+    def __init__(self, dispatcher: Dispatcher, elicitor: Elicitor) -> None:
+        self._dispatcher = dispatcher
+        self._elicitor = elicitor
+
+    async def answer(
+        self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]
+    ) -> ReplyResult | InputRequiredResult:
+        answered = await anyio.to_thread.run_sync(self._elicitor.take_answer, ctx)
+        reply = await anyio.to_thread.run_sync(self._dispatcher.answer, ctx, tool, command, args)
+        if _asks(reply) and not answered:
+            approval_id = str(reply.data["approval_id"])
+            summary = self._dispatcher.core.approval_summary(approval_id) or reply.message()
+            asked = await self._elicitor.ask(ctx, approval_id, summary)
+            if isinstance(asked, InputRequiredResult):
+                return asked
+            if asked:
+                reply = await anyio.to_thread.run_sync(self._dispatcher.answer, ctx, tool, command, args)
+        return ReplyResult.of(reply)
+
+
+def _asks(reply: Reply) -> bool:
+    return reply.code in ASKS_A_HUMAN and reply.data.get("state", "pending") == "pending"
+
+
+def _add_mode_tool(server: FastMCP, loop: HumanLoop) -> None:
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_hints(read_only=False, idempotent=True))
     async def ck3_mode(
         ctx: Context,
@@ -164,21 +195,12 @@ def _add_mode_tool(server: FastMCP, dispatcher: Dispatcher, elicitor: Elicitor) 
         """Session mode. `status`: the mode (ck3lens or ck3raven-dev) or that none is initialised.
         `init`: ask for `mode`; it takes effect only once a human approves: your client may ask its user
         directly, otherwise the reply names an approval id for the user to approve; then call `init` again."""
-        answered = command == "init" and await anyio.to_thread.run_sync(elicitor.take_answer, ctx)
-        args = {"mode": mode}
-        reply = await anyio.to_thread.run_sync(dispatcher.answer, ctx, "ck3_mode", command, args)
-        if reply.code == "MCP-CFG-I-002" and not answered:
-            asked = await elicitor.ask(ctx, str(reply.data["approval_id"]), reply.message())
-            if isinstance(asked, InputRequiredResult):
-                return asked
-            if asked:
-                reply = await anyio.to_thread.run_sync(dispatcher.answer, ctx, "ck3_mode", command, args)
-        return ReplyResult.of(reply)
+        return await loop.answer(ctx, "ck3_mode", command, {"mode": mode})
 
 
-def _add_contract_tool(server: FastMCP, dispatcher: Dispatcher) -> None:
+def _add_contract_tool(server: FastMCP, loop: HumanLoop) -> None:
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_hints(read_only=False, destructive=True))
-    def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+    async def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over"],
         root_category: str | None = None,
@@ -188,14 +210,16 @@ def _add_contract_tool(server: FastMCP, dispatcher: Dispatcher) -> None:
         work_declaration: str | None = None,
         contract_id: str | None = None,
         ttl_minutes: Annotated[int | None, Field(ge=1, le=480)] = None,
-    ) -> ReplyResult:
+    ) -> ReplyResult | InputRequiredResult:
         """Contracts of intended work. `open` declares root_category, intent, operations, targets
         (address and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
         then permitted on that root. `close` reconciles the changes since the contract's git baseline
         with the targets (undeclared work is listed and keeps it open). `cancel`, `renew` (a new contract
         inheriting scope and baseline of an ended one; ttl_minutes, default 120), `status`, `list`, and
         `stash_carry_over` (root_category and contract_id: the cluster of carried-over files to save and
-        revert, or none for the unattributed ones; needs a human). A contract governs only this session."""
+        revert, or none for the unattributed ones; needs a human). Protected targets and the launcher
+        registry need a human's approval: your client may ask its user directly, otherwise the reply names
+        an approval id; then call again. A contract governs only this session."""
         args = {
             "root_category": root_category,
             "intent": intent,
@@ -205,7 +229,7 @@ def _add_contract_tool(server: FastMCP, dispatcher: Dispatcher) -> None:
             "contract_id": contract_id,
             "ttl_minutes": ttl_minutes,
         }
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_contract", command, args))
+        return await loop.answer(ctx, "ck3_contract", command, args)
 
 
 def _add_git_tool(server: FastMCP, dispatcher: Dispatcher) -> None:

@@ -48,6 +48,23 @@ class ServerLock:
             self._fd = None
 
 
+def running(state: Path) -> dict[str, object] | None:
+    """The live server holding `state` (its pid and transport), or None when no server holds it."""
+    try:
+        fd = os.open(state / "server.lock", os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _holder(fd)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 def _holder(fd: int) -> dict[str, object]:
     try:
         data = json.loads(os.pread(fd, 4096, 0).decode("utf-8") or "{}")

@@ -27,6 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "approve": _approve,
         "decline": _decline,
         "init": _init,
+        "doctor": _doctor,
     }[args.command]
     return handler(args)
 
@@ -43,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--port", type=int, help="port for --transport http (default: [http] port, 8765)")
     commands.add_parser("policy", help="print the capability matrix (who may mutate what, on what condition)")
+    doctor = commands.add_parser("doctor", help="say which config and state directory apply, and what runs")
+    doctor.add_argument("--config", help="the config to look at")
     listing = commands.add_parser(
         "approvals", help="list the approval requests a running server is waiting on"
     )
@@ -325,3 +328,33 @@ def render_codes(fmt: str) -> str:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    """The operator's view of this configuration: files, the running server, the HTTP token."""
+    from adapters.server_lock import running
+
+    found = config_path(args.config, os.environ)
+    try:
+        settings = settings_from(args)
+    except ConfigError as exc:
+        print(f"config: {found or 'none found'}\nproblem: {exc}")
+        return 2
+    state = settings.state_path(os.environ)
+    holder = running(state)
+    token = state / "http_token"
+    lines = [
+        f"config: {found}",
+        f"state directory: {state}",
+        "roots: " + ", ".join(f"{root.value}={path}" for root, path in sorted(settings.roots.items())),
+        f"mode at start: {settings.mode.value if settings.mode else 'none'}",
+        "server: "
+        + (f"running (pid {holder.get('pid')}, {holder.get('transport')})" if holder else "not running"),
+        f"http: {settings.http.host}:{settings.http.port}",
+    ]
+    if settings.http.token is not None:
+        lines.append("http token: the one in the config")
+    elif token.is_file():
+        lines.append(f"http token: {token.read_text(encoding='utf-8').strip()} (in {token})")
+    print("\n".join(lines))
+    return 0

@@ -2,7 +2,8 @@
 
 Open checks the request, the one-open-contract-per-session rule, that every target resolves inside the
 contract's root, that the capability matrix permits every declared mutation on every target ("scope
-infeasible" otherwise) and that a human approved the protected targets; it records the git baseline (or,
+infeasible" otherwise) and that a human approved the targets that need one (protected files, and rows
+such as the launcher registry that always ask); it records the git baseline (or,
 with no repository, a content snapshot of the targets) and reports carry-over from earlier work.
 """
 
@@ -17,7 +18,7 @@ from domain.contracts.records import Status
 from domain.failures import history_failure
 from domain.policy import approvals
 from domain.policy.approvals import State
-from domain.policy.capabilities import row_for
+from domain.policy.capabilities import Condition, row_for
 from domain.policy.enforcement import place_of
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
@@ -30,11 +31,12 @@ from ports.errors import PortError
 
 @frozen
 class AdmittedTarget:
-    """A declared target made canonical: its record, the ref it resolved to, and whether it is protected."""
+    """A declared target made canonical: its record, the ref it resolved to, and whether a human must
+    approve it (a protected file, or a row that always asks)."""
 
     record: TargetRecord
     ref: VisibilityRef
-    protected: bool
+    needs_approval: bool
 
 
 def open_contract(
@@ -155,7 +157,7 @@ def _request_problems(request: OpenRequest) -> list[dict[str, str]]:
 
 
 def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | Reply:
-    """Each target canonical, with its ref and whether it is protected; or why some cannot be."""
+    """Each target canonical, with its ref and whether it needs a human; or why some cannot be."""
     resolved, outside, infeasible = [], [], []
     operations = {Operation(op) for op in request.operations} - {Operation.READ}
     for index, target in enumerate(request.targets):
@@ -175,7 +177,11 @@ def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | 
             for operation in sorted(operations)
             if row is None or row.condition(operation) is None
         ]
-        resolved.append(AdmittedTarget(TargetRecord(facts.address, target.edit_kind), ref, facts.protected))
+        asks = row is not None and any(
+            row.condition(op) is Condition.CONTRACT_AND_APPROVAL for op in operations
+        )
+        record = TargetRecord(facts.address, target.edit_kind)
+        resolved.append(AdmittedTarget(record, ref, facts.protected or asks))
     if outside:
         return ReplyBuilder().invalid("CT-GATE-I-003", {"targets": outside})
     if infeasible:
@@ -187,11 +193,15 @@ def _protected_approval(
     session: Session, services: Services, request: OpenRequest, targets: list[AdmittedTarget]
 ) -> tuple[str, ...] | Reply:
     # approved by where they are, not by a spelling the session's playset decides (`mod:<Name>:/`)
-    protected = sorted(place_of(session.world.target(t.ref)) for t in targets if t.protected)
+    protected = sorted(place_of(session.world.target(t.ref)) for t in targets if t.needs_approval)
     if not protected:
         return ()
-    payload = json.dumps([request.root_category, sorted(request.operations), protected]).encode()
-    summary_text = f"Allow {', '.join(sorted(request.operations))} on protected files: {', '.join(protected)}"
+    operations = sorted(request.operations)
+    payload = json.dumps([request.root_category, operations, protected, request.intent]).encode()
+    summary_text = (
+        f"Open a contract on {request.root_category} to {', '.join(operations)} files that need your "
+        f"approval: {', '.join(protected)}. The agent's intent: {request.intent}"
+    )
     state, record = approvals.settle(
         services.authority, "contract", payload, summary_text, session_id=session.session_id
     )

@@ -53,3 +53,10 @@ class Core:
     def decide_approval(self, approval_id: str, *, approve: bool) -> bool:
         """Record a human's decision arriving through the client (elicitation); False if undecidable."""
         return approvals.human_decision(self.services.authority, approval_id, approve=approve) is not None
+
+    def approval_summary(self, approval_id: str) -> str | None:
+        """The stored, escaped summary of a genuine approval request: what the human is asked to approve."""
+        record = self.services.authority.store.get(approval_id)
+        if record is None or not approvals.genuine(record, self.services.authority.signer):
+            return None
+        return record.summary

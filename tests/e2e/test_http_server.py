@@ -3,17 +3,21 @@ the same envelope; one server per state directory."""
 
 import http.client
 import json
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-from tests.e2e.stdio import CK3RAVEN, write_config
+from tests.e2e.stdio import CK3RAVEN, envelope, on_terminal, write_config
+from tests.worlds import sample_world_on_disk
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -170,3 +174,72 @@ def test_a_second_server_on_the_same_state_directory_exits_2_naming_the_first(se
     assert "another ck3raven server (pid" in second.stderr
     assert "http" in second.stderr
     assert "Traceback" not in second.stderr
+
+
+@pytest.fixture
+def lens_over_http() -> Iterator[tuple[str, str, Path]]:
+    """The sample world in ck3lens served over HTTP from a short base (the approval socket lives there)."""
+    base = Path(tempfile.mkdtemp(prefix="ck3h", dir="/tmp"))
+    settings = sample_world_on_disk(base)
+    config = write_config(base, mode="ck3lens", roots={r.value: p for r, p in settings.roots.items()})
+    port = free_port()
+    server = start(config, port)
+    try:
+        token = (base / "state" / "http_token").read_text(encoding="utf-8").strip()
+        yield f"http://127.0.0.1:{port}/mcp", token, config
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def approving_human():
+    from mcp.types import ElicitResult
+
+    async def callback(context, params):
+        return ElicitResult(action="accept", content={"approve": True})
+
+    return callback
+
+
+async def test_two_http_clients_one_approving_in_its_ui_and_one_on_the_terminal_each_get_their_own_mode(
+    lens_over_http,
+):
+    url, token, config = lens_over_http
+    http_a = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    http_b = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    init = {"command": "init", "mode": "ck3raven-dev"}
+    async with (
+        http_a,
+        http_b,
+        Client(
+            streamable_http_client(url, http_client=http_a),
+            mode="legacy",
+            elicitation_callback=approving_human(),
+        ) as ui,
+        Client(streamable_http_client(url, http_client=http_b), mode="legacy") as terminal,
+    ):
+        by_ui = envelope(await ui.call_tool("ck3_mode", init))
+        asked = envelope(await terminal.call_tool("ck3_mode", init))
+        still = envelope(await terminal.call_tool("ck3_mode", {"command": "status"}))
+        status, _ = await anyio.to_thread.run_sync(
+            on_terminal, config, "approve", str(asked["data"]["approval_id"]), b"approve\n"
+        )
+        by_terminal = envelope(await terminal.call_tool("ck3_mode", init))
+
+    assert by_ui["code"] == "MCP-CFG-S-005"
+    assert (asked["code"], still["data"]["mode"]) == ("MCP-CFG-I-002", "ck3lens")
+    assert status == 0
+    assert by_terminal["code"] == "MCP-CFG-S-005"
+
+
+def test_doctor_names_the_running_server_and_shows_the_http_token(served):
+    _, token, config = served
+
+    shown = subprocess.run(
+        [CK3RAVEN, "doctor", "--config", str(config)], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+
+    assert "server: running (pid " in shown
+    assert "http)" in shown
+    assert f"http token: {token}" in shown

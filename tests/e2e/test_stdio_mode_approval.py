@@ -114,15 +114,15 @@ async def test_a_wrong_confirmation_word_decides_nothing(config):
     assert retried["code"] == "MCP-CFG-I-002"
 
 
-def answering(value: bool | None, action: str = "accept"):
-    """An elicitation callback: the client's human answers `value` (or declines/cancels)."""
+def answering(value: object, action: str = "accept", field: str = "approve"):
+    """An elicitation callback: the client's human answers `value` in `field` (or declines/cancels)."""
     from mcp.types import ElicitResult
 
-    asked: list[str] = []
+    asked: list[object] = []
 
     async def callback(context, params):
-        asked.append(params.message)
-        return ElicitResult(action=action, content={"value": value} if action == "accept" else None)
+        asked.append(params)
+        return ElicitResult(action=action, content={field: value} if action == "accept" else None)
 
     callback.asked = asked  # type: ignore[attr-defined]
     return callback
@@ -136,7 +136,28 @@ async def test_an_eliciting_client_whose_user_approves_switches_in_one_call(conf
 
     assert done["code"] == "MCP-CFG-S-005"
     assert after["data"]["mode"] == "ck3raven-dev"
-    assert "ck3raven-dev" in human.asked[0]
+    assert "ck3raven-dev" in human.asked[0].message
+
+
+async def test_the_form_has_one_clearly_titled_yes_or_no_field(config, era):
+    human = answering(True)
+    async with stdio_client(config, era, elicitation_callback=human) as client:
+        await mode_init(client, "ck3raven-dev")
+
+    properties = human.asked[0].requested_schema["properties"]
+    assert [(name, spec["type"], spec["title"]) for name, spec in properties.items()] == [
+        ("approve", "boolean", "Approve this request?")
+    ]
+
+
+@pytest.mark.parametrize(("field", "value"), [("value", "approve"), ("approve", "yes"), ("approve", 1)])
+async def test_a_malformed_elicitation_answer_is_a_decline_not_an_error(config, era, field, value):
+    async with stdio_client(config, era, elicitation_callback=answering(value, field=field)) as client:
+        refused = await mode_init(client, "ck3raven-dev")
+        after = envelope(await client.call_tool("ck3_mode", {"command": "status"}))
+
+    assert refused["code"] == "MCP-CFG-I-004"
+    assert after["data"]["mode"] == "ck3lens"
 
 
 @pytest.mark.parametrize(("value", "action"), [(False, "accept"), (None, "decline"), (None, "cancel")])

@@ -45,7 +45,7 @@ async def test_a_genuine_answer_is_recorded_once():
     decisions = Decisions()
     elicitor = Elicitor(decisions)
     state = await asked_state(elicitor)
-    yes = ElicitResult(action="accept", content={"value": True})
+    yes = ElicitResult(action="accept", content={"approve": True})
 
     first = elicitor.take_answer(context(state=state, answer=yes))
     replay = elicitor.take_answer(context(state=state, answer=yes))
@@ -60,7 +60,7 @@ async def test_a_request_state_the_server_never_issued_decides_nothing():
     await asked_state(elicitor)
 
     taken = elicitor.take_answer(
-        context(state="hat-1.0000", answer=ElicitResult(action="accept", content={"value": True}))
+        context(state="hat-1.0000", answer=ElicitResult(action="accept", content={"approve": True}))
     )
 
     assert taken is False
@@ -75,14 +75,14 @@ async def test_a_nonce_issued_for_one_approval_cannot_decide_another():
 
     assert (
         elicitor.take_answer(
-            context(state=forged, answer=ElicitResult(action="accept", content={"value": True}))
+            context(state=forged, answer=ElicitResult(action="accept", content={"approve": True}))
         )
         is False
     )
     assert decisions.made == []
 
 
-@pytest.mark.parametrize("content", [{"value": "true"}, {"value": 1}, {}, None])
+@pytest.mark.parametrize("content", [{"approve": "true"}, {"approve": 1}, {"value": True}, {}, None])
 async def test_only_an_explicit_true_approves(content):
     decisions = Decisions()
     elicitor = Elicitor(decisions)
