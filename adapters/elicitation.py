@@ -3,7 +3,9 @@
 - 2026-07-28: the tool answers an `InputRequiredResult` carrying an elicitation form and a request state
   `<approval id>.<nonce>`; the client shows the form to its user and calls again with the answer. The nonce
   is kept here and used once, so a replayed request state (the framework seals it, but a genuine one can be
-  sent twice within its lifetime) decides nothing.
+  sent twice within its lifetime) decides nothing. With the nonce the asking call's governance session is
+  kept, so the retry is answered in that session: over HTTP every 2026-07-28 request is otherwise a session
+  of its own, and an approval is bound to the session that asked. Unanswered nonces are bounded.
 - 2025-11-25: `ctx.elicit` asks the user during the call.
 - A client that declared no elicitation capability is never asked: the agent gets the approval id and
   the operator approves on a terminal (`ck3raven approve ID`).
@@ -14,6 +16,7 @@ is recorded as a decline, never an error.
 
 import secrets
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +27,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field
 
 log = structlog.get_logger()
+_NONCES_KEPT = 256
 
 QUESTION = (
     "ck3raven asks for your approval.\n\n{summary}\n\nApproval id {approval_id}; it expires in five minutes."
@@ -54,18 +58,20 @@ class Elicitor:
 
     def __init__(self, decide: Callable[[str, bool], bool]) -> None:
         self._decide = decide
-        self._nonces: dict[str, str] = {}
+        self._nonces: OrderedDict[str, tuple[str, object]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take_answer(self, ctx: Context) -> bool:
-        """Record the answer a retried 2026-07-28 call carries; False when there is none or it is replayed."""
+    def take_answer(self, ctx: Context) -> object | None:
+        """Record the answer a retried 2026-07-28 call carries and give back what the asking call kept with
+        it (its session); None when there is no answer or it is replayed."""
         responses, state = ctx.input_responses, ctx.request_state
         if not responses or not state or "." not in state:
-            return False
+            return None
         approval_id, nonce = state.rsplit(".", 1)
         with self._lock:
-            if self._nonces.pop(nonce, None) != approval_id:
-                return False
+            kept = self._nonces.pop(nonce, None)
+        if kept is None or kept[0] != approval_id:
+            return None
         answer = responses.get("approval")
         content = getattr(answer, "content", None)
         approve = (
@@ -74,11 +80,13 @@ class Elicitor:
             and content.get("approve") is True
         )
         self._decide(approval_id, approve)
-        return True
+        return kept[1]
 
-    async def ask(self, ctx: Context, approval_id: str, summary: str) -> InputRequiredResult | bool:
+    async def ask(
+        self, ctx: Context, approval_id: str, summary: str, keep: object = None
+    ) -> InputRequiredResult | bool:
         """Ask now (legacy era: True when a decision was recorded) or hand back the input request to return
-        (2026-07-28). False when the client cannot elicit."""
+        (2026-07-28), keeping `keep` for the retry. False when the client cannot elicit."""
         capabilities = ctx.session.client_capabilities
         if capabilities is None or capabilities.elicitation is None:
             return False
@@ -86,7 +94,9 @@ class Elicitor:
         if _modern(ctx):
             nonce = secrets.token_hex(16)
             with self._lock:
-                self._nonces[nonce] = approval_id
+                self._nonces[nonce] = (approval_id, True if keep is None else keep)
+                while len(self._nonces) > _NONCES_KEPT:
+                    self._nonces.popitem(last=False)
             form = ElicitRequestFormParams(message=question, requested_schema=_SCHEMA)
             return InputRequiredResult(
                 input_requests={"approval": ElicitRequest(method="elicitation/create", params=form)},

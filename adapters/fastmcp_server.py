@@ -16,7 +16,7 @@ from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.elicitation import Elicitor
-from adapters.mcp_sessions import McpSessions
+from adapters.mcp_sessions import McpSessions, SessionSlot
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult
 from adapters.tool_routes import ROUTES, Route
 from adapters.wire import ENVELOPE_SCHEMA
@@ -71,12 +71,18 @@ class Dispatcher:
         self._routes = routes
         self._sessions = McpSessions(core.start_session)
 
-    def answer(self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]) -> Reply:
+    def slot(self, ctx: Context) -> SessionSlot:
+        return self._sessions.slot(ctx)
+
+    def answer(
+        self, ctx: Context, tool: str, command: str, args: Mapping[str, Any], slot: SessionSlot | None = None
+    ) -> Reply:
+        """The reply in the caller's session (or in `slot`, the session an approval was asked in)."""
         route = self._routes[tool][command]
         request = route.request(command, {name: value for name, value in args.items() if value is not None})
         if isinstance(request, Reply):
             return request
-        slot = self._sessions.slot(ctx)
+        slot = slot or self._sessions.slot(ctx)
         with slot.lock:  # one call of a session at a time; sessions run side by side
             return self.core.answer(slot.session, route.handler, request)
 
@@ -168,16 +174,18 @@ class HumanLoop:
     async def answer(
         self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]
     ) -> ReplyResult | InputRequiredResult:
-        answered = await anyio.to_thread.run_sync(self._elicitor.take_answer, ctx)
-        reply = await anyio.to_thread.run_sync(self._dispatcher.answer, ctx, tool, command, args)
-        if _asks(reply) and not answered:
+        kept = await anyio.to_thread.run_sync(self._elicitor.take_answer, ctx)
+        slot = kept if isinstance(kept, SessionSlot) else self._dispatcher.slot(ctx)
+        dispatch = self._dispatcher.answer
+        reply = await anyio.to_thread.run_sync(dispatch, ctx, tool, command, args, slot)
+        if _asks(reply) and kept is None:
             approval_id = str(reply.data["approval_id"])
             summary = self._dispatcher.core.approval_summary(approval_id) or reply.message()
-            asked = await self._elicitor.ask(ctx, approval_id, summary)
+            asked = await self._elicitor.ask(ctx, approval_id, summary, keep=slot)
             if isinstance(asked, InputRequiredResult):
                 return asked
             if asked:
-                reply = await anyio.to_thread.run_sync(self._dispatcher.answer, ctx, tool, command, args)
+                reply = await anyio.to_thread.run_sync(dispatch, ctx, tool, command, args, slot)
         return ReplyResult.of(reply)
 
 

@@ -8,7 +8,9 @@ hook (`TokenVerifier`): a request without the operator's token gets 401 and reac
 
 import hmac
 import os
+import re
 import secrets
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -43,7 +45,7 @@ class Door:
         self._origins = frozenset(origin.casefold().rstrip("/") for origin in origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._admits(Headers(scope=scope)):
+        if scope["type"] in {"http", "websocket"} and not self._admits(Headers(scope=scope)):
             await PlainTextResponse("Forbidden: Host or Origin not allowed", status_code=403)(
                 scope, receive, send
             )
@@ -51,15 +53,29 @@ class Door:
         await self._app(scope, receive, send)
 
     def _admits(self, headers: Headers) -> bool:
-        host = _hostname(f"//{headers.get('host', '')}")
-        if host is None or host not in self._hosts:
+        hosts = headers.getlist("host")
+        if len(hosts) != 1 or not _HOST.fullmatch(hosts[0]):
             return False
-        origin = headers.get("origin")
-        if origin is None:  # not a browser: Host alone is what a rebinding page could forge
+        if _hostname(f"//{hosts[0]}") not in self._hosts:
+            return False
+        origins = headers.getlist("origin")
+        if not origins:  # not a browser: Host alone is what a rebinding page could forge
             return True
+        return len(origins) == 1 and self._origin_allowed(origins[0])
+
+    def _origin_allowed(self, origin: str) -> bool:
         if origin.casefold().rstrip("/") in self._origins:
             return True
-        return urlsplit(origin).scheme in {"http", "https"} and _hostname(origin) in LOOPBACK
+        try:
+            parts = urlsplit(origin)
+        except ValueError:
+            return False
+        plain = parts.username is None and parts.path in {"", "/"} and not parts.query
+        return plain and parts.scheme in {"http", "https"} and _hostname(origin) in LOOPBACK
+
+
+_HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?")
+"""A Host header: a name or a bracketed IPv6 address, and a port; no user part, no path."""
 
 
 def _hostname(url: str) -> str | None:
@@ -71,10 +87,18 @@ def _hostname(url: str) -> str | None:
 
 
 def new_token(path: Path) -> str:
-    """A fresh bearer token, kept at `path` (0600, its folder 0700) for the operator's clients."""
+    """A fresh bearer token, kept at `path` (0600, its folder 0700) for the operator's clients: written to a
+    new file and renamed into place, so whatever stood there before (its mode, a hard link) is not reused."""
     token = secrets.token_urlsafe(32)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
+    descriptor, temp = tempfile.mkstemp(dir=path.parent, prefix=".http_token.")  # created 0600
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(temp).replace(path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
     return token

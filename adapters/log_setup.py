@@ -4,6 +4,7 @@ Called once, by the application, before the server starts. Nothing else configur
 """
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -33,8 +34,11 @@ def configure_logging(log_file: Path | None, *, level: int = logging.INFO) -> Te
     streams: list[TextIO] = [sys.stderr]
     opened = None
     if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        opened = log_file.open("a", encoding="utf-8")
+        log_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # stack traces may name host paths: the log is the operator's alone (0600)
+        descriptor = os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        os.fchmod(descriptor, 0o600)
+        opened = os.fdopen(descriptor, "a", encoding="utf-8")
         streams.append(opened)
     sink: Any = _Tee(*streams)
     structlog.configure(

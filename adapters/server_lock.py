@@ -29,6 +29,8 @@ class ServerLock:
     def acquire(self, transport: str) -> None:
         """Take the lock and record this server; raises AlreadyServing when another holds it."""
         self._path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # a state directory made earlier keeps no looser mode
+            self._path.parent.chmod(0o700)
         fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

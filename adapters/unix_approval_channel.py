@@ -18,6 +18,7 @@ import os
 import socket
 import struct
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -153,9 +154,16 @@ def _request(connection: socket.socket) -> dict[str, Any] | str:
 
 
 def _read_line(connection: socket.socket) -> bytes:
-    """One request: up to a newline or the client's end of sending, at most _MAX_REQUEST bytes."""
+    """One request: up to a newline or the client's end of sending, at most _MAX_REQUEST bytes, all of it
+    within the connection's timeout (a client trickling a byte at a time cannot hold its slot longer)."""
+    timeout = connection.gettimeout() or _READ_TIMEOUT
+    deadline = time.monotonic() + timeout
     data = b""
     while b"\n" not in data:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request took too long")
+        connection.settimeout(left)
         chunk = connection.recv(_MAX_REQUEST + 1 - len(data))
         if not chunk:
             break
@@ -180,11 +188,19 @@ def _peer(connection: socket.socket) -> tuple[int, int] | None:
 
 
 def _has_terminal(pid: int) -> bool:
-    """Whether process `pid` has a controlling terminal (Linux: tty_nr in /proc/PID/stat)."""
+    """Whether process `pid` is at a terminal as a person's command is (Linux /proc): it has a controlling
+    terminal, its standard input is a terminal device, and it is in the terminal's foreground process
+    group. A tool subprocess of a terminal-hosted program, with piped input, is not."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+        stdin = str(Path(f"/proc/{pid}/fd/0").readlink())
     except OSError:
         return False
     fields = stat.rsplit(")", 1)[-1].split()  # after the command name, which may hold spaces and ')'
-    tty_index = 4  # state ppid pgrp session tty_nr
-    return len(fields) > tty_index and fields[tty_index] != "0"
+    if len(fields) < _TPGID + 1:
+        return False
+    pgrp, tty_nr, tpgid = fields[_PGRP], fields[_TTY_NR], fields[_TPGID]
+    return tty_nr != "0" and tpgid == pgrp and stdin.startswith(("/dev/pts/", "/dev/tty"))
+
+
+_PGRP, _TTY_NR, _TPGID = 2, 4, 5  # fields after the name: state ppid pgrp session tty_nr tpgid

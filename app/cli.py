@@ -7,6 +7,7 @@ reaches its first answer quickly.
 import argparse
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -94,17 +95,27 @@ def _serve(args: argparse.Namespace) -> int:
 
     state = state_folder(settings)
     lock = ServerLock(state)
+    port = args.port or settings.http.port
     try:
-        lock.acquire(args.transport)
+        lock.acquire(f"http {settings.http.host}:{port}" if args.transport == "http" else "stdio")
     except AlreadyServing as exc:
         print(
             f"ck3raven: {exc} ({state}); stop it first, or give this one its own state_dir", file=sys.stderr
         )
         return 2
+    except OSError as exc:
+        print(f"ck3raven: the state directory {state} cannot be locked ({exc.strerror})", file=sys.stderr)
+        return 2
+    # SIGTERM ends the server as Ctrl-C does: through the finally blocks (socket, token, lock cleaned up)
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         return _serve_locked(args, settings, state)
     finally:
         lock.release()
+
+
+def _terminate(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> int:
@@ -120,6 +131,7 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> 
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
     token = http_token(settings) if args.transport == "http" else None
+    made_token = token is not None and settings.http.token is None
     server = build(settings, core=core, token=token)
     channel = approval_channel(settings, core)
     try:
@@ -145,6 +157,8 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> 
     finally:
         if started:
             channel.close()
+        if made_token:  # a token made for this run ends with it
+            (state / "http_token").unlink(missing_ok=True)
     return 0
 
 
@@ -350,7 +364,6 @@ def _doctor(args: argparse.Namespace) -> int:
         f"mode at start: {settings.mode.value if settings.mode else 'none'}",
         "server: "
         + (f"running (pid {holder.get('pid')}, {holder.get('transport')})" if holder else "not running"),
-        f"http: {settings.http.host}:{settings.http.port}",
     ]
     if settings.http.token is not None:
         lines.append("http token: the one in the config")

@@ -13,6 +13,7 @@ canonical addresses and the envelope's message (rendered from a registered templ
 scanned) are set aside. Hits are reported by JSON pointer, never by their text.
 """
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -53,9 +54,10 @@ class LeakGate:
     common_paths: tuple[str, ...] = field(default=(), converter=_meaningful)
     """The machine's home and temp directories."""
     told: tuple[str, ...] = field(default=(), converter=_meaningful)
-    """Exact strings the operator chose to show (the approve command's executable and config file): set
-    aside before a string is scanned. Never a root's or the state directory's path (the composition root
-    checks that)."""
+    """Commands the operator chose to show, `{id}` standing for an approval id (the approve command with
+    its executable and config file): a whole occurrence, ending at a space, quote or the end, is set aside
+    before a string is scanned; nothing that follows it is. Never a root's or the state directory's path
+    (the composition root checks that)."""
 
     def leaks_in_json(self, text: str) -> bool:
         """Whether JSON envelope text (written with `ensure_ascii=False`) carries a host path."""
@@ -81,7 +83,7 @@ class LeakGate:
 
     def _untold(self, text: str) -> str:
         for told in self.told:
-            text = text.replace(told, " ")
+            text = _told_pattern(told).sub(" ", text)
         return text
 
     def _candidate(self, text: str, *, json_text: bool) -> bool:
@@ -91,6 +93,12 @@ class LeakGate:
         if json_text and any(json.dumps(path, ensure_ascii=False)[1:-1] in text for path in literals):
             return True
         return any(pattern.search(text) for pattern in _PATTERNS)
+
+
+@functools.lru_cache(maxsize=8)
+def _told_pattern(template: str) -> re.Pattern[str]:
+    prefix, _, suffix = template.partition("{id}")
+    return re.compile(re.escape(prefix) + r"[A-Za-z0-9_-]{1,64}" + re.escape(suffix) + r"(?=[\s`'\"]|$)")
 
 
 def _is_address(text: str) -> bool:

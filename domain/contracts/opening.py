@@ -202,6 +202,9 @@ def _protected_approval(
         f"Open a contract on {request.root_category} to {', '.join(operations)} files that need your "
         f"approval: {', '.join(protected)}. The agent's intent: {request.intent}"
     )
+    if not approvals.fits(summary_text):  # a person must see all of what they approve
+        problem = "too long to show a person whole: declare fewer protected targets or a shorter intent"
+        return ReplyBuilder().invalid("CT-GATE-I-001", {"errors": [{"field": "targets", "problem": problem}]})
     state, record = approvals.settle(
         services.authority, "contract", payload, summary_text, session_id=session.session_id
     )

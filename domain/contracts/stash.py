@@ -38,14 +38,14 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
         return history_failure(root)
     chosen = [f for f in carried if (f.origin or "unattributed") == (cluster or "unattributed")]
     refs = _refs(session, chosen)
-    if head is None or not chosen or refs is None:
-        return ReplyBuilder().invalid(
-            "CT-GATE-I-006", {"contract_id": cluster, "problem": "no carry-over to stash"}
-        )
-    payload = json.dumps([root, cluster, sorted((f.address, f.kind) for f in chosen)]).encode()
     summary = f"Stash (save, then revert to HEAD) {len(chosen)} carried-over files: " + ", ".join(
         f.address for f in chosen
     )
+    if head is None or not chosen or refs is None or not approvals.fits(summary):
+        # a person must see all of what they approve: a list too long to show is refused, never cut
+        problem = "too many files to show a person at once" if chosen and refs else "no carry-over to stash"
+        return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": cluster, "problem": problem})
+    payload = json.dumps([root, cluster, sorted((f.address, f.kind) for f in chosen)]).encode()
     state, record = approvals.settle(
         services.authority, "stash", payload, summary, session_id=session.session_id
     )

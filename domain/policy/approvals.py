@@ -20,7 +20,9 @@ from ports.ids import IdSource
 from ports.signer import Signer
 
 TTL: Final = timedelta(minutes=5)
-SUMMARY_LIMIT: Final = 400
+SUMMARY_LIMIT: Final = 2000
+"""The longest summary a human is shown. A request whose summary is longer is never filed: a person must see
+all of what they approve, never a cut."""
 
 
 @unique
@@ -78,16 +80,22 @@ def digest(payload: bytes) -> str:
 
 
 def safe_summary(text: str) -> str:
-    """What the human is shown: control, format and bidi characters escaped as \\u{...}, length bounded."""
-    shown = "".join(
+    """What the human is shown: control, format and bidi characters escaped as \\u{...}, never cut."""
+    return "".join(
         f"\\u{{{ord(char):04x}}}" if unicodedata.category(char)[0] in "CZ" and char != " " else char
         for char in text
     )
-    return shown if len(shown) <= SUMMARY_LIMIT else shown[: SUMMARY_LIMIT - 1] + "…"
+
+
+def fits(summary: str) -> bool:
+    """Whether `summary` can be shown whole (callers refuse the request otherwise)."""
+    return len(safe_summary(summary)) <= SUMMARY_LIMIT
 
 
 def request(authority: Authority, kind: str, payload: bytes, summary: str) -> ApprovalRecord:
     """A new pending, signed approval request for exactly `payload`, stored before it is returned."""
+    if not fits(summary):
+        raise ValueError("an approval summary must be shown whole: the caller checks fits() first")
     now = authority.clock.now()
     record = ApprovalRecord(
         approval_id=authority.ids.new_id("hat"),

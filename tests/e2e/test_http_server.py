@@ -134,6 +134,8 @@ def test_a_wrong_bearer_token_gets_401(served):
         {"Host": "rebound.example.com:8765"},
         {"Origin": "http://rebound.example.com"},
         {"Origin": "null"},
+        {"Host": "rebound.example.com@127.0.0.1"},
+        {"Origin": "http://rebound.example.com@localhost"},
     ],
 )
 def test_a_forged_host_or_origin_gets_403_and_no_session_even_with_the_token(served, forged):
@@ -181,7 +183,8 @@ def lens_over_http() -> Iterator[tuple[str, str, Path]]:
     """The sample world in ck3lens served over HTTP from a short base (the approval socket lives there)."""
     base = Path(tempfile.mkdtemp(prefix="ck3h", dir="/tmp"))
     settings = sample_world_on_disk(base)
-    config = write_config(base, mode="ck3lens", roots={r.value: p for r, p in settings.roots.items()})
+    roots = {r.value: p for r, p in settings.roots.items()}
+    config = write_config(base, mode="ck3lens", roots=roots, playset="Sample Playset")
     port = free_port()
     server = start(config, port)
     try:
@@ -234,12 +237,76 @@ async def test_two_http_clients_one_approving_in_its_ui_and_one_on_the_terminal_
 
 
 def test_doctor_names_the_running_server_and_shows_the_http_token(served):
-    _, token, config = served
+    port, token, config = served
 
     shown = subprocess.run(
         [CK3RAVEN, "doctor", "--config", str(config)], capture_output=True, text=True, timeout=60, check=True
     ).stdout
 
     assert "server: running (pid " in shown
-    assert "http)" in shown
+    assert f"http 127.0.0.1:{port})" in shown
     assert f"http token: {token}" in shown
+
+
+async def test_a_2026_http_client_approving_in_its_ui_opens_the_protected_contract_in_that_call(
+    lens_over_http,
+):
+    url, token, _ = lens_over_http
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    request = {
+        "command": "open",
+        "root_category": "ROOT_USER_DOCS",
+        "intent": "Editor tasks",
+        "work_declaration": "Edit one file",
+        "operations": ["WRITE"],
+        "targets": [{"address": "mod:Local Fix:/.vscode/tasks.json", "edit_kind": "add"}],
+    }
+    async with (
+        http,
+        Client(streamable_http_client(url, http_client=http), elicitation_callback=approving_human()) as c,
+    ):
+        opened = envelope(await c.call_tool("ck3_contract", request))
+
+    assert opened["code"] == "CT-GATE-S-001"
+
+
+def test_a_terminated_http_server_removes_its_socket_and_token_and_frees_its_lock(tmp_path: Path):
+    short = Path(tempfile.mkdtemp(prefix="ck3t", dir="/tmp"))
+    try:
+        (short / "repo").mkdir()
+        config = write_config(short, roots={"ROOT_REPO": short / "repo"})
+        port = free_port()
+        server = start(config, port)
+        state = short / "state"
+        running = (state / "approvals.sock").exists(), (state / "http_token").exists()
+        server.terminate()
+        status = server.wait(timeout=20)
+        shown = subprocess.run(
+            [CK3RAVEN, "doctor", "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+
+        assert running == (True, True)
+        assert status == 0
+        assert not (state / "approvals.sock").exists()
+        assert not (state / "http_token").exists()
+        assert "server: not running" in shown
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+
+
+def test_an_existing_token_file_with_a_loose_mode_is_replaced_by_a_private_one(tmp_path: Path):
+    from adapters.http_door import new_token
+
+    path = tmp_path / "state" / "http_token"
+    path.parent.mkdir()
+    path.write_text("old\n", encoding="utf-8")
+    path.chmod(0o644)
+
+    token = new_token(path)
+
+    assert path.read_text(encoding="utf-8").strip() == token
+    assert path.stat().st_mode & 0o077 == 0

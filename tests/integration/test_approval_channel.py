@@ -1,6 +1,7 @@
 """Approvals persist as signed JSON in the state folder; the operator's socket decides them, 0600 only."""
 
 import json
+import select
 import socket
 import stat
 import sys
@@ -207,3 +208,47 @@ def test_many_clients_at_once_are_all_answered_or_closed_and_the_channel_survive
 
     assert len(answers) == 30
     assert ask(channel, {"op": "list"})["ok"] is True
+
+
+def test_a_client_trickling_its_request_is_dropped_within_the_read_timeout(state, authority):
+    path = state / "slow.sock"
+    served = ApprovalChannel(path, authority, read_timeout=0.5)
+    served.start()
+    try:
+        with socket.socket(socket.AF_UNIX) as slow:
+            slow.connect(str(path))
+            slow.settimeout(5)
+            ended = b"open"
+            for _ in range(20):  # a byte every 0.1 s: each recv alone would never time out
+                try:
+                    slow.sendall(b" ")
+                except OSError:
+                    break
+                time.sleep(0.1)
+                ready = select.select([slow], [], [], 0)[0]
+                if ready:
+                    ended = slow.recv(4096)
+                    break
+    finally:
+        served.close()
+
+    assert ended == b""  # dropped before the 20 bytes were through, though each came within 0.1 s
+
+
+_ASK_FROM_A_PIPE = (
+    "import json, os, sys; from adapters.unix_approval_channel import ask; r, w = os.pipe(); os.dup2(r, 0); "
+    "print(json.dumps(ask(sys.argv[1], json.loads(sys.argv[2]))))"
+)
+
+
+def test_a_process_on_a_terminal_whose_input_is_a_pipe_decides_nothing(channel, authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+    request = {"op": "decide", "id": record.approval_id, "approve": True}
+
+    status, output = on_terminal(
+        [sys.executable, "-c", _ASK_FROM_A_PIPE, str(channel), json.dumps(request)], cwd=CHECKOUT
+    )
+
+    assert status == 0, output
+    assert json.loads(output.strip().splitlines()[-1])["ok"] is False
+    assert authority.store.get(record.approval_id).state == State.PENDING

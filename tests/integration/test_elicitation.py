@@ -50,7 +50,7 @@ async def test_a_genuine_answer_is_recorded_once():
     first = elicitor.take_answer(context(state=state, answer=yes))
     replay = elicitor.take_answer(context(state=state, answer=yes))
 
-    assert (first, replay) == (True, False)
+    assert (first, replay) == (True, None)
     assert decisions.made == [("hat-1", True)]
 
 
@@ -63,7 +63,7 @@ async def test_a_request_state_the_server_never_issued_decides_nothing():
         context(state="hat-1.0000", answer=ElicitResult(action="accept", content={"approve": True}))
     )
 
-    assert taken is False
+    assert taken is None
     assert decisions.made == []
 
 
@@ -77,7 +77,7 @@ async def test_a_nonce_issued_for_one_approval_cannot_decide_another():
         elicitor.take_answer(
             context(state=forged, answer=ElicitResult(action="accept", content={"approve": True}))
         )
-        is False
+        is None
     )
     assert decisions.made == []
 
@@ -97,3 +97,16 @@ async def test_a_client_without_elicitation_is_never_asked():
     asked = await Elicitor(Decisions()).ask(context(elicits=False), "hat-1", "s")
 
     assert asked is False
+
+
+async def test_the_answer_gives_back_what_the_asking_call_kept():
+    elicitor = Elicitor(Decisions())
+    kept = object()
+    asked = await elicitor.ask(context(), "hat-1", "s", keep=kept)
+    assert isinstance(asked, InputRequiredResult)
+
+    taken = elicitor.take_answer(
+        context(state=asked.request_state, answer=ElicitResult(action="accept", content={"approve": True}))
+    )
+
+    assert taken is kept

@@ -128,8 +128,13 @@ def test_the_summary_shown_to_the_human_escapes_controls_and_bidi(char):
     assert f"\\u{{{ord(char):04x}}}" in shown
 
 
-def test_a_long_summary_is_bounded():
-    assert len(approvals.safe_summary("x" * 5000)) == approvals.SUMMARY_LIMIT
+def test_a_summary_too_long_to_show_whole_does_not_fit_and_is_never_filed(authority):
+    long = "x" * (approvals.SUMMARY_LIMIT + 1)
+
+    assert not approvals.fits(long)
+    with pytest.raises(ValueError, match="shown whole"):
+        approvals.request(authority, "mode", b"p", long)
+    assert authority.store.all() == []
 
 
 # ---------------------------------------------------------------- mode initialisation

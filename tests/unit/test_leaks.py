@@ -159,3 +159,27 @@ def test_no_address_the_grammar_accepts_is_ever_a_hit(root: str, parts: list[str
 
     assert GATE.findings({"address": address}) == []
     assert GATE.leaks_in_json(as_json({"data": {"address": address, "entries": [address]}})) is False
+
+
+TOLD = "/home/op/venv/bin/ck3raven approve {id} --config /home/op/cfg/ck3.toml"
+
+
+def test_the_approve_command_the_operator_chose_to_show_is_not_a_leak():
+    gate = LeakGate(("/srv/roots",), ("/home/op",), (TOLD,))
+    hint = "Ask the user to run `/home/op/venv/bin/ck3raven approve hat-1a2b --config /home/op/cfg/ck3.toml`."
+
+    assert gate.findings({"hint": hint}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/home/op/venv/bin/ck3raven approve hat-1 --config /home/op/cfg/ck3.toml.d/secrets",
+        "/home/op/venv/bin/ck3raven approve ../../../../etc/shadow --config /home/op/cfg/ck3.toml",
+        "/home/op/venv/bin/ck3raven approve hat-1 --config /home/op/cfg/ck3.toml /etc/passwd",
+    ],
+)
+def test_text_around_or_inside_the_told_command_is_still_scanned(text: str):
+    gate = LeakGate(("/srv/roots",), ("/home/op",), (TOLD,))
+
+    assert gate.findings({"hint": text}) == ["/hint"]
