@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.elicitation import Elicitor
 from adapters.mcp_sessions import McpSessions, SessionSlot
-from adapters.reply_middleware import ReplyMiddleware, ReplyResult
+from adapters.reply_middleware import CALL, ReplyMiddleware, ReplyResult
 from adapters.tool_routes import ROUTES, Route
 from adapters.wire import ENVELOPE_SCHEMA
 from domain.leaks import LeakGate
@@ -84,7 +84,12 @@ class Dispatcher:
             return request
         slot = slot or self._sessions.slot(ctx)
         with slot.lock:  # one call of a session at a time; sessions run side by side
-            return self.core.answer(slot.session, route.handler, request)
+            reply = self.core.answer(slot.session, route.handler, request)
+            facts = CALL.get()
+            if facts is not None:  # for the audit row
+                session = slot.session
+                facts.update(command=command, session_id=session.session_id, contract_id=session.contract_id)
+            return reply
 
 
 def build_server(
@@ -106,7 +111,7 @@ def build_server(
         mask_error_details=True,
         on_duplicate="error",
     )
-    server.add_middleware(ReplyMiddleware(gate, TOOL_NAMES))
+    server.add_middleware(ReplyMiddleware(gate, TOOL_NAMES, core.services.audit))
     dispatcher = Dispatcher(core, routes)
     _add_navigation_tools(server, dispatcher)
     loop = HumanLoop(

@@ -2,10 +2,14 @@
 
 It gives each call a trace id and a duration, turns exceptions and bad arguments into replies (no
 exception text on the wire; the stack trace goes to the log under the trace id), refuses results that are
-not Replies, and runs the leak gate over the whole envelope before anything leaves the server.
+not Replies, and runs the leak gate over the whole envelope before anything leaves the server. Then it
+writes the call's audit row: what the reply says, never the arguments' contents; an audit store that fails
+is logged and never changes the reply (the work it describes has happened).
 """
 
 import json
+from contextvars import ContextVar
+from datetime import UTC, datetime
 from time import perf_counter
 from typing import Any
 from uuid import uuid4
@@ -19,8 +23,10 @@ from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
 from adapters.wire import envelope_text
-from domain.leaks import LeakGate
+from domain.contracts.carry_over import PERSISTENT
+from domain.leaks import LeakGate, is_address
 from domain.replies.builder import Reply, ReplyBuilder
+from ports.audit import AuditEntry, AuditLog
 
 log = structlog.get_logger()
 
@@ -42,12 +48,17 @@ class ReplyResult(ToolResult):
         return self._reply
 
 
-class ReplyMiddleware(Middleware):
-    """Trace id, timing, exception and argument capture, non-Reply refusal and the leak gate."""
+CALL: ContextVar[dict[str, Any] | None] = ContextVar("ck3raven.call", default=None)
+"""Facts the dispatcher learns during a call (the command, the session and its contract), for the audit."""
 
-    def __init__(self, gate: LeakGate, tool_names: frozenset[str]) -> None:
+
+class ReplyMiddleware(Middleware):
+    """Trace id, timing, exception and argument capture, non-Reply refusal, the leak gate, the audit row."""
+
+    def __init__(self, gate: LeakGate, tool_names: frozenset[str], audit: AuditLog | None = None) -> None:
         self._gate = gate
         self._tool_names = tool_names
+        self._audit = audit
 
     async def on_call_tool(
         self,
@@ -58,18 +69,61 @@ class ReplyMiddleware(Middleware):
         started = perf_counter()
         # An unknown tool's name is agent text: it never reaches the envelope.
         tool = context.message.name if context.message.name in self._tool_names else None
-        with structlog.contextvars.bound_contextvars(trace_id=trace_id, tool=tool):
-            reply = await self._reply(context, call_next, trace_id)
-            if isinstance(reply, InputRequiredToolResult):
-                log.info("tool.input_required", duration_ms=round(_ms(started), 3))
-                return reply  # a question for the client's human, not an answer: no envelope yet
+        facts: dict[str, Any] = {}
+        token = CALL.set(facts)  # the dispatcher fills it in (also from its worker thread: same dict)
+        try:
+            with structlog.contextvars.bound_contextvars(trace_id=trace_id, tool=tool):
+                result = await self._answer(context, call_next, (trace_id, started, tool))
+        finally:
+            CALL.reset(token)
+        if isinstance(result, tuple):
+            reply, answered = result
+            self._record(reply, (trace_id, started, tool), facts)
+            return answered
+        return result
+
+    async def _answer(
+        self,
+        context: MiddlewareContext[CallToolRequestParams],
+        call_next: CallNext[CallToolRequestParams, ToolResult],
+        call: tuple[str, float, str | None],
+    ) -> tuple[Reply, ToolResult] | InputRequiredToolResult:
+        trace_id, started, tool = call
+        reply = await self._reply(context, call_next, trace_id)
+        if isinstance(reply, InputRequiredToolResult):
+            log.info("tool.input_required", duration_ms=round(_ms(started), 3))
+            return reply  # a question for the client's human, not an answer: no envelope yet
+        text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
+        if self._leaks(reply, text, trace_id):
+            log.error("reply.withheld", code=reply.code, pointers=self._gate.findings(json.loads(text)))
+            reply = ReplyBuilder().error("MCP-SYS-E-003", {"trace_id": trace_id})
             text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
-            if self._leaks(reply, text, trace_id):
-                log.error("reply.withheld", code=reply.code, pointers=self._gate.findings(json.loads(text)))
-                reply = ReplyBuilder().error("MCP-SYS-E-003", {"trace_id": trace_id})
-                text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
-            log.info("tool.replied", code=reply.code, duration_ms=round(_ms(started), 3))
-            return _tool_result(text, is_error=reply.terminal)
+        log.info("tool.replied", code=reply.code, duration_ms=round(_ms(started), 3))
+        return reply, _tool_result(text, is_error=reply.terminal)
+
+    def _record(self, reply: Reply, call: tuple[str, float, str | None], facts: dict[str, Any]) -> None:
+        if self._audit is None:
+            return
+        trace_id, started, tool = call
+        data = reply.data
+        entry = AuditEntry(
+            at=datetime.now(UTC).isoformat(),
+            session_id=facts.get("session_id"),
+            trace_id=trace_id,
+            tool=tool or "<unknown>",
+            command=facts.get("command"),
+            targets=_targets(data),
+            reply_type=reply.reply_type.value,
+            code=reply.code,
+            contract_id=_text(data.get("contract_id")) or facts.get("contract_id"),
+            approval_id=_text(data.get("approval_id")),
+            duration_ms=round(_ms(started), 3),
+            notes=_notes(data),
+        )
+        try:
+            self._audit.append(entry)
+        except Exception:  # the reply stands: the work it describes has happened
+            log.exception("audit.unwritten", code=reply.code, trace_id=trace_id)
 
     def _leaks(self, reply: Reply, text: str, trace_id: str) -> bool:
         opaque = reply.spec.opaque & reply.data.keys()
@@ -116,6 +170,40 @@ class ReplyMiddleware(Middleware):
                 field = "<withheld>"
             problems.append({"field": field, "problem": item["msg"], "kind": item["type"]})
         return problems
+
+
+_TARGET_KEYS = ("address", "staged", "paths", "targets", "files")
+
+
+def _targets(data: dict[str, Any]) -> tuple[str, ...]:
+    """The canonical addresses a reply names (the server spelled them; agent text is never kept)."""
+    found: list[str] = []
+    for key in _TARGET_KEYS:
+        value = data.get(key)
+        items = value if isinstance(value, list) else [value]
+        found += [item for item in items if isinstance(item, str) and is_address(item)]
+        found += [
+            item["address"]
+            for item in items
+            if isinstance(item, dict) and isinstance(item.get("address"), str) and is_address(item["address"])
+        ]
+    return tuple(dict.fromkeys(found))
+
+
+def _notes(data: dict[str, Any]) -> tuple[str, ...]:
+    """Persistent carry-over (law §13.4: a file left out of a second open) named in an open's reply."""
+    section = data.get("carry_over")
+    clusters = section.get("clusters", {}) if isinstance(section, dict) else {}
+    return tuple(
+        f"persistent carry-over: {item['address']} (left out of {item['opens']} opens)"
+        for items in clusters.values()
+        for item in items
+        if isinstance(item, dict) and isinstance(item.get("opens"), int) and item["opens"] >= PERSISTENT
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _ms(started: float) -> float:

@@ -15,8 +15,8 @@ from adapters.fastmcp_server import Routes, build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
 from adapters.json_playsets import JsonPlaysets
-from adapters.json_state import JsonApprovals, JsonContracts, JsonEvidence, JsonLedger
 from adapters.local_files import LocalFiles
+from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.tool_routes import ROUTES
 from adapters.unix_approval_channel import ApprovalChannel
@@ -69,8 +69,9 @@ def build_core(
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
+    stored = SqliteState(state / "ck3raven.db")
     authority = Authority(
-        JsonApprovals(state / "approvals"),
+        stored.approvals,
         SystemClock(),
         RandomIds(),
         signer or HmacSigner(),
@@ -80,11 +81,13 @@ def build_core(
         files=files,
         playsets=playsets,
         authority=authority,
-        contracts=JsonContracts(state / "contracts"),
+        contracts=stored.contracts,
         history=DulwichHistory({root.value: path for root, path in settings.roots.items()}),
-        ledger=JsonLedger(state / "carry_over.json"),
-        evidence=JsonEvidence(state / "evidence"),
+        ledger=stored.ledger,
+        evidence=stored.evidence,
         leaks=leak_gate(settings, approve_command),
+        transactions=stored,
+        audit=stored.audit,
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))

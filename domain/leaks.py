@@ -78,7 +78,7 @@ class LeakGate:
         return [
             pointer
             for pointer, text in _strings(value, "")
-            if self._candidate(self._untold(text), json_text=False) and not _is_address(text)
+            if self._candidate(self._untold(text), json_text=False) and not is_address(text)
         ]
 
     def _untold(self, text: str) -> str:
@@ -101,7 +101,8 @@ def _told_pattern(template: str) -> re.Pattern[str]:
     return re.compile(re.escape(prefix) + r"[A-Za-z0-9_-]{1,64}" + re.escape(suffix) + r"(?=[\s`'\"]|$)")
 
 
-def _is_address(text: str) -> bool:
+def is_address(text: str) -> bool:
+    """Whether `text` is a canonical address the grammar accepts (a root or mod form, nothing else)."""
     parsed = parse(text, "ROOT_REPO")
     if not isinstance(parsed, Parsed) or (parsed.mod is None and parsed.root not in _ROOTS):
         return False

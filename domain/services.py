@@ -7,12 +7,14 @@ from attrs import frozen
 
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
+from ports.audit import AuditLog
 from ports.contracts import ContractStore
 from ports.evidence import EvidenceStore
 from ports.files import Files
 from ports.history import History
 from ports.ledger import Ledger
 from ports.playsets import PlaysetStore
+from ports.transactions import Transactions
 
 
 @frozen
@@ -28,3 +30,7 @@ class Services:
     evidence: EvidenceStore
     leaks: LeakGate
     """What a reply may not carry: a mutation whose reply would be withheld is refused before it happens."""
+    transactions: Transactions
+    """One decision, one transaction: the state changes of one call land together or not at all."""
+    audit: AuditLog
+    """One row per tool call, written by the driving adapter once the reply is known."""

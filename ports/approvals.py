@@ -28,6 +28,10 @@ class ApprovalStore(Protocol):
 
     def all(self) -> list[ApprovalRecord]: ...
 
+    def matching(self, kind: str, payload_digest: str) -> list[ApprovalRecord]:
+        """The records asking for exactly this (kind, payload digest): what an approval lookup needs."""
+        ...
+
     def swap(self, expected: ApprovalRecord, record: ApprovalRecord) -> bool:
         """Store `record` in place of `expected` only if the stored record is still exactly `expected`
         (compare and set, so two deciders never both win); whether it was stored."""

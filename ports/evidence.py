@@ -10,3 +10,7 @@ class EvidenceStore(Protocol):
     reference the operator finds it by; raises ports.errors.Unavailable when it cannot be stored."""
 
     def put(self, kind: str, name: str, document: str) -> str: ...
+
+    def find(self, kind: str, name: str) -> str | None:
+        """The reference of a stored document, None when there is none."""
+        ...

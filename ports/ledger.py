@@ -1,11 +1,12 @@
-"""Port: small server-owned tallies kept across sessions (the carry-over escalation counters)."""
+"""Port: the carry-over escalation counters (law §13.4), kept per root and file across sessions."""
 
 from typing import Protocol
 
 
 class Ledger(Protocol):
-    """Port: a mapping of names to counts, read and replaced whole; raises ports.errors.Unavailable."""
+    """Port: one root's counters (canonical address → opens left out), read and replaced per root, so work
+    on one root never resets another's. Raises ports.errors.Unavailable."""
 
-    def load(self) -> dict[str, int]: ...
+    def load(self, root: str) -> dict[str, int]: ...
 
-    def save(self, counts: dict[str, int]) -> None: ...
+    def save(self, root: str, counts: dict[str, int]) -> None: ...

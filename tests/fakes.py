@@ -104,6 +104,9 @@ class MemoryApprovals:
     def all(self) -> list:
         return list(self.records.values())
 
+    def matching(self, kind: str, payload_digest: str) -> list:
+        return [r for r in self.records.values() if r.kind == kind and r.payload_digest == payload_digest]
+
 
 def _swap(self, expected, record) -> bool:
     if self.records.get(expected.approval_id) != expected:
@@ -134,4 +137,4 @@ def authority_services(authority):
     """Services holding only `authority`: enough for handlers that touch nothing but approvals."""
     from domain.services import Services
 
-    return Services(None, None, authority, None, None, None, None, None)
+    return Services(None, None, authority, None, None, None, None, None, None, None)

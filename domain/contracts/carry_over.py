@@ -13,6 +13,8 @@ from attrs import frozen
 from ports.contracts import ContractRecord
 
 SEVERITY: Final = {1: "informational", 2: "warning"}
+PERSISTENT: Final = 2
+"""A file left out of this many opens is persistent carry-over (recorded in the audit log)."""
 REQUIRED: Final = 3
 
 

@@ -41,10 +41,11 @@ def close_contract(session: Session, services: Services, contract_id: str | None
         "signature": closed.state_signature,
     }
     try:
-        artifact = services.evidence.put("close", record.contract_id, json.dumps(evidence, indent=1))
+        with services.transactions.atomic():  # the evidence and the closed record land together, or neither
+            artifact = services.evidence.put("close", record.contract_id, json.dumps(evidence, indent=1))
+            services.contracts.put(closed)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
-    services.contracts.put(closed)
     return ReplyBuilder().success(
         "CT-GATE-S-002", {"contract_id": record.contract_id, "changes": changes, "artifact": artifact}
     )

@@ -73,9 +73,16 @@ def cancel(session: Session, services: Services, contract_id: str | None) -> Rep
 
 
 def status(session: Session, services: Services) -> Reply:
-    """The open contract of this session (or none)."""
+    """The open contract of this session (or none), and the last one it closed with its evidence."""
     record = governing(session, services)
-    return ReplyBuilder().success("CT-GATE-S-004", {"active": summary(record) if record else None})
+    last = services.contracts.get(session.contract_id) if record is None and session.contract_id else None
+    closed = None
+    if last is not None and last.status == Status.CLOSED and records.genuine(last, services.authority.signer):
+        evidence = services.evidence.find("close", last.contract_id)
+        closed = {"contract_id": last.contract_id, "closed_at": last.closed_at, "evidence": evidence}
+    return ReplyBuilder().success(
+        "CT-GATE-S-004", {"active": summary(record) if record else None, "last_closed": closed}
+    )
 
 
 def list_all(services: Services) -> Reply:

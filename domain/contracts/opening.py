@@ -8,7 +8,7 @@ with no repository, a content snapshot of the targets) and reports carry-over fr
 """
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from attrs import frozen
 
@@ -27,6 +27,7 @@ from domain.vocabulary import Operation, RootCategory
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord, TargetRecord
 from ports.errors import PortError
+from ports.signer import Signer
 
 
 @frozen
@@ -54,7 +55,7 @@ def open_contract(
     except PortError:
         return history_failure(root.value)
     declared = {target.record.address.casefold() for target in targets}
-    counts = carry_over.escalate(services.ledger.load(), carried, declared)
+    counts = carry_over.escalate(services.ledger.load(root.value), carried, declared)
     section = carry_over.report(carried, counts) if carried else None
     if carry_over.required(counts):
         return ReplyBuilder().invalid(
@@ -62,10 +63,11 @@ def open_contract(
         )
     baseline = renewed_from.baseline_sha if renewed_from else head
     record = _record(session, services, request, targets, (baseline, approved, renewed_from))
-    services.contracts.put(record)
+    with services.transactions.atomic():  # the contract and its root's counters land together
+        services.contracts.put(record)
+        if not renewed_from:
+            services.ledger.save(root.value, counts)
     session.contract_id = record.contract_id
-    if not renewed_from:
-        services.ledger.save(counts)
     code = "CT-GATE-S-006" if renewed_from else "CT-GATE-S-001"
     return ReplyBuilder().success(code, {**summary(record), "carry_over": section})
 
@@ -78,10 +80,9 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
             "CT-GATE-I-006", {"contract_id": contract_id, "problem": "no such contract"}
         )
     authority = services.authority
-    if records.genuine(old, authority.signer) and records.live(old, authority.clock.now()):
-        return ReplyBuilder().invalid(
-            "CT-GATE-I-006", {"contract_id": old.contract_id, "problem": "still open"}
-        )
+    problem = _not_renewable(old, authority.clock.now(), authority.signer)
+    if problem is not None:
+        return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": old.contract_id, "problem": problem})
     request = OpenRequest(
         old.root_category,
         old.intent,
@@ -92,6 +93,17 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
         ttl_minutes,
     )
     return open_contract(session, services, request, renewed_from=old)
+
+
+def _not_renewable(old: ContractRecord, now: datetime, signer: Signer) -> str | None:
+    """Why `old` cannot be renewed, or None. Law §13.2 renews an expired contract: one still open that can
+    no longer govern (past its expiry, or left by an earlier server process, whose key is gone) — never a
+    closed or cancelled one."""
+    if old.status != Status.OPEN:
+        return f"it was {old.status}: only an expired contract is renewed"
+    if records.genuine(old, signer) and records.live(old, now):
+        return "still open"
+    return None
 
 
 def carried_files(

@@ -65,8 +65,8 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
         )
     except PortError:
         return history_failure(root)
-    counts = services.ledger.load()
-    services.ledger.save({a: n for a, n in counts.items() if a not in {f.address for f in chosen}})
+    counts = services.ledger.load(root)
+    services.ledger.save(root, {a: n for a, n in counts.items() if a not in {f.address for f in chosen}})
     return ReplyBuilder().success(
         "CT-GATE-S-007", {"stash_id": record.approval_id, "files": [f.address for f in chosen]}
     )

@@ -224,7 +224,11 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         {"contract_id", "changes", "artifact"},
     ),
     CodeSpec("CT-GATE-S-003", "Contract {contract_id} is cancelled.", {"contract_id"}),
-    CodeSpec("CT-GATE-S-004", "The open contract, if any, is in data.active.", {"active"}),
+    CodeSpec(
+        "CT-GATE-S-004",
+        "The open contract, if any, is in data.active; the last one closed, in data.last_closed.",
+        {"active", "last_closed"},
+    ),
     CodeSpec(
         "CT-GATE-S-005",
         "{count} contracts; those marked inert belong to earlier sessions or were edited.",

@@ -1,7 +1,6 @@
 """The contract law end to end on a real git repository: open, governed writes, close reconciles, tamper
 and restart make contracts inert, renewal inherits scope and baseline."""
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from fastmcp import Client
 from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
+from tests.state_db import evidence, record, write_record
 from tests.worlds import small_git_repo
 
 pytestmark = pytest.mark.anyio
@@ -67,11 +67,7 @@ async def test_the_whole_law_open_write_reconcile_close(settings: Settings, stat
     assert refused["data"]["undeclared"] == [{"address": "ROOT_REPO:/src/stray.py", "kind": "add"}]
     assert removed["code"] == "WA-WRITE-S-002"
     assert closed["code"] == "CT-GATE-S-002"
-    assert json.loads(
-        (state_home / "evidence" / "close" / f"{opened['data']['contract_id']}.json").read_text(
-            encoding="utf-8"
-        )
-    )["changes"]
+    assert evidence(state_home, "close", opened["data"]["contract_id"])["changes"]
     assert after["data"]["required"] == "contract"
 
 
@@ -122,10 +118,10 @@ async def test_a_scope_the_matrix_does_not_permit_is_infeasible(settings: Settin
 async def test_a_contract_edited_on_disk_is_inert(settings: Settings, state_home: Path):
     async with Client(build(settings)) as client:
         opened = await call(client, "ck3_contract", OPEN)
-        path = state_home / "contracts" / f"{opened['data']['contract_id']}.json"
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        contract_id = opened["data"]["contract_id"]
+        stored = record(state_home, "contracts", contract_id)
         stored["targets"].append({"address": "ROOT_REPO:/src/b.py", "edit_kind": "add"})
-        path.write_text(json.dumps(stored), encoding="utf-8")
+        write_record(state_home, "contracts", contract_id, stored)
         status = await call(client, "ck3_contract", {"command": "status"})
         denied = await call(client, "ck3_file", {"command": "delete", "path": "ROOT_REPO:/src/a.py"})
 
@@ -213,8 +209,7 @@ async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings
     assert staged["data"]["staged"] == ["ROOT_REPO:/src/a.py"]
     assert committed["code"] == "WA-WRITE-S-004"
     assert log["data"]["commits"][0]["message"] == "Raise a"
-    evidence = state_home / "evidence" / "commit" / f"{committed['data']['sha']}.json"
-    assert json.loads(evidence.read_text(encoding="utf-8"))["message"] == "Raise a"
+    assert evidence(state_home, "commit", committed["data"]["sha"])["message"] == "Raise a"
     assert closed["code"] == "CT-GATE-S-002"
     assert closed["data"]["changes"] == [{"address": "ROOT_REPO:/src/a.py", "kind": "modify"}]
 
@@ -252,11 +247,7 @@ async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_includin
     assert (repo / "src" / "a.py").read_text(encoding="utf-8") == "a = 1\n"
     assert (repo / "src" / "b.py").read_text(encoding="utf-8") == "b = 1\n"
     assert not (repo / "src" / "new.py").exists()
-    saved = json.loads(
-        (state_home / "evidence" / "stash" / f"{stashed['data']['stash_id']}.json").read_text(
-            encoding="utf-8"
-        )
-    )
+    saved = evidence(state_home, "stash", stashed["data"]["stash_id"])
     kept = {item["address"]: item["content"] for item in saved["files"]}
     assert kept["ROOT_REPO:/src/b.py"] is None
     assert kept["ROOT_REPO:/src/a.py"] is not None

@@ -18,6 +18,7 @@ import pytest
 from dulwich import porcelain
 
 from tests.e2e.stdio import CK3RAVEN, envelope, on_terminal, stdio_client, write_config
+from tests.state_db import record, write_record
 from tests.worlds import sample_world_on_disk, small_git_repo
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -229,19 +230,19 @@ async def test_a_commit_whose_message_names_the_state_directory_is_refused_befor
 
 
 async def test_a_restored_approved_record_is_never_used_again(lens: Path):
-    approvals = lens.parent / "state" / "approvals"
+    state = lens.parent / "state"
     async with stdio_client(lens, "auto") as client:
         first = await tool(client, "ck3_mode", {"command": "init", "mode": "ck3raven-dev"})
         first_id = str(first["data"]["approval_id"])
         await anyio.to_thread.run_sync(on_terminal, lens, "approve", first_id, b"approve\n")
-        kept = (approvals / f"{first_id}.json").read_bytes()
+        kept = record(state, "approvals", first_id)
         await tool(client, "ck3_mode", {"command": "init", "mode": "ck3raven-dev"})
         back = await tool(client, "ck3_mode", {"command": "init", "mode": "ck3lens"})
         await anyio.to_thread.run_sync(
             on_terminal, lens, "approve", str(back["data"]["approval_id"]), b"approve\n"
         )
         await tool(client, "ck3_mode", {"command": "init", "mode": "ck3lens"})
-        (approvals / f"{first_id}.json").write_bytes(kept)
+        write_record(state, "approvals", first_id, kept)
         replayed = await tool(client, "ck3_mode", {"command": "init", "mode": "ck3raven-dev"})
         status = await tool(client, "ck3_mode", {"command": "status"})
 

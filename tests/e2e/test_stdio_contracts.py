@@ -1,11 +1,11 @@
 """The contract law over stdio, against a real git repository, across a server restart."""
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.stdio import envelope, stdio_client, write_config
+from tests.state_db import record, write_record
 from tests.worlds import small_git_repo
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -55,11 +55,11 @@ async def test_a_tampered_contract_is_inert_and_a_restart_makes_the_old_one_iner
     async with stdio_client(config, era) as client:
         opened = await tool(client, "ck3_contract", OPEN)
         contract_id = opened["data"]["contract_id"]
-        stored = config.parent / "state" / "contracts" / f"{contract_id}.json"
-        record = json.loads(stored.read_text(encoding="utf-8"))
-        stored.write_text(json.dumps({**record, "intent": "Something wider"}), encoding="utf-8")
+        state = config.parent / "state"
+        stored = record(state, "contracts", contract_id)
+        write_record(state, "contracts", contract_id, {**stored, "intent": "Something wider"})
         tampered = await tool(client, "ck3_contract", {"command": "status"})
-        stored.write_text(json.dumps(record), encoding="utf-8")
+        write_record(state, "contracts", contract_id, stored)
         restored = await tool(client, "ck3_contract", {"command": "status"})
     async with stdio_client(config, era) as client:
         listed = await tool(client, "ck3_contract", {"command": "list"})

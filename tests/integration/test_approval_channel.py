@@ -1,4 +1,4 @@
-"""Approvals persist as signed JSON in the state folder; the operator's socket decides them, 0600 only."""
+"""The operator's approval socket: 0600, decisions only from a terminal, and it survives its clients."""
 
 import json
 import select
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from adapters.hmac_signer import HmacSigner
-from adapters.json_state import JsonApprovals
+from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.unix_approval_channel import ApprovalChannel, ask
 from domain.policy import approvals
@@ -33,7 +33,7 @@ def state() -> Iterator[Path]:
 
 @pytest.fixture
 def authority(state: Path) -> Authority:
-    return Authority(JsonApprovals(state / "approvals"), SystemClock(), RandomIds(), HmacSigner())
+    return Authority(SqliteState(state / "ck3raven.db").approvals, SystemClock(), RandomIds(), HmacSigner())
 
 
 @pytest.fixture
@@ -43,29 +43,6 @@ def channel(state: Path, authority: Authority) -> Iterator[Path]:
     served.start()
     yield path
     served.close()
-
-
-def test_a_stored_request_reads_back_equal(authority):
-    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
-
-    assert authority.store.get(record.approval_id) == record
-
-
-def test_a_malformed_record_file_is_no_approval(state, authority):
-    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
-    (state / "approvals" / f"{record.approval_id}.json").write_text('{"approval_id": 1}', encoding="utf-8")
-
-    assert authority.store.get(record.approval_id) is None
-
-
-def test_an_approval_edited_on_disk_never_verifies(state, authority):
-    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
-    path = state / "approvals" / f"{record.approval_id}.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data["state"] = "approved"
-    path.write_text(json.dumps(data), encoding="utf-8")
-
-    assert not approvals.genuine(authority.store.get(record.approval_id), authority.signer)
 
 
 def test_the_socket_is_readable_by_its_owner_only(channel):
@@ -125,26 +102,6 @@ def test_a_malformed_request_is_refused_and_the_channel_keeps_serving(channel, r
 
     assert answer["ok"] is False
     assert ask(channel, {"op": "list"})["ok"] is True
-
-
-def test_restoring_a_consumed_approvals_older_file_does_not_replay_it(tmp_path):
-    from adapters.json_state import JsonApprovals
-    from domain.policy import approvals
-    from domain.policy.approvals import Authority, State
-    from tests.fakes import CountingIds, FakeClock, FakeSigner
-
-    store = JsonApprovals(tmp_path / "approvals")
-    authority = Authority(store, FakeClock(), CountingIds(), FakeSigner())
-    asked = approvals.request(authority, "mode", b"session:s\nmode:ck3lens", "switch")
-    approvals.human_decision(authority, asked.approval_id, approve=True)
-    approved_file = (tmp_path / "approvals" / f"{asked.approval_id}.json").read_bytes()
-    first, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
-    (tmp_path / "approvals" / f"{asked.approval_id}.json").write_bytes(approved_file)
-
-    again, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
-
-    assert first is State.APPROVED
-    assert again is State.PENDING
 
 
 def test_a_decision_from_a_process_without_a_terminal_decides_nothing(channel, authority):

@@ -1,0 +1,320 @@
+"""The server's state in one SQLite database in the state directory: contracts, approvals, the ids of
+ended records, carry-over counters per (root, file), evidence and the hash-chained audit log.
+
+WAL journal, `synchronous=FULL`, one connection guarded by a re-entrant lock: each store write is a
+transaction of its own, and `atomic()` makes a group of them one (a contract and its counters, a close and
+its evidence), so a crash leaves the state before the decision or after it, never between. The schema is
+versioned (`schema_migrations`); a newer database than this code knows is refused. Records keep their
+Sigil signatures, so a row edited outside the server is inert; a record that reached a final state is
+remembered (`ended`), so an older copy written back is never served again.
+"""
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final, Generic, TypeVar
+
+from adapters.strict_converter import StructureProblems, make_converter, structure
+from ports.approvals import ApprovalRecord
+from ports.audit import AuditEntry, AuditRow
+from ports.contracts import ContractRecord
+from ports.errors import Unavailable
+
+R = TypeVar("R")
+GENESIS: Final = "0" * 64
+
+MIGRATIONS: Final = (
+    """
+    CREATE TABLE approvals (
+        approval_id TEXT PRIMARY KEY, kind TEXT NOT NULL, payload_digest TEXT NOT NULL,
+        state TEXT NOT NULL, record TEXT NOT NULL);
+    CREATE INDEX approvals_by_payload ON approvals (kind, payload_digest);
+    CREATE TABLE contracts (
+        contract_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, status TEXT NOT NULL,
+        created_at TEXT NOT NULL, record TEXT NOT NULL);
+    CREATE INDEX contracts_by_created ON contracts (created_at);
+    CREATE TABLE ended (record_id TEXT PRIMARY KEY, kind TEXT NOT NULL);
+    CREATE TABLE carry_over (
+        root TEXT NOT NULL, address TEXT NOT NULL, opens INTEGER NOT NULL, PRIMARY KEY (root, address));
+    CREATE TABLE evidence (
+        kind TEXT NOT NULL, name TEXT NOT NULL, document TEXT NOT NULL, PRIMARY KEY (kind, name));
+    CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT NOT NULL, prev TEXT NOT NULL,
+        digest TEXT NOT NULL);
+    CREATE TABLE audit_head (
+        one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, digest TEXT NOT NULL);
+    """,
+)
+"""Schema steps, in order; the database records how many it has applied."""
+
+
+class SqliteState:
+    """The database at `path` (created 0600 with its folder 0700) and the stores over it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.touch(mode=0o600, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._migrate()
+        except sqlite3.Error as exc:
+            raise Unavailable("the state database cannot be opened") from exc
+        self._lock = threading.RLock()
+        self._depth = 0
+        self.approvals = SqliteApprovals(self)
+        self.contracts = SqliteContracts(self)
+        self.ledger = SqliteLedger(self)
+        self.evidence = SqliteEvidence(self)
+        self.audit = SqliteAudit(self)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction for everything written inside; nested blocks join the outermost."""
+        with self._lock:
+            outer = self._depth == 0
+            if outer:
+                self._run("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                if outer:
+                    self._run("ROLLBACK")
+                raise
+            finally:
+                self._depth -= 1
+            if outer:
+                self._run("COMMIT")
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement (inside the current transaction, if any) and return its rows."""
+        with self._lock:
+            return self._run(sql, params)
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise Unavailable("the state database cannot be used") from exc
+
+    def _migrate(self) -> None:
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)"
+        )
+        (applied,) = self._db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()
+        if applied > len(MIGRATIONS):
+            raise sqlite3.DatabaseError("the state database is newer than this ck3raven")
+        for version, step in enumerate(MIGRATIONS[applied:], start=applied + 1):
+            self._db.executescript(
+                f"BEGIN IMMEDIATE; {step}"
+            )  # left open: the step and its record commit together
+            self._db.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (version,))
+            self._db.execute("COMMIT")
+
+
+class _Records(Generic[R]):
+    """Signed records of one type as JSON in one table, with the ended-id memory."""
+
+    KEY: str
+    GET: str
+    ALL: str
+    PUT: str
+
+    def __init__(self, state: SqliteState, kind: type[R]) -> None:
+        self._state = state
+        self._kind = kind
+        self._converter = make_converter()
+
+    def _key(self, record: R) -> str:
+        return str(getattr(record, self.KEY))
+
+    def _final(self, record: R) -> bool:
+        raise NotImplementedError
+
+    def _columns(self, record: R) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def get(self, record_id: str) -> R | None:
+        kept = self._kept(self._state.execute(self.GET, (record_id,)))
+        return kept[0] if kept else None
+
+    def all(self) -> list[R]:
+        return self._kept(self._state.execute(self.ALL))
+
+    def _kept(self, rows: list[tuple[Any, ...]]) -> list[R]:
+        """The records of `rows`, less any not in a final state whose id has ended: an older copy written
+        back over a consumed approval or a closed contract is no record at all."""
+        ended = {str(record_id) for (record_id,) in self._state.execute("SELECT record_id FROM ended")}
+        return [
+            record
+            for (text,) in rows
+            if (record := self._load(text)) is not None
+            and (self._final(record) or self._key(record) not in ended)
+        ]
+
+    def put(self, record: R) -> None:
+        with self._state.atomic():
+            self._put(record)
+
+    def swap(self, expected: R, record: R) -> bool:
+        with self._state.atomic():
+            if self.get(self._key(expected)) != expected:
+                return False
+            self._put(record)
+            return True
+
+    def _put(self, record: R) -> None:
+        record_id = self._key(record)
+        if self._state.execute("SELECT 1 FROM ended WHERE record_id = ?", (record_id,)):
+            raise Unavailable("that record has ended")
+        text = json.dumps(self._converter.unstructure(record), sort_keys=True)
+        self._state.execute(self.PUT, (*self._columns(record), text))
+        if self._final(record):
+            self._state.execute("INSERT INTO ended VALUES (?, ?)", (record_id, self.KEY))
+
+    def _load(self, text: str) -> R | None:
+        try:
+            return structure(self._converter, json.loads(text), self._kind)
+        except (ValueError, StructureProblems):
+            return None  # malformed: never a record
+
+
+class SqliteApprovals(_Records[ApprovalRecord]):
+    KEY = "approval_id"
+    GET = "SELECT record FROM approvals WHERE approval_id = ?"
+    ALL = "SELECT record FROM approvals ORDER BY approval_id"
+    PUT = "INSERT OR REPLACE INTO approvals VALUES (?, ?, ?, ?, ?)"
+
+    def __init__(self, state: SqliteState) -> None:
+        super().__init__(state, ApprovalRecord)
+
+    def _final(self, record: ApprovalRecord) -> bool:
+        return record.state in {"consumed", "declined"}
+
+    def _columns(self, record: ApprovalRecord) -> tuple[Any, ...]:
+        return (record.approval_id, record.kind, record.payload_digest, record.state)
+
+    def matching(self, kind: str, payload_digest: str) -> list[ApprovalRecord]:
+        rows = self._state.execute(
+            "SELECT record FROM approvals WHERE kind = ? AND payload_digest = ? ORDER BY approval_id",
+            (kind, payload_digest),
+        )
+        return self._kept(rows)
+
+
+class SqliteContracts(_Records[ContractRecord]):
+    KEY = "contract_id"
+    GET = "SELECT record FROM contracts WHERE contract_id = ?"
+    ALL = "SELECT record FROM contracts ORDER BY created_at, contract_id"
+    PUT = "INSERT OR REPLACE INTO contracts VALUES (?, ?, ?, ?, ?)"
+
+    def __init__(self, state: SqliteState) -> None:
+        super().__init__(state, ContractRecord)
+
+    def _final(self, record: ContractRecord) -> bool:
+        return record.status != "open"
+
+    def _columns(self, record: ContractRecord) -> tuple[Any, ...]:
+        return (record.contract_id, record.session_id, record.status, record.created_at)
+
+
+class SqliteLedger:
+    """Carry-over counters per (root, canonical address)."""
+
+    def __init__(self, state: SqliteState) -> None:
+        self._state = state
+
+    def load(self, root: str) -> dict[str, int]:
+        rows = self._state.execute("SELECT address, opens FROM carry_over WHERE root = ?", (root,))
+        return {str(address): int(opens) for address, opens in rows}
+
+    def save(self, root: str, counts: dict[str, int]) -> None:
+        with self._state.atomic():
+            self._state.execute("DELETE FROM carry_over WHERE root = ?", (root,))
+            for address, opens in sorted(counts.items()):
+                self._state.execute("INSERT INTO carry_over VALUES (?, ?, ?)", (root, address, opens))
+
+
+class SqliteEvidence:
+    """Evidence documents by kind and name; references read `evidence:<kind>/<name>`."""
+
+    def __init__(self, state: SqliteState) -> None:
+        self._state = state
+
+    def put(self, kind: str, name: str, document: str) -> str:
+        self._state.execute("INSERT OR REPLACE INTO evidence VALUES (?, ?, ?)", (kind, name, document))
+        return _reference(kind, name)
+
+    def find(self, kind: str, name: str) -> str | None:
+        rows = self._state.execute("SELECT 1 FROM evidence WHERE kind = ? AND name = ?", (kind, name))
+        return _reference(kind, name) if rows else None
+
+    def document(self, kind: str, name: str) -> str | None:
+        rows = self._state.execute("SELECT document FROM evidence WHERE kind = ? AND name = ?", (kind, name))
+        return str(rows[0][0]) if rows else None
+
+
+class SqliteAudit:
+    """The audit log: each row's digest covers its entry and the previous row's digest; `audit_head` keeps
+    the last one, so a deleted last row shows too."""
+
+    def __init__(self, state: SqliteState) -> None:
+        self._state = state
+        self._converter = make_converter()
+
+    def append(self, entry: AuditEntry) -> None:
+        text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
+        with self._state.atomic():
+            head = self._state.execute("SELECT seq, digest FROM audit_head")
+            prev = str(head[0][1]) if head else GENESIS
+            digest = chain(prev, text)
+            self._state.execute(
+                "INSERT INTO audit (entry, prev, digest) VALUES (?, ?, ?)", (text, prev, digest)
+            )
+            (seq,) = self._state.execute("SELECT last_insert_rowid()")[0]
+            self._state.execute("INSERT OR REPLACE INTO audit_head VALUES (1, ?, ?)", (seq, digest))
+
+    def rows(self) -> list[AuditRow]:
+        found = []
+        for seq, text, prev, digest in self._state.execute(
+            "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
+        ):
+            entry = structure(self._converter, json.loads(text), AuditEntry)
+            found.append(AuditRow(int(seq), entry, str(prev), str(digest)))
+        return found
+
+    def verify(self) -> list[str]:
+        problems = []
+        prev = GENESIS
+        last_seq = 0
+        for seq, text, stored_prev, digest in self._state.execute(
+            "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
+        ):
+            if stored_prev != prev:
+                problems.append(f"row {seq}: the row before it is missing or was changed")
+            if chain(str(stored_prev), str(text)) != digest:
+                problems.append(f"row {seq}: its content was changed")
+            prev, last_seq = str(digest), int(seq)
+        head = self._state.execute("SELECT seq, digest FROM audit_head")
+        if head and (int(head[0][0]), str(head[0][1])) != (last_seq, prev):
+            problems.append(f"the log ends at row {last_seq}, but row {head[0][0]} was written last")
+        return problems
+
+
+def chain(prev: str, text: str) -> str:
+    """A row's digest: SHA-256 over the previous digest and the row's canonical entry."""
+    return hashlib.sha256(f"{prev}\n{text}".encode()).hexdigest()
+
+
+def _reference(kind: str, name: str) -> str:
+    return f"evidence:{kind}/{name}"

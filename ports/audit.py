@@ -1,0 +1,47 @@
+"""Port: the audit log, one row per tool call, hash-chained so an edit or a deletion shows."""
+
+from typing import Protocol
+
+from attrs import frozen
+
+
+@frozen
+class AuditEntry:
+    """What one tool call did: never the arguments' contents, only canonical targets and outcomes."""
+
+    at: str
+    session_id: str | None
+    trace_id: str | None
+    tool: str
+    command: str | None
+    targets: tuple[str, ...]
+    reply_type: str
+    code: str
+    contract_id: str | None
+    approval_id: str | None
+    duration_ms: float
+    notes: tuple[str, ...] = ()
+
+
+@frozen
+class AuditRow:
+    """A stored entry: its sequence number, the previous row's digest and its own."""
+
+    seq: int
+    entry: AuditEntry
+    prev: str
+    digest: str
+
+
+class AuditLog(Protocol):
+    """Port: appends entries, lists them, and checks the chain. Raises ports.errors.Unavailable."""
+
+    def append(self, entry: AuditEntry) -> None: ...
+
+    def rows(self) -> list[AuditRow]:
+        """Every row, oldest first."""
+        ...
+
+    def verify(self) -> list[str]:
+        """What is wrong with the chain (an edited row, a missing one), empty when it holds."""
+        ...

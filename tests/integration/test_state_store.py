@@ -1,0 +1,233 @@
+"""One contract for the state stores, run against the SQLite adapter and the in-memory one alike: records
+read back equal, ended records are never replaced, counters are per root, `atomic()` is all or nothing,
+the audit chain detects edits and deletions."""
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from attrs import evolve
+
+from adapters.hmac_signer import HmacSigner
+from adapters.memory_state import MemoryState
+from adapters.sqlite_state import SqliteState
+from domain.policy import approvals
+from domain.policy.approvals import Authority, State
+from ports.audit import AuditEntry
+from ports.contracts import ContractRecord, TargetRecord
+from ports.errors import Unavailable
+from tests.fakes import CountingIds, FakeClock
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqliteState | MemoryState]:
+    if request.param == "memory":
+        yield MemoryState()
+        return
+    state = SqliteState(tmp_path / "state" / "ck3raven.db")
+    yield state
+    state.close()
+
+
+def contract(contract_id: str = "ct-1", status: str = "open") -> ContractRecord:
+    return ContractRecord(
+        contract_id=contract_id,
+        created_at="2026-11-26T00:00:00+00:00",
+        session_id="s-1",
+        mode="ck3raven-dev",
+        root_category="ROOT_REPO",
+        intent="i",
+        operations=("WRITE",),
+        targets=(TargetRecord("ROOT_REPO:/a.py", "modify"),),
+        work_declaration="w",
+        author="agent",
+        baseline_sha=None,
+        baseline_snapshot=(("ROOT_REPO:/a.py", None),),
+        expires_at="2026-11-26T02:00:00+00:00",
+        renewed_from=None,
+        approvals=(),
+        session_signature="sig",
+        status=status,
+        closed_at=None,
+        state_signature="sig",
+    )
+
+
+def entry(code: str = "WA-READ-S-001") -> AuditEntry:
+    return AuditEntry(
+        at="2026-11-26T00:00:00+00:00",
+        session_id="s-1",
+        trace_id="t",
+        tool="ck3_file",
+        command="read",
+        targets=("ROOT_REPO:/a.py",),
+        reply_type="S",
+        code=code,
+        contract_id=None,
+        approval_id=None,
+        duration_ms=1.5,
+    )
+
+
+def test_a_contract_reads_back_equal(store):
+    store.contracts.put(contract())
+
+    assert store.contracts.get("ct-1") == contract()
+
+
+def test_a_closed_contract_is_never_replaced_by_an_open_copy(store):
+    store.contracts.put(contract())
+    store.contracts.put(contract(status="closed"))
+
+    with pytest.raises(Unavailable):
+        store.contracts.put(contract())
+    assert store.contracts.get("ct-1").status == "closed"
+
+
+def test_a_consumed_approval_is_never_approved_again(store):
+    authority = Authority(store.approvals, FakeClock(), CountingIds(), HmacSigner())
+    asked = approvals.request(authority, "mode", b"session:s\nmode:ck3lens", "switch")
+    approvals.human_decision(authority, asked.approval_id, approve=True)
+    approved = store.approvals.get(asked.approval_id)
+    first, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
+
+    with pytest.raises(Unavailable):
+        store.approvals.put(approved)
+    again, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
+
+    assert (first, again) == (State.APPROVED, State.PENDING)
+
+
+def test_approvals_are_found_by_kind_and_payload(store):
+    authority = Authority(store.approvals, FakeClock(), CountingIds(), HmacSigner())
+    wanted = approvals.request(authority, "mode", b"a", "s")
+    approvals.request(authority, "mode", b"b", "s")
+
+    assert store.approvals.matching("mode", approvals.digest(b"a")) == [wanted]
+
+
+def test_counters_of_one_root_never_touch_another(store):
+    store.ledger.save("ROOT_REPO", {"ROOT_REPO:/a.py": 2})
+    store.ledger.save("ROOT_USER_DOCS", {})
+
+    assert store.ledger.load("ROOT_REPO") == {"ROOT_REPO:/a.py": 2}
+
+
+def decide_and_fail(store) -> None:
+    with store.atomic():
+        store.contracts.put(contract())
+        store.ledger.save("ROOT_REPO", {"ROOT_REPO:/a.py": 1})
+        raise RuntimeError("the next step failed")
+
+
+def test_a_failing_decision_leaves_nothing_behind(store):
+    with pytest.raises(RuntimeError):
+        decide_and_fail(store)
+
+    assert (store.contracts.get("ct-1"), store.ledger.load("ROOT_REPO")) == (None, {})
+
+
+def test_evidence_is_found_once_stored(store):
+    ref = store.evidence.put("close", "ct-1", "{}")
+
+    assert (ref, store.evidence.find("close", "ct-1"), store.evidence.find("close", "ct-2")) == (
+        "evidence:close/ct-1",
+        "evidence:close/ct-1",
+        None,
+    )
+
+
+def test_an_untouched_audit_chain_verifies(store):
+    for code in ("A-1", "A-2", "A-3"):
+        store.audit.append(entry(code))
+
+    assert [row.entry.code for row in store.audit.rows()] == ["A-1", "A-2", "A-3"]
+    assert store.audit.verify() == []
+
+
+def sqlite_db(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path)
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[SqliteState]:
+    state = SqliteState(tmp_path / "ck3raven.db")
+    for code in ("A-1", "A-2", "A-3"):
+        state.audit.append(entry(code))
+    yield state
+    state.close()
+
+
+def test_a_deleted_audit_row_is_detected(sqlite_store):
+    with sqlite_db(sqlite_store.path) as db:
+        db.execute("DELETE FROM audit WHERE seq = 2")
+
+    assert sqlite_store.audit.verify() == ["row 3: the row before it is missing or was changed"]
+
+
+def test_an_edited_audit_row_is_detected(sqlite_store):
+    with sqlite_db(sqlite_store.path) as db:
+        db.execute("UPDATE audit SET entry = replace(entry, 'A-2', 'A-9') WHERE seq = 2")
+
+    assert sqlite_store.audit.verify() == ["row 2: its content was changed"]
+
+
+def test_a_deleted_last_audit_row_is_detected(sqlite_store):
+    with sqlite_db(sqlite_store.path) as db:
+        db.execute("DELETE FROM audit WHERE seq = 3")
+
+    assert sqlite_store.audit.verify() == ["the log ends at row 2, but row 3 was written last"]
+
+
+def test_a_row_edited_outside_the_server_is_not_a_genuine_contract(tmp_path: Path):
+    from domain.contracts import records
+
+    signer = HmacSigner()
+    state = SqliteState(tmp_path / "ck3raven.db")
+    state.contracts.put(records.sign(contract(), signer))
+    with sqlite_db(tmp_path / "ck3raven.db") as db:
+        db.execute("UPDATE contracts SET record = replace(record, 'a.py\", null', 'a.py\", \"f00d\"')")
+
+    edited = state.contracts.get("ct-1")
+    assert edited.baseline_snapshot == (("ROOT_REPO:/a.py", "f00d"),)
+    assert not records.genuine(edited, signer)
+
+
+def test_a_database_newer_than_the_code_is_refused(tmp_path: Path):
+    SqliteState(tmp_path / "ck3raven.db").close()
+    with sqlite3.connect(tmp_path / "ck3raven.db") as db:
+        db.execute("INSERT INTO schema_migrations VALUES (99, 'later')")
+
+    with pytest.raises(Unavailable):
+        SqliteState(tmp_path / "ck3raven.db")
+
+
+def test_the_database_file_is_private(tmp_path: Path):
+    SqliteState(tmp_path / "state" / "ck3raven.db").close()
+
+    assert (tmp_path / "state" / "ck3raven.db").stat().st_mode & 0o077 == 0
+
+
+def test_a_renamed_status_keeps_its_record(store):
+    store.contracts.put(contract())
+    store.contracts.put(evolve(contract(), status="cancelled"))
+
+    assert [r.status for r in store.contracts.all()] == ["cancelled"]
+
+
+def test_an_older_copy_written_back_over_a_consumed_approval_is_no_record(tmp_path: Path):
+    from tests.state_db import record, write_record
+
+    state = SqliteState(tmp_path / "ck3raven.db")
+    authority = Authority(state.approvals, FakeClock(), CountingIds(), HmacSigner())
+    asked = approvals.request(authority, "mode", b"session:s\nmode:ck3lens", "switch")
+    approvals.human_decision(authority, asked.approval_id, approve=True)
+    approved = record(tmp_path, "approvals", asked.approval_id)
+    first, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
+    write_record(tmp_path, "approvals", asked.approval_id, approved)
+
+    again, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
+
+    assert (first, again) == (State.APPROVED, State.PENDING)
+    assert state.approvals.get(asked.approval_id) is None
