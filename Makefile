@@ -53,6 +53,8 @@ bench: $(STAMP)  ## start-up, per-call overhead and ck3_dir against their floors
 	$(BIN)/python bench/files.py
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/contracts.py
+	$(BIN)/python bench/stored_contracts.py
+	$(BIN)/python bench/kill_state.py
 
 bench-peers: $(STAMP)  ## the MCP reference filesystem server (npm) on the same world, same run
 	$(BIN)/python bench/peers.py

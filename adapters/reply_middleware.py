@@ -8,6 +8,7 @@ is logged and never changes the reply (the work it describes has happened).
 """
 
 import json
+from collections.abc import Mapping
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from time import perf_counter
@@ -175,30 +176,32 @@ class ReplyMiddleware(Middleware):
 _TARGET_KEYS = ("address", "staged", "paths", "targets", "files")
 
 
-def _targets(data: dict[str, Any]) -> tuple[str, ...]:
+def _targets(data: Mapping[str, Any]) -> tuple[str, ...]:
     """The canonical addresses a reply names (the server spelled them; agent text is never kept)."""
     found: list[str] = []
     for key in _TARGET_KEYS:
         value = data.get(key)
-        items = value if isinstance(value, list) else [value]
+        items = value if isinstance(value, list | tuple) else [value]  # reply data is frozen: tuples
         found += [item for item in items if isinstance(item, str) and is_address(item)]
         found += [
             item["address"]
             for item in items
-            if isinstance(item, dict) and isinstance(item.get("address"), str) and is_address(item["address"])
+            if isinstance(item, Mapping)
+            and isinstance(item.get("address"), str)
+            and is_address(item["address"])
         ]
     return tuple(dict.fromkeys(found))
 
 
-def _notes(data: dict[str, Any]) -> tuple[str, ...]:
+def _notes(data: Mapping[str, Any]) -> tuple[str, ...]:
     """Persistent carry-over (law §13.4: a file left out of a second open) named in an open's reply."""
     section = data.get("carry_over")
-    clusters = section.get("clusters", {}) if isinstance(section, dict) else {}
+    clusters = section.get("clusters", {}) if isinstance(section, Mapping) else {}
     return tuple(
         f"persistent carry-over: {item['address']} (left out of {item['opens']} opens)"
         for items in clusters.values()
         for item in items
-        if isinstance(item, dict) and isinstance(item.get("opens"), int) and item["opens"] >= PERSISTENT
+        if isinstance(item, Mapping) and isinstance(item.get("opens"), int) and item["opens"] >= PERSISTENT
     )
 
 

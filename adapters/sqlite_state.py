@@ -154,13 +154,14 @@ class _Records(Generic[R]):
     def _kept(self, rows: list[tuple[Any, ...]]) -> list[R]:
         """The records of `rows`, less any not in a final state whose id has ended: an older copy written
         back over a consumed approval or a closed contract is no record at all."""
-        ended = {str(record_id) for (record_id,) in self._state.execute("SELECT record_id FROM ended")}
         return [
             record
             for (text,) in rows
-            if (record := self._load(text)) is not None
-            and (self._final(record) or self._key(record) not in ended)
+            if (record := self._load(text)) is not None and (self._final(record) or not self._ended(record))
         ]
+
+    def _ended(self, record: R) -> bool:
+        return bool(self._state.execute("SELECT 1 FROM ended WHERE record_id = ?", (self._key(record),)))
 
     def put(self, record: R) -> None:
         with self._state.atomic():

@@ -5,7 +5,7 @@ import tempfile
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from fastmcp import FastMCP
 from starlette.types import ASGIApp
@@ -29,11 +29,32 @@ from domain.use_cases.core import Core, Defaults
 from domain.world.adapter import HIDDEN, WorldView
 from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
+from ports.approvals import ApprovalStore
+from ports.audit import AuditLog
+from ports.contracts import ContractStore
+from ports.evidence import EvidenceStore
 from ports.files import Files
+from ports.ledger import Ledger
 from ports.playsets import PlaysetStore
 from ports.signer import Signer
+from ports.transactions import Transactions
 
 DEFAULT_APPROVE: Final = "ck3raven approve {id}"
+
+
+class StateStores(Transactions, Protocol):
+    """Every state store over one transaction scope: the SQLite adapter, or the in-memory one."""
+
+    @property
+    def approvals(self) -> ApprovalStore: ...
+    @property
+    def contracts(self) -> ContractStore: ...
+    @property
+    def ledger(self) -> Ledger: ...
+    @property
+    def evidence(self) -> EvidenceStore: ...
+    @property
+    def audit(self) -> AuditLog: ...
 
 
 def leak_gate(settings: Settings, approve_command: str = DEFAULT_APPROVE) -> LeakGate:
@@ -62,6 +83,7 @@ def build_core(
     files: Files | None = None,
     signer: Signer | None = None,
     approve_command: str = DEFAULT_APPROVE,
+    stored: "StateStores | None" = None,
 ) -> Core:
     """The core for `settings`: real local files, stores in the state directory and a fresh Sigil unless
     given. Sessions start at the operator's home, mode and playset. Approval hints name `approve_command`
@@ -69,9 +91,9 @@ def build_core(
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
-    stored = SqliteState(state / "ck3raven.db")
+    stores: StateStores = stored or SqliteState(state / "ck3raven.db")
     authority = Authority(
-        stored.approvals,
+        stores.approvals,
         SystemClock(),
         RandomIds(),
         signer or HmacSigner(),
@@ -81,13 +103,13 @@ def build_core(
         files=files,
         playsets=playsets,
         authority=authority,
-        contracts=stored.contracts,
+        contracts=stores.contracts,
         history=DulwichHistory({root.value: path for root, path in settings.roots.items()}),
-        ledger=stored.ledger,
-        evidence=stored.evidence,
+        ledger=stores.ledger,
+        evidence=stores.evidence,
         leaks=leak_gate(settings, approve_command),
-        transactions=stored,
-        audit=stored.audit,
+        transactions=stores,
+        audit=stores.audit,
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))

@@ -29,6 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "decline": _decline,
         "init": _init,
         "doctor": _doctor,
+        "contracts": _contracts,
+        "audit": _audit,
     }[args.command]
     return handler(args)
 
@@ -45,8 +47,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--port", type=int, help="port for --transport http (default: [http] port, 8765)")
     commands.add_parser("policy", help="print the capability matrix (who may mutate what, on what condition)")
-    doctor = commands.add_parser("doctor", help="say which config and state directory apply, and what runs")
+    doctor = commands.add_parser(
+        "doctor", help="check the config, state directory, git, server, and one call"
+    )
     doctor.add_argument("--config", help="the config to look at")
+    listed = commands.add_parser(
+        "contracts", help="open and recent contracts, with targets, status and expiry"
+    )
+    listed.add_argument("--config", help="the config the server runs with")
+    listed.add_argument("--all", action="store_true", help="every stored contract")
+    listed.add_argument("--json", action="store_true", help="JSON instead of lines")
+    trail = commands.add_parser("audit", help="the audit log: one row per tool call")
+    trail.add_argument("--config", help="the config the server runs with")
+    trail.add_argument("--contract", help="only rows of this contract")
+    trail.add_argument("--since", help="only rows since WHEN (ISO 8601, or 30m, 12h, 7d)")
+    trail.add_argument("--code", help="only codes matching PATTERN (e.g. 'EN-*')")
+    trail.add_argument("--json", action="store_true", help="JSON instead of lines")
+    trail.add_argument(
+        "--verify", action="store_true", help="check the hash chain instead (exit 1 if broken)"
+    )
     listing = commands.add_parser(
         "approvals", help="list the approval requests a running server is waiting on"
     )
@@ -340,34 +359,54 @@ def render_codes(fmt: str) -> str:
     return "\n".join(f"{r['code']:<16} {r['template']}" for r in rows)
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
-
-
 def _doctor(args: argparse.Namespace) -> int:
-    """The operator's view of this configuration: files, the running server, the HTTP token."""
-    from adapters.server_lock import running
+    from app import reports
 
     found = config_path(args.config, os.environ)
     try:
         settings = settings_from(args)
     except ConfigError as exc:
-        print(f"config: {found or 'none found'}\nproblem: {exc}")
-        return 2
-    state = settings.state_path(os.environ)
-    holder = running(state)
-    token = state / "http_token"
-    lines = [
-        f"config: {found}",
-        f"state directory: {state}",
-        "roots: " + ", ".join(f"{root.value}={path}" for root, path in sorted(settings.roots.items())),
-        f"mode at start: {settings.mode.value if settings.mode else 'none'}",
-        "server: "
-        + (f"running (pid {holder.get('pid')}, {holder.get('transport')})" if holder else "not running"),
-    ]
-    if settings.http.token is not None:
-        lines.append("http token: the one in the config")
-    elif token.is_file():
-        lines.append(f"http token: {token.read_text(encoding='utf-8').strip()} (in {token})")
+        print(f"PROBLEM config {found or '(none found)'}: {exc}")
+        return 1
+    lines, status = reports.doctor(settings, found, os.environ)
     print("\n".join(lines))
+    return status
+
+
+def _contracts(args: argparse.Namespace) -> int:
+    from app import reports
+
+    try:
+        settings = settings_from(args)
+    except ConfigError as exc:
+        print(f"ck3raven: {exc}", file=sys.stderr)
+        return 2
+    print(reports.contracts(settings, everything=args.all, as_json=args.json))
     return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from app import reports
+
+    try:
+        settings = settings_from(args)
+        text, status = reports.audit(
+            settings,
+            contract=args.contract,
+            since=args.since,
+            code=args.code,
+            as_json=args.json,
+            verify=args.verify,
+        )
+    except ConfigError as exc:
+        print(f"ck3raven: {exc}", file=sys.stderr)
+        return 2
+    except ValueError:
+        print("ck3raven: --since takes an ISO 8601 time or a span such as 30m, 12h, 7d", file=sys.stderr)
+        return 2
+    print(text)
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -243,8 +243,8 @@ def test_doctor_names_the_running_server_and_shows_the_http_token(served):
         [CK3RAVEN, "doctor", "--config", str(config)], capture_output=True, text=True, timeout=60, check=True
     ).stdout
 
-    assert "server: running (pid " in shown
-    assert f"http 127.0.0.1:{port})" in shown
+    assert "a server runs on it: pid " in shown
+    assert f", http 127.0.0.1:{port}" in shown
     assert f"http token: {token}" in shown
 
 
@@ -293,7 +293,7 @@ def test_a_terminated_http_server_removes_its_socket_and_token_and_frees_its_loc
         assert status == 0
         assert not (state / "approvals.sock").exists()
         assert not (state / "http_token").exists()
-        assert "server: not running" in shown
+        assert "no server runs on this state directory" in shown
     finally:
         shutil.rmtree(short, ignore_errors=True)
 

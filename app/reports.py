@@ -1,0 +1,220 @@
+"""The operator's views of a configuration's state: `ck3raven contracts`, `audit` and `doctor`.
+
+They read the state database (a running server may keep writing: WAL lets both go on) and never change
+it; `doctor`'s self-test runs one call through the real server over an in-memory state.
+"""
+
+import fnmatch
+import json
+import logging
+import os
+import re
+import shutil
+import stat
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from adapters.server_lock import running
+from adapters.sqlite_state import SqliteState
+from app.config import Settings
+from ports.audit import AuditRow
+from ports.contracts import ContractRecord
+
+RECENT = 10
+"""How many ended contracts `ck3raven contracts` shows besides the open ones (all with --all)."""
+
+
+def _state(settings: Settings) -> SqliteState | None:
+    database = settings.state_path(os.environ) / "ck3raven.db"
+    return SqliteState(database) if database.is_file() else None
+
+
+def contracts(settings: Settings, *, everything: bool, as_json: bool) -> str:
+    """Open contracts and the most recent ended ones (or all), newest first."""
+    state = _state(settings)
+    stored = state.contracts.all() if state else []
+    now = datetime.now(UTC)
+    shown = sorted(stored, key=lambda r: r.created_at, reverse=True)
+    if not everything:
+        ended = [r for r in shown if r.status != "open"][:RECENT]
+        shown = [r for r in shown if r.status == "open" or r in ended]
+    if as_json:
+        return json.dumps([_contract_row(record, now) for record in shown], indent=1)
+    if not shown:
+        return "no contracts"
+    return "\n".join(
+        f"{r.contract_id}  {_contract_row(r, now)['status']:<9} {r.root_category:<18} until {r.expires_at}  "
+        + ", ".join(target.address for target in r.targets)
+        for r in shown
+    )
+
+
+def _contract_row(record: ContractRecord, now: datetime) -> dict[str, object]:
+    expired = record.status == "open" and now >= datetime.fromisoformat(record.expires_at)
+    return {
+        "contract_id": record.contract_id,
+        "status": "expired" if expired else record.status,
+        "root": record.root_category,
+        "operations": list(record.operations),
+        "targets": [target.address for target in record.targets],
+        "created_at": record.created_at,
+        "expires_at": record.expires_at,
+        "closed_at": record.closed_at,
+        "session_id": record.session_id,
+        "renewed_from": record.renewed_from,
+    }
+
+
+def audit(  # noqa: PLR0913 - one parameter per command-line filter
+    settings: Settings,
+    *,
+    contract: str | None,
+    since: str | None,
+    code: str | None,
+    as_json: bool,
+    verify: bool,
+) -> tuple[str, int]:
+    """The audit rows that pass the filters (or the chain check); the exit status goes with it."""
+    state = _state(settings)
+    if state is None:
+        return "no audit log yet", 0
+    if verify:
+        problems = state.audit.verify()
+        count = len(state.audit.rows())
+        return ("\n".join(problems), 1) if problems else (f"OK: {count} rows, chain intact", 0)
+    start = _since(since) if since else None
+    rows = [
+        row
+        for row in state.audit.rows()
+        if (contract is None or row.entry.contract_id == contract)
+        and (start is None or datetime.fromisoformat(row.entry.at) >= start)
+        and (code is None or fnmatch.fnmatchcase(row.entry.code, code))
+    ]
+    if as_json:
+        return json.dumps([_audit_json(row) for row in rows], indent=1), 0
+    return "\n".join(_audit_line(row) for row in rows) or "no matching rows", 0
+
+
+def _since(text: str) -> datetime:
+    """An ISO 8601 time, or a span back from now: 30m, 12h, 7d."""
+    span = re.fullmatch(r"(\d+)([mhd])", text)
+    if span:
+        unit = {"m": "minutes", "h": "hours", "d": "days"}[span.group(2)]
+        return datetime.now(UTC) - timedelta(**{unit: int(span.group(1))})
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _audit_json(row: AuditRow) -> dict[str, object]:
+    entry = row.entry
+    return {
+        "seq": row.seq,
+        "at": entry.at,
+        "session_id": entry.session_id,
+        "trace_id": entry.trace_id,
+        "tool": entry.tool,
+        "command": entry.command,
+        "targets": list(entry.targets),
+        "reply_type": entry.reply_type,
+        "code": entry.code,
+        "contract_id": entry.contract_id,
+        "approval_id": entry.approval_id,
+        "duration_ms": entry.duration_ms,
+        "notes": list(entry.notes),
+        "digest": row.digest,
+    }
+
+
+def _audit_line(row: AuditRow) -> str:
+    entry = row.entry
+    what = f"{entry.tool} {entry.command or ''}".strip()
+    extra = " ".join(filter(None, [entry.contract_id, entry.approval_id, *entry.notes]))
+    targets = " ".join(entry.targets)
+    return f"{row.seq:>6} {entry.at[:19]} {entry.reply_type} {entry.code:<15} {what:<22} {targets} {extra}"
+
+
+def doctor(settings: Settings, config: Path | None, environ: Mapping[str, str]) -> tuple[list[str], int]:
+    """One line per check, `OK` or `PROBLEM` with what to do; the exit status is 1 when any failed."""
+    state = settings.state_path(environ)
+    checks = [
+        (True, f"config {config} is valid; roots exist and are disjoint"),
+        _state_directory(state),
+        _git(),
+        _detected(settings),
+        _server(state),
+        _token(settings, state),
+        _self_test(settings),
+    ]
+    lines = [f"{'OK     ' if ok else 'PROBLEM'} {text}" for ok, text in checks]
+    return lines, 0 if all(ok for ok, _ in checks) else 1
+
+
+def _state_directory(state: Path) -> tuple[bool, str]:
+    if not state.exists():
+        return True, f"state directory {state} will be made (0700) at the first start"
+    mode = stat.S_IMODE(state.stat().st_mode)
+    if mode & 0o077:
+        return False, f"state directory {state} is {oct(mode)}: run `chmod 700 {state}`"
+    return True, f"state directory {state} is private (0700)"
+
+
+def _git() -> tuple[bool, str]:
+    try:
+        import dulwich
+    except ImportError:  # pragma: no cover - a dependency of the package
+        return False, "dulwich is missing: reinstall ck3raven"
+    cli = shutil.which("git")
+    return True, f"git history through dulwich {dulwich.__version__}" + (
+        "" if cli else " (no git CLI: not needed)"
+    )
+
+
+def _detected(settings: Settings) -> tuple[bool, str]:
+    wanted = ("ROOT_GAME", "ROOT_STEAM", "ROOT_USER_DOCS")
+    missing = [name for name in wanted if name not in {root.value for root in settings.roots}]
+    if missing:
+        return True, f"not configured: {', '.join(missing)} (`ck3raven init` looks for them)"
+    return True, "CK3 folders configured: " + ", ".join(wanted)
+
+
+def _server(state: Path) -> tuple[bool, str]:
+    holder = running(state)
+    if holder is None:
+        return True, "no server runs on this state directory"
+    return True, f"a server runs on it: pid {holder.get('pid')}, {holder.get('transport')}"
+
+
+def _token(settings: Settings, state: Path) -> tuple[bool, str]:
+    token = state / "http_token"
+    if settings.http.token is not None:
+        return True, "http token: set in the config"
+    if token.is_file():
+        return True, f"http token: {token.read_text(encoding='utf-8').strip()} (in {token})"
+    return True, f"http token: made at the next `serve --transport http`, kept in {token}"
+
+
+def _self_test(settings: Settings) -> tuple[bool, str]:
+    """One `ck3_dir pwd` through the real server and middleware, over an in-memory state."""
+    import anyio
+    from fastmcp import Client
+
+    from adapters.log_setup import configure_logging
+    from adapters.memory_state import MemoryState
+    from app.bootstrap import build, build_core
+
+    configure_logging(None, level=logging.WARNING)  # the call's log line is not part of the report
+
+    async def call() -> dict[str, object]:
+        core = build_core(settings, stored=MemoryState())
+        async with Client(build(settings, core=core)) as client:
+            result = await client.call_tool("ck3_dir", {"command": "pwd"}, raise_on_error=False)
+        return dict(result.structured_content or {})
+
+    try:
+        answer = anyio.run(call)
+    except Exception as exc:  # noqa: BLE001 - the operator is told what failed, whatever it was
+        return False, f"self-test: the server could not answer ({type(exc).__name__}: {exc})"
+    if answer.get("code") != "MCP-CFG-S-001":
+        return False, f"self-test: pwd answered {answer.get('code')}, expected MCP-CFG-S-001"
+    return True, f"self-test: pwd answered {answer.get('code')} through the real server"

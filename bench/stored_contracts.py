@@ -1,0 +1,91 @@
+"""A governed write (resolve, enforce against the session's open contract, atomic write) with 0, 1,000
+and 10,000 other contracts in the state database: the cost must stay flat, since the governing contract
+is found by its id. The floor, measured in the same run, is the same write through the Files adapter
+alone (no governance). Medians over repeats, in-process through the real core.
+"""
+
+import argparse
+import sys
+import tempfile
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import median_ms
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from attrs import evolve
+
+from adapters.local_files import LocalFiles
+from adapters.sqlite_state import SqliteState
+from app.bootstrap import build_core
+from app.config import Settings
+from domain.contracts.lifecycle import OpenRequest
+from domain.session import Session
+from domain.use_cases.contract_work import Open
+from domain.use_cases.core import Core
+from domain.use_cases.file_access import Write
+from domain.use_cases.request import Handler
+from domain.vocabulary import Mode, RootCategory
+from ports.contracts import TargetRecord
+from ports.files import Location
+
+
+def world(base: Path, stored: int) -> tuple[Core, Session, LocalFiles]:
+    """A core over a fresh repo root and state holding `stored` other (closed) contracts, with one open."""
+    repo = base / "repo"
+    repo.mkdir()
+    settings = Settings(
+        "bench",
+        {RootCategory.ROOT_REPO: repo},
+        RootCategory.ROOT_REPO,
+        Mode.CK3RAVEN_DEV,
+        state_dir=base / "state",
+    )
+    state = SqliteState(base / "state" / "ck3raven.db")
+    core = build_core(settings, stored=state)
+    session = core.start_session("bench")
+    request = OpenRequest(
+        "ROOT_REPO", "bench", ("WRITE",), (TargetRecord("ROOT_REPO:/a.txt", "add"),), "write a", "bench", 60
+    )
+    opened = core.answer(session, _handler("open"), Open(request))
+    assert opened.code == "CT-GATE-S-001", opened.code
+    record = state.contracts.get(str(session.contract_id))
+    assert record is not None
+    with state.atomic():
+        for number in range(stored):
+            state.contracts.put(
+                evolve(record, contract_id=f"ct-old{number:05}", session_id="other", status="closed")
+            )
+    return core, session, LocalFiles({"ROOT_REPO": repo})
+
+
+def _handler(command: str) -> Handler[Any]:
+    from adapters.tool_routes import ROUTES
+
+    return ROUTES["ck3_contract"][command].handler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=200)
+    args = parser.parse_args()
+    from adapters.tool_routes import ROUTES
+
+    write = ROUTES["ck3_file"]["write"].handler
+    print(f"{'stored contracts':>16} {'floor ms':>9} {'governed ms':>12} {'ratio':>6}")
+    for stored in (0, 1_000, 10_000):
+        with tempfile.TemporaryDirectory() as folder:
+            core, session, files = world(Path(folder), stored)
+            body = Write("ROOT_REPO:/a.txt", "x" * 100)
+            governed = median_ms(partial(core.answer, session, write, body), args.repeats)
+            floor = median_ms(
+                partial(files.write, Location("ROOT_REPO", ("a.txt",)), b"x" * 100), args.repeats
+            )
+            print(f"{stored:>16} {floor:>9.3f} {governed:>12.3f} {governed / floor:>6.1f}")
+
+
+if __name__ == "__main__":
+    main()

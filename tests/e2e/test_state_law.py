@@ -1,0 +1,167 @@
+"""The law over the state store, through the real server in memory: escalation per (root, file), signed
+baselines, renewal of expired contracts only, a close that stands on its evidence, an audit row per call."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from adapters.memory_state import MemoryState
+from app.bootstrap import build, build_core
+from app.config import Settings
+from domain.vocabulary import Mode, RootCategory
+from ports.errors import Unavailable
+from tests.state_db import record, write_record
+from tests.worlds import small_git_repo
+
+pytestmark = pytest.mark.anyio
+R = RootCategory
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    repo, data = small_git_repo(tmp_path)
+    return Settings("test", {R.ROOT_REPO: repo, R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV)
+
+
+def contract(root: str, address: str) -> dict[str, Any]:
+    return {
+        "command": "open",
+        "root_category": root,
+        "intent": "Work",
+        "work_declaration": "Edit the named file",
+        "operations": ["WRITE"],
+        "targets": [{"address": address, "edit_kind": "add"}],
+    }
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    return dict(result.structured_content)
+
+
+async def test_escalation_counts_per_root_and_file_when_opens_alternate_between_roots(settings: Settings):
+    async with Client(build(settings)) as client:
+        await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/b.py"))
+        await call(client, "ck3_file", {"command": "write", "path": "ROOT_REPO:/src/b.py", "content": "b\n"})
+        await call(client, "ck3_contract", {"command": "cancel"})
+        seen = []
+        for _ in range(3):
+            repo_open = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/a.py"))
+            seen.append((repo_open["code"], repo_open["data"]["carry_over"]["severity"]))
+            await call(client, "ck3_contract", {"command": "cancel"})
+            await call(
+                client, "ck3_contract", contract("ROOT_CK3RAVEN_DATA", "ROOT_CK3RAVEN_DATA:/wip/x.txt")
+            )
+            await call(client, "ck3_contract", {"command": "cancel"})
+
+    assert seen == [
+        ("CT-GATE-S-001", "informational"),
+        ("CT-GATE-S-001", "warning"),
+        ("CT-GATE-I-008", "required"),
+    ]
+
+
+async def test_persistent_carry_over_is_recorded_in_the_audit_log(settings: Settings):
+    stored = MemoryState()
+    core = build_core(settings, stored=stored)
+    async with Client(build(settings, core=core)) as client:
+        await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/b.py"))
+        await call(client, "ck3_file", {"command": "write", "path": "ROOT_REPO:/src/b.py", "content": "b\n"})
+        await call(client, "ck3_contract", {"command": "cancel"})
+        for _ in range(2):
+            await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/a.py"))
+            await call(client, "ck3_contract", {"command": "cancel"})
+
+    notes = [note for row in stored.audit.rows() for note in row.entry.notes]
+    assert notes == ["persistent carry-over: ROOT_REPO:/src/b.py (left out of 2 opens)"]
+
+
+async def test_every_call_leaves_one_audit_row_with_its_outcome_and_targets(settings: Settings):
+    stored = MemoryState()
+    core = build_core(settings, stored=stored)
+    async with Client(build(settings, core=core)) as client:
+        opened = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py"))
+        await call(
+            client, "ck3_file", {"command": "write", "path": "ROOT_REPO:/src/new.py", "content": "x\n"}
+        )
+        await call(
+            client, "ck3_file", {"command": "write", "path": "ROOT_REPO:/.github/ci.yml", "content": "x\n"}
+        )
+        await call(client, "nope", {})
+
+    rows = [(r.entry.tool, r.entry.command, r.entry.code, r.entry.targets) for r in stored.audit.rows()]
+    assert rows == [
+        ("ck3_contract", "open", "CT-GATE-S-001", ("ROOT_REPO:/src/new.py",)),
+        ("ck3_file", "write", "WA-WRITE-S-001", ("ROOT_REPO:/src/new.py",)),
+        ("ck3_file", "write", "EN-WRITE-D-005", ("ROOT_REPO:/.github/ci.yml",)),
+        ("<unknown>", None, "MCP-VAL-I-002", ()),
+    ]
+    assert {r.entry.contract_id for r in stored.audit.rows()[:3]} == {opened["data"]["contract_id"]}
+    assert stored.audit.verify() == []
+
+
+async def test_an_edited_baseline_snapshot_makes_the_contract_inert(tmp_path: Path, state_home: Path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.txt").write_text("a\n", encoding="utf-8")
+    settings = Settings("test", {R.ROOT_REPO: plain}, R.ROOT_REPO, Mode.CK3RAVEN_DEV)
+    async with Client(build(settings)) as client:
+        opened = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/a.txt"))
+        contract_id = opened["data"]["contract_id"]
+        stored = record(state_home, "contracts", contract_id)
+        stored["baseline_snapshot"] = [["ROOT_REPO:/a.txt", "0" * 64]]
+        write_record(state_home, "contracts", contract_id, stored)
+        status = await call(client, "ck3_contract", {"command": "status"})
+
+    assert opened["code"] == "CT-GATE-S-001"
+    assert status["data"]["active"] is None
+
+
+@pytest.mark.parametrize("ending", ["cancel", "close"])
+async def test_a_cancelled_or_closed_contract_cannot_be_renewed(settings: Settings, ending: str):
+    async with Client(build(settings)) as client:
+        opened = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py"))
+        await call(client, "ck3_contract", {"command": ending})
+        renewed = await call(
+            client, "ck3_contract", {"command": "renew", "contract_id": opened["data"]["contract_id"]}
+        )
+
+    assert renewed["code"] == "CT-GATE-I-006"
+    assert "only an expired contract is renewed" in renewed["data"]["problem"]
+
+
+class _NoEvidence:
+    def put(self, kind: str, name: str, document: str) -> str:
+        raise Unavailable("the evidence store is full")
+
+    def find(self, kind: str, name: str) -> str | None:
+        return None
+
+
+async def test_a_close_whose_evidence_cannot_be_stored_is_an_error_and_the_contract_stays_open(
+    settings: Settings,
+):
+    stored = MemoryState()
+    stored.evidence = _NoEvidence()  # type: ignore[assignment]
+    core = build_core(settings, stored=stored)
+    async with Client(build(settings, core=core)) as client:
+        opened = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py"))
+        closed = await call(client, "ck3_contract", {"command": "close"})
+        status = await call(client, "ck3_contract", {"command": "status"})
+
+    assert closed["code"] == "CT-GATE-E-002"
+    assert status["data"]["active"]["contract_id"] == opened["data"]["contract_id"]
+
+
+async def test_status_after_a_close_names_its_evidence(settings: Settings):
+    async with Client(build(settings)) as client:
+        opened = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py"))
+        await call(client, "ck3_contract", {"command": "close"})
+        status = await call(client, "ck3_contract", {"command": "status"})
+
+    contract_id = opened["data"]["contract_id"]
+    assert status["data"]["active"] is None
+    assert status["data"]["last_closed"]["contract_id"] == contract_id
+    assert status["data"]["last_closed"]["evidence"] == f"evidence:close/{contract_id}"

@@ -1,0 +1,132 @@
+"""The operator's views: `ck3raven contracts`, `audit` (with --verify) and `doctor`, on real state."""
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from adapters.sqlite_state import SqliteState
+from app.cli import main
+from ports.audit import AuditEntry
+from tests.e2e.stdio import write_config
+
+
+def entry(code: str, contract_id: str | None = None) -> AuditEntry:
+    return AuditEntry(
+        at="2026-11-26T00:00:00+00:00",
+        session_id="s",
+        trace_id="t",
+        tool="ck3_file",
+        command="write",
+        targets=("ROOT_REPO:/a.txt",),
+        reply_type="S",
+        code=code,
+        contract_id=contract_id,
+        approval_id=None,
+        duration_ms=1.0,
+    )
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    (tmp_path / "repo").mkdir()
+    path = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
+    state = SqliteState(tmp_path / "state" / "ck3raven.db")
+    for code, contract in (("WA-WRITE-S-001", "ct-1"), ("EN-WRITE-D-002", None), ("WA-WRITE-S-001", "ct-2")):
+        state.audit.append(entry(code, contract))
+    state.close()
+    return path
+
+
+def test_audit_filters_by_code_pattern_and_contract(config: Path, capsys):
+    status = main(["audit", "--config", str(config), "--code", "WA-*", "--contract", "ct-2", "--json"])
+
+    rows = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert [(row["code"], row["contract_id"]) for row in rows] == [("WA-WRITE-S-001", "ct-2")]
+
+
+def test_audit_verify_holds_on_an_untouched_log(config: Path, capsys):
+    status = main(["audit", "--config", str(config), "--verify"])
+
+    assert (status, capsys.readouterr().out.strip()) == (0, "OK: 3 rows, chain intact")
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "DELETE FROM audit WHERE seq = 2",
+        "UPDATE audit SET entry = replace(entry, 'D-002', 'S-001') WHERE seq = 2",
+    ],
+)
+def test_audit_verify_detects_a_deleted_or_edited_row(config: Path, capsys, tamper: str):
+    with sqlite3.connect(config.parent / "state" / "ck3raven.db") as db:
+        db.execute(tamper)
+
+    status = main(["audit", "--config", str(config), "--verify"])
+
+    assert status == 1
+    assert "row" in capsys.readouterr().out
+
+
+def test_audit_since_refuses_a_time_it_cannot_read(config: Path, capsys):
+    assert main(["audit", "--config", str(config), "--since", "yesterday"]) == 2
+
+
+def test_contracts_says_so_when_there_are_none(config: Path, capsys):
+    assert main(["contracts", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.strip() == "no contracts"
+
+
+def test_doctor_on_a_good_config_passes_every_check_including_a_call_through_the_server(config: Path, capsys):
+    status = main(["doctor", "--config", str(config)])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 0
+    assert all(line.startswith("OK") for line in lines)
+    assert any("self-test: pwd answered MCP-CFG-S-001" in line for line in lines)
+
+
+def test_doctor_on_a_broken_config_names_the_problem(tmp_path: Path, capsys):
+    config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "missing"})
+
+    status = main(["doctor", "--config", str(config)])
+
+    out = capsys.readouterr().out
+    assert status == 1
+    assert out.startswith("PROBLEM config")
+    assert "is not an existing folder" in out
+
+
+def test_doctor_flags_a_state_directory_others_can_read(config: Path, capsys):
+    (config.parent / "state").chmod(0o755)
+
+    status = main(["doctor", "--config", str(config)])
+
+    assert status == 1
+    assert "chmod 700" in capsys.readouterr().out
+
+
+def test_contracts_lists_open_ones_and_marks_an_open_one_past_its_expiry(config: Path, capsys):
+    from attrs import evolve
+
+    from tests.integration.test_state_store import contract
+
+    state = SqliteState(config.parent / "state" / "ck3raven.db")
+    state.contracts.put(evolve(contract("ct-old"), expires_at="2000-01-01T00:00:00+00:00"))
+    state.contracts.put(
+        evolve(
+            contract("ct-new"), created_at="2026-11-26T01:00:00+00:00", expires_at="2999-01-01T00:00:00+00:00"
+        )
+    )
+    state.close()
+
+    status = main(["contracts", "--config", str(config), "--json"])
+
+    rows = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert [(row["contract_id"], row["status"], row["targets"]) for row in rows] == [
+        ("ct-new", "open", ["ROOT_REPO:/a.py"]),
+        ("ct-old", "expired", ["ROOT_REPO:/a.py"]),
+    ]
