@@ -55,6 +55,7 @@ bench: $(STAMP)  ## start-up, per-call overhead and ck3_dir against their floors
 	$(BIN)/python bench/contracts.py
 	$(BIN)/python bench/stored_contracts.py
 	$(BIN)/python bench/kill_state.py
+	$(BIN)/python bench/kill_writes.py
 
 bench-peers: $(STAMP)  ## the MCP reference filesystem server (npm) on the same world, same run
 	$(BIN)/python bench/peers.py

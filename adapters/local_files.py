@@ -8,8 +8,10 @@ live only inside this module.
 
 import errno
 import os
+import re
 import secrets
 import stat
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -37,7 +39,12 @@ class LocalFiles(Files):
     """The roots on the local disk, pinned at construction."""
 
     def __init__(self, roots: Mapping[str, Path]) -> None:
-        self._roots = {name: _PinnedRoot(Path(path)) for name, path in roots.items()}
+        self._roots = {}
+        for name, path in roots.items():
+            try:
+                self._roots[name] = _PinnedRoot(Path(path))
+            except Unavailable as exc:  # the operator is told which root (this never reaches an agent)
+                raise Unavailable(f"{name} cannot be opened ({exc.__cause__ or exc})") from exc
 
     def close(self) -> None:
         for root in self._roots.values():
@@ -108,6 +115,16 @@ class LocalFiles(Files):
     ) -> Iterator[tuple[str, ...]]:
         with self._dir(location) as fd:
             yield from _walk(fd, (), depth, keep)
+
+    def sweep(self, older_than: float = 60.0) -> int:
+        """Remove the temporary files of writes that never finished (a crash, a kill), in every root; only
+        ones older than `older_than` seconds, so a write in flight keeps its own. How many went."""
+        removed = 0
+        cutoff = time.time() - older_than
+        for name in self._roots:
+            with suppress(Unavailable, NotFound), self._dir(Location(name)) as fd:
+                removed += _sweep(fd, cutoff)
+        return removed
 
     # ------------------------------------------------------------------ descriptor walking
 
@@ -183,8 +200,12 @@ def _replaceable_mode(name: str, parent: int) -> int:
     return stat.S_IMODE(info.st_mode)
 
 
+TEMP_SUFFIX = ".ck3raven-tmp"
+_TEMP = re.compile(r"\.[0-9a-f]{16}\.ck3raven-tmp")
+
+
 def _replace_atomically(parent: int, name: str, data: bytes, mode: int) -> None:
-    temp = f".{secrets.token_hex(8)}.ck3raven-tmp"
+    temp = f".{secrets.token_hex(8)}{TEMP_SUFFIX}"
     fd = _anonymous_file(parent, mode)
     named = fd is None
     if fd is None:  # no O_TMPFILE here: an exclusive named temp file instead
@@ -197,6 +218,7 @@ def _replace_atomically(parent: int, name: str, data: bytes, mode: int) -> None:
             # give the anonymous file a name only once it is complete: a crash before leaves nothing
             os.link(f"/proc/self/fd/{fd}", temp, dst_dir_fd=parent)
         os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
+        os.fsync(parent)  # the rename itself survives a crash once the folder is on disk
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(temp, dir_fd=parent)
@@ -316,6 +338,29 @@ def _walk(
             yield from _walk(child, parts, depth - 1, keep)
         finally:
             os.close(child)
+
+
+def _sweep(fd: int, cutoff: float) -> int:
+    removed = 0
+    try:
+        with os.scandir(fd) as it:
+            entries = list(it)
+    except OSError:
+        return 0
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            with suppress(OSError):
+                child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
+                try:
+                    removed += _sweep(child, cutoff)
+                finally:
+                    os.close(child)
+        elif _TEMP.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            with suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    os.unlink(entry.name, dir_fd=fd)
+                    removed += 1
+    return removed
 
 
 def _check_segment(name: str) -> None:

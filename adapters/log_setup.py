@@ -1,37 +1,79 @@
 """structlog configuration: JSON lines to stderr (stdout is the MCP protocol) and to a log file.
 
 Called once, by the application, before the server starts. Nothing else configures logging.
+
+Logging can never break or stall a reply: a log line is handed to a bounded queue without waiting, and
+one writer thread copies it to each stream. A full queue (a client that stops reading stderr) or a stream
+that fails (a full disk, a closed pipe) drops the line and counts it; nothing is raised into a tool call.
 """
 
 import logging
 import os
+import queue
 import sys
+import threading
+import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, cast
 
 import structlog
 
+QUEUED = 10_000
+"""Log lines waiting for the writer at most; more are dropped (and counted) rather than waited for."""
 
-class _Tee:
-    """A file-like that writes each log line to several streams."""
 
-    def __init__(self, *streams: TextIO) -> None:
+class Sink:
+    """A file-like whose `write` never blocks and never raises: lines go to a writer thread."""
+
+    def __init__(self, *streams: TextIO, owned: TextIO | None = None) -> None:
         self._streams = streams
+        self._owned = owned
+        self._queue: queue.Queue[str] = queue.Queue(QUEUED)
+        self.dropped = 0
+        self.failed = 0
+        threading.Thread(target=self._drain, name="ck3raven-log", daemon=True).start()
 
     def write(self, text: str) -> int:
-        for stream in self._streams:
-            stream.write(text)
+        try:
+            self._queue.put_nowait(text)
+        except queue.Full:
+            self.dropped += 1
         return len(text)
 
     def flush(self) -> None:
-        for stream in self._streams:
-            stream.flush()
+        """Lines are flushed by the writer as it goes; a caller never waits for a stream."""
+
+    def drain(self, timeout: float = 5.0) -> None:
+        """Wait until every queued line was handed to the streams (tests, and an orderly exit)."""
+        deadline = time.monotonic() + timeout
+        while self._queue.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def close(self) -> None:
+        """Drain, then close the log file this sink opened."""
+        self.drain()
+        if self._owned is not None:
+            self._owned.close()
+
+    def _drain(self) -> None:
+        while True:
+            text = self._queue.get()
+            for stream in self._streams:
+                try:
+                    stream.write(text)
+                    stream.flush()
+                except Exception:  # noqa: BLE001 - a failing stream loses this line, nothing more
+                    self.failed += 1
+            self._queue.task_done()
 
 
-def configure_logging(log_file: Path | None, *, level: int = logging.INFO) -> TextIO | None:
-    """Route structlog (and FastMCP's stdlib records) to stderr and, when given, to `log_file`, whose open
-    handle is returned (it lives as long as the process; tests close it)."""
-    streams: list[TextIO] = [sys.stderr]
+def configure_logging(
+    log_file: Path | None, *, level: int = logging.INFO, stderr: TextIO | None = None
+) -> Sink:
+    """Route structlog (and FastMCP's stdlib records) to stderr and, when given, to `log_file`; the sink is
+    returned (it lives as long as the process; tests drain and close it). Raises OSError when the log file
+    cannot be opened: the caller says so and stops."""
+    streams: list[TextIO] = [stderr or sys.stderr]
     opened = None
     if log_file is not None:
         log_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -40,7 +82,7 @@ def configure_logging(log_file: Path | None, *, level: int = logging.INFO) -> Te
         os.fchmod(descriptor, 0o600)
         opened = os.fdopen(descriptor, "a", encoding="utf-8")
         streams.append(opened)
-    sink: Any = _Tee(*streams)
+    sink = Sink(*streams, owned=opened)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -52,8 +94,8 @@ def configure_logging(log_file: Path | None, *, level: int = logging.INFO) -> Te
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sink),
+        logger_factory=structlog.PrintLoggerFactory(file=cast("TextIO", sink)),
         cache_logger_on_first_use=False,  # True would pin module loggers to the first sink for good
     )
     logging.basicConfig(stream=sink, level=logging.WARNING, format="%(name)s %(levelname)s %(message)s")
-    return opened
+    return sink

@@ -32,7 +32,7 @@ class MemoryState:
             "evidence": {},
             "audit": [],
         }
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self._depth = 0
         self.approvals = MemoryApprovals(self)
         self.contracts = MemoryContracts(self)
@@ -42,7 +42,7 @@ class MemoryState:
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
-        with self._lock:
+        with self.lock:
             saved = copy.deepcopy(self.data) if self._depth == 0 else None
             self._depth += 1
             try:
@@ -72,10 +72,12 @@ class _Records(Generic[R]):
         return table
 
     def get(self, record_id: str) -> R | None:
-        return self._table.get(record_id)
+        with self._state.lock:  # no read sees another thread's transaction half done
+            return self._table.get(record_id)
 
     def all(self) -> list[R]:
-        return [self._table[key] for key in sorted(self._table)]
+        with self._state.lock:
+            return [self._table[key] for key in sorted(self._table)]
 
     def put(self, record: R) -> None:
         with self._state.atomic():
@@ -116,7 +118,8 @@ class MemoryLedger:
         self._state = state
 
     def load(self, root: str) -> dict[str, int]:
-        return dict(self._state.data["carry_over"].get(root, {}))
+        with self._state.lock:
+            return dict(self._state.data["carry_over"].get(root, {}))
 
     def save(self, root: str, counts: dict[str, int]) -> None:
         with self._state.atomic():
@@ -149,7 +152,8 @@ class MemoryAudit:
             rows.append(AuditRow(len(rows) + 1, entry, prev, chain(prev, text)))
 
     def rows(self) -> list[AuditRow]:
-        return list(self._state.data["audit"])
+        with self._state.lock:
+            return list(self._state.data["audit"])
 
     def verify(self) -> list[str]:
         problems = []

@@ -8,6 +8,7 @@ is logged and never changes the reply (the work it describes has happened).
 """
 
 import json
+import re
 from collections.abc import Mapping
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -116,8 +117,8 @@ class ReplyMiddleware(Middleware):
             targets=_targets(data),
             reply_type=reply.reply_type.value,
             code=reply.code,
-            contract_id=_text(data.get("contract_id")) or facts.get("contract_id"),
-            approval_id=_text(data.get("approval_id")),
+            contract_id=facts.get("contract_id") or _server_id(data.get("contract_id")),
+            approval_id=_server_id(data.get("approval_id")),
             duration_ms=round(_ms(started), 3),
             notes=_notes(data),
         )
@@ -205,8 +206,12 @@ def _notes(data: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+_SERVER_ID = re.compile(r"[a-z]{2,4}-[0-9A-Za-z_-]{1,64}")
+
+
+def _server_id(value: object) -> str | None:
+    """An id the server made (a reply may echo the agent's own text in the same field: never kept)."""
+    return value if isinstance(value, str) and _SERVER_ID.fullmatch(value) else None
 
 
 def _ms(started: float) -> float:

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final, Generic, TypeVar
 
+import structlog
+
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
 from ports.audit import AuditEntry, AuditRow
@@ -25,6 +27,7 @@ from ports.contracts import ContractRecord
 from ports.errors import Unavailable
 
 R = TypeVar("R")
+log = structlog.get_logger()
 GENESIS: Final = "0" * 64
 
 MIGRATIONS: Final = (
@@ -48,21 +51,37 @@ MIGRATIONS: Final = (
     CREATE TABLE audit_head (
         one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, digest TEXT NOT NULL);
     """,
+    """
+    CREATE TABLE quarantine (
+        kind TEXT NOT NULL, record_id TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
+        at TEXT NOT NULL DEFAULT (datetime('now')));
+    """,
 )
 """Schema steps, in order; the database records how many it has applied."""
 
 
 class SqliteState:
-    """The database at `path` (created 0600 with its folder 0700) and the stores over it."""
+    """The database at `path` (created 0600 with its folder 0700) and the stores over it. `read_only`
+    opens an existing database for the operator's views: nothing is created, migrated or quarantined."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            path.touch(mode=0o600, exist_ok=True)
-            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            if read_only:
+                self._db = sqlite3.connect(
+                    f"file:{path}?mode=ro",
+                    uri=True,
+                    check_same_thread=False,
+                    isolation_level=None,
+                    timeout=10,
+                )
+            else:
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                path.touch(mode=0o600, exist_ok=True)
+                self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
             self._migrate()
         except sqlite3.Error as exc:
             raise Unavailable("the state database cannot be opened") from exc
@@ -77,9 +96,15 @@ class SqliteState:
     def close(self) -> None:
         self._db.close()
 
+    def quarantined(self) -> list[tuple[str, str, str]]:
+        """(kind, record id, reason) of every record set aside because it could not be read."""
+        rows = self.execute("SELECT kind, record_id, reason FROM quarantine ORDER BY at")
+        return [(str(kind), str(record_id), str(reason)) for kind, record_id, reason in rows]
+
     @contextmanager
     def atomic(self) -> Iterator[None]:
-        """One transaction for everything written inside; nested blocks join the outermost."""
+        """One transaction for everything written inside; nested blocks join the outermost, so only the
+        outermost block's failure rolls back (an inner failure the outer block catches does not)."""
         with self._lock:
             outer = self._depth == 0
             if outer:
@@ -108,17 +133,25 @@ class SqliteState:
             raise Unavailable("the state database cannot be used") from exc
 
     def _migrate(self) -> None:
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)"
-        )
-        (applied,) = self._db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()
-        if applied > len(MIGRATIONS):
-            raise sqlite3.DatabaseError("the state database is newer than this ck3raven")
-        for version, step in enumerate(MIGRATIONS[applied:], start=applied + 1):
-            self._db.executescript(
-                f"BEGIN IMMEDIATE; {step}"
-            )  # left open: the step and its record commit together
-            self._db.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (version,))
+        """Apply the steps this database lacks, each in one transaction with its version row; the count is
+        read inside that transaction, so two processes opening a new database never both apply a step."""
+        if not self.read_only:
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)"
+            )
+        while True:
+            if not self.read_only:
+                self._db.execute("BEGIN IMMEDIATE")
+            (applied,) = self._db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()
+            if applied > len(MIGRATIONS):
+                raise sqlite3.DatabaseError("the state database is newer than this ck3raven")
+            if applied == len(MIGRATIONS) or self.read_only:
+                if not self.read_only:
+                    self._db.execute("COMMIT")
+                return
+            for statement in filter(str.strip, MIGRATIONS[applied].split(";")):
+                self._db.execute(statement)
+            self._db.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (applied + 1,))
             self._db.execute("COMMIT")
 
 
@@ -129,6 +162,7 @@ class _Records(Generic[R]):
     GET: str
     ALL: str
     PUT: str
+    DROP: str
 
     def __init__(self, state: SqliteState, kind: type[R]) -> None:
         self._state = state
@@ -152,13 +186,15 @@ class _Records(Generic[R]):
         return self._kept(self._state.execute(self.ALL))
 
     def _kept(self, rows: list[tuple[Any, ...]]) -> list[R]:
-        """The records of `rows`, less any not in a final state whose id has ended: an older copy written
-        back over a consumed approval or a closed contract is no record at all."""
-        return [
-            record
-            for (text,) in rows
-            if (record := self._load(text)) is not None and (self._final(record) or not self._ended(record))
-        ]
+        """The records of `rows`, less any not in a final state whose id has ended (an older copy written
+        back over a consumed approval or a closed contract is no record at all), and less any that cannot
+        be read: those are quarantined, so one corrupt row never blocks the calls that do not need it."""
+        kept = []
+        for record_id, text in rows:
+            record = self._load(str(record_id), str(text))
+            if record is not None and (self._final(record) or not self._ended(record)):
+                kept.append(record)
+        return kept
 
     def _ended(self, record: R) -> bool:
         return bool(self._state.execute("SELECT 1 FROM ended WHERE record_id = ?", (self._key(record),)))
@@ -183,17 +219,30 @@ class _Records(Generic[R]):
         if self._final(record):
             self._state.execute("INSERT INTO ended VALUES (?, ?)", (record_id, self.KEY))
 
-    def _load(self, text: str) -> R | None:
+    def _load(self, record_id: str, text: str) -> R | None:
         try:
             return structure(self._converter, json.loads(text), self._kind)
-        except (ValueError, StructureProblems):
+        except (ValueError, RecursionError, TypeError, AttributeError, StructureProblems) as exc:
+            self._quarantine(record_id, text, type(exc).__name__)
             return None  # malformed: never a record
+
+    def _quarantine(self, record_id: str, text: str, reason: str) -> None:
+        log.warning("state.quarantined", kind=self.KEY, record_id=record_id, reason=reason)
+        if self._state.read_only:  # the operator's views change nothing; the server sets it aside
+            return
+        with self._state.atomic():
+            self._state.execute(
+                "INSERT INTO quarantine (kind, record_id, record, reason) VALUES (?, ?, ?, ?)",
+                (self.KEY, record_id, text, reason),
+            )
+            self._state.execute(self.DROP, (record_id,))
 
 
 class SqliteApprovals(_Records[ApprovalRecord]):
     KEY = "approval_id"
-    GET = "SELECT record FROM approvals WHERE approval_id = ?"
-    ALL = "SELECT record FROM approvals ORDER BY approval_id"
+    GET = "SELECT approval_id, record FROM approvals WHERE approval_id = ?"
+    ALL = "SELECT approval_id, record FROM approvals ORDER BY approval_id"
+    DROP = "DELETE FROM approvals WHERE approval_id = ?"
     PUT = "INSERT OR REPLACE INTO approvals VALUES (?, ?, ?, ?, ?)"
 
     def __init__(self, state: SqliteState) -> None:
@@ -207,7 +256,8 @@ class SqliteApprovals(_Records[ApprovalRecord]):
 
     def matching(self, kind: str, payload_digest: str) -> list[ApprovalRecord]:
         rows = self._state.execute(
-            "SELECT record FROM approvals WHERE kind = ? AND payload_digest = ? ORDER BY approval_id",
+            "SELECT approval_id, record FROM approvals WHERE kind = ? AND payload_digest = ? "
+            "ORDER BY approval_id",
             (kind, payload_digest),
         )
         return self._kept(rows)
@@ -215,8 +265,9 @@ class SqliteApprovals(_Records[ApprovalRecord]):
 
 class SqliteContracts(_Records[ContractRecord]):
     KEY = "contract_id"
-    GET = "SELECT record FROM contracts WHERE contract_id = ?"
-    ALL = "SELECT record FROM contracts ORDER BY created_at, contract_id"
+    GET = "SELECT contract_id, record FROM contracts WHERE contract_id = ?"
+    ALL = "SELECT contract_id, record FROM contracts ORDER BY created_at, contract_id"
+    DROP = "DELETE FROM contracts WHERE contract_id = ?"
     PUT = "INSERT OR REPLACE INTO contracts VALUES (?, ?, ?, ?, ?)"
 
     def __init__(self, state: SqliteState) -> None:
@@ -286,11 +337,15 @@ class SqliteAudit:
             self._state.execute("INSERT OR REPLACE INTO audit_head VALUES (1, ?, ?)", (seq, digest))
 
     def rows(self) -> list[AuditRow]:
+        """Every readable row, oldest first (a row that cannot be read is skipped here; `verify` names it)."""
         found = []
         for seq, text, prev, digest in self._state.execute(
             "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
         ):
-            entry = structure(self._converter, json.loads(text), AuditEntry)
+            try:
+                entry = structure(self._converter, json.loads(text), AuditEntry)
+            except (ValueError, RecursionError, TypeError, StructureProblems):
+                continue
             found.append(AuditRow(int(seq), entry, str(prev), str(digest)))
         return found
 
@@ -309,6 +364,8 @@ class SqliteAudit:
         head = self._state.execute("SELECT seq, digest FROM audit_head")
         if head and (int(head[0][0]), str(head[0][1])) != (last_seq, prev):
             problems.append(f"the log ends at row {last_seq}, but row {head[0][0]} was written last")
+        if last_seq and not head:
+            problems.append("the record of the last row written is missing")
         return problems
 
 

@@ -2,6 +2,7 @@
 
 import os
 import tempfile
+import threading
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -114,6 +115,13 @@ def build_core(
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))
     return Core(services, Defaults(settings.home, settings.mode, settings.active_playset, view))
+
+
+def sweep_in_background(core: Core) -> None:
+    """Remove, off the request path, temporary files left by writes a crash or a kill interrupted."""
+    files = core.services.files
+    if isinstance(files, LocalFiles):
+        threading.Thread(target=files.sweep, name="ck3raven-sweep", daemon=True).start()
 
 
 def approval_channel(settings: Settings, core: Core) -> ApprovalChannel:

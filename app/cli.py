@@ -15,6 +15,7 @@ from pathlib import Path
 from app.config import ConfigError, Settings, config_path, load
 from domain.replies.registry import REGISTRY
 from domain.vocabulary import Mode, RootCategory
+from ports.errors import PortError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -102,8 +103,14 @@ def settings_from(args: argparse.Namespace) -> Settings:
 def _serve(args: argparse.Namespace) -> int:
     try:
         settings = settings_from(args)
+        settings.state_path(os.environ).expanduser()
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError:  # Path.expanduser: no HOME and no password entry to stand in for it
+        print(
+            "ck3raven: HOME is not set: set it, or give --config and state_dir as full paths", file=sys.stderr
+        )
         return 2
     # FastMCP reads these at import: no banner, no network update check, plain stderr records.
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
@@ -141,15 +148,29 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> 
     import structlog
 
     from adapters.log_setup import configure_logging
-    from app.bootstrap import approval_channel, approve_command, build, build_core, http_app, http_token
+    from app.bootstrap import (
+        approval_channel,
+        approve_command,
+        build,
+        build_core,
+        http_app,
+        http_token,
+        sweep_in_background,
+    )
 
-    configure_logging(state / "logs" / "ck3raven.log")
+    log_file = state / "logs" / "ck3raven.log"
+    try:
+        configure_logging(log_file)
+    except OSError as exc:
+        print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
+        return 2
     try:
         core = build_core(settings, approve_command=approve_command(settings, _approve_command(args)))
-    except ConfigError as exc:
-        print(f"ck3raven: {exc}", file=sys.stderr)
+        token = http_token(settings) if args.transport == "http" else None
+    except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
+        print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
-    token = http_token(settings) if args.transport == "http" else None
+    sweep_in_background(core)
     made_token = token is not None and settings.http.token is None
     server = build(settings, core=core, token=token)
     channel = approval_channel(settings, core)
@@ -378,10 +399,10 @@ def _contracts(args: argparse.Namespace) -> int:
 
     try:
         settings = settings_from(args)
-    except ConfigError as exc:
+        print(reports.contracts(settings, everything=args.all, as_json=args.json))
+    except (ConfigError, PortError) as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
-    print(reports.contracts(settings, everything=args.all, as_json=args.json))
     return 0
 
 

@@ -27,7 +27,7 @@ RECENT = 10
 
 def _state(settings: Settings) -> SqliteState | None:
     database = settings.state_path(os.environ) / "ck3raven.db"
-    return SqliteState(database) if database.is_file() else None
+    return SqliteState(database, read_only=True) if database.is_file() else None
 
 
 def contracts(settings: Settings, *, everything: bool, as_json: bool) -> str:
@@ -81,8 +81,9 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
         return "no audit log yet", 0
     if verify:
         problems = state.audit.verify()
-        count = len(state.audit.rows())
-        return ("\n".join(problems), 1) if problems else (f"OK: {count} rows, chain intact", 0)
+        if problems:
+            return "\n".join(problems), 1
+        return f"OK: {len(state.audit.rows())} rows, chain intact", 0
     start = _since(since) if since else None
     rows = [
         row
@@ -94,6 +95,14 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
     if as_json:
         return json.dumps([_audit_json(row) for row in rows], indent=1), 0
     return "\n".join(_audit_line(row) for row in rows) or "no matching rows", 0
+
+
+def readable_since(text: str) -> bool:
+    try:
+        _since(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _since(text: str) -> datetime:
@@ -126,12 +135,18 @@ def _audit_json(row: AuditRow) -> dict[str, object]:
     }
 
 
+def _shown(text: str) -> str:
+    """Text as a terminal may show it: control and format characters escaped."""
+    return "".join(char if char.isprintable() else f"\\u{{{ord(char):04x}}}" for char in text)
+
+
 def _audit_line(row: AuditRow) -> str:
     entry = row.entry
     what = f"{entry.tool} {entry.command or ''}".strip()
     extra = " ".join(filter(None, [entry.contract_id, entry.approval_id, *entry.notes]))
     targets = " ".join(entry.targets)
-    return f"{row.seq:>6} {entry.at[:19]} {entry.reply_type} {entry.code:<15} {what:<22} {targets} {extra}"
+    line = f"{row.seq:>6} {entry.at[:19]} {entry.reply_type} {entry.code:<15} {what:<22} {targets} {extra}"
+    return _shown(line)
 
 
 def doctor(settings: Settings, config: Path | None, environ: Mapping[str, str]) -> tuple[list[str], int]:
@@ -144,6 +159,7 @@ def doctor(settings: Settings, config: Path | None, environ: Mapping[str, str]) 
         _detected(settings),
         _server(state),
         _token(settings, state),
+        _quarantine(settings),
         _self_test(settings),
     ]
     lines = [f"{'OK     ' if ok else 'PROBLEM'} {text}" for ok, text in checks]
@@ -192,6 +208,15 @@ def _token(settings: Settings, state: Path) -> tuple[bool, str]:
     if token.is_file():
         return True, f"http token: {token.read_text(encoding='utf-8').strip()} (in {token})"
     return True, f"http token: made at the next `serve --transport http`, kept in {token}"
+
+
+def _quarantine(settings: Settings) -> tuple[bool, str]:
+    state = _state(settings)
+    found = state.quarantined() if state else []
+    if not found:
+        return True, "no state record is quarantined"
+    names = ", ".join(f"{record_id} ({reason})" for _, record_id, reason in found)
+    return False, f"{len(found)} unreadable state records were set aside and are ignored: {names}"
 
 
 def _self_test(settings: Settings) -> tuple[bool, str]:

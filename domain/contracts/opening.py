@@ -55,15 +55,17 @@ def open_contract(
     except PortError:
         return history_failure(root.value)
     declared = {target.record.address.casefold() for target in targets}
-    counts = carry_over.escalate(services.ledger.load(root.value), carried, declared)
-    section = carry_over.report(carried, counts) if carried else None
-    if carry_over.required(counts):
-        return ReplyBuilder().invalid(
-            "CT-GATE-I-008", {"required": carry_over.required(counts), "carry_over": section}
-        )
-    baseline = renewed_from.baseline_sha if renewed_from else head
-    record = _record(session, services, request, targets, (baseline, approved, renewed_from))
-    with services.transactions.atomic():  # the contract and its root's counters land together
+    # read, escalate and write the counters in one transaction: two sessions opening at once never both
+    # count from the same old value
+    with services.transactions.atomic():
+        counts = carry_over.escalate(services.ledger.load(root.value), carried, declared)
+        section = carry_over.report(carried, counts) if carried else None
+        if carry_over.required(counts):
+            return ReplyBuilder().invalid(
+                "CT-GATE-I-008", {"required": carry_over.required(counts), "carry_over": section}
+            )
+        baseline = renewed_from.baseline_sha if renewed_from else head
+        record = _record(session, services, request, targets, (baseline, approved, renewed_from))
         services.contracts.put(record)
         if not renewed_from:
             services.ledger.save(root.value, counts)

@@ -28,11 +28,18 @@ def snapshot(
 def changes(
     world: WorldAdapter, history: History, home: RootCategory, record: ContractRecord
 ) -> list[dict[str, object]]:
-    """Every change since the contract's baseline, as canonical addresses and kinds. Raises PortError."""
+    """Every change since the contract's baseline that the agent could have made (a visible address), as
+    canonical addresses and kinds: a hidden secret the user edited, or a write's temporary file, is not the
+    agent's work. Raises PortError."""
     if record.baseline_sha is None:
         return _snapshot_changes(world, home, record)
     found = history.changes_since(record.root_category, record.baseline_sha)
-    return [{"address": world.address_of(record.root_category, c.parts), "kind": c.kind} for c in found]
+    addressed = [(world.address_of(record.root_category, c.parts), c.kind) for c in found]
+    return [
+        {"address": address, "kind": kind}
+        for address, kind in addressed
+        if not world.resolve(address, home, must_exist=False)[0].terminal
+    ]
 
 
 def _snapshot_changes(

@@ -8,6 +8,7 @@ Nothing happens without a human approval bound to exactly this cluster and sessi
 
 import base64
 import json
+from contextlib import suppress
 from typing import Final
 
 from domain.contracts import carry_over
@@ -65,8 +66,11 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
         )
     except PortError:
         return history_failure(root)
-    counts = services.ledger.load(root)
-    services.ledger.save(root, {a: n for a, n in counts.items() if a not in {f.address for f in chosen}})
+    with suppress(PortError), services.transactions.atomic():
+        # the files are stashed and reverted: a counter left high is recomputed by the next open, so a
+        # store failure here must not turn the reply into an Error for work that landed
+        counts = services.ledger.load(root)
+        services.ledger.save(root, {a: n for a, n in counts.items() if a not in {f.address for f in chosen}})
     return ReplyBuilder().success(
         "CT-GATE-S-007", {"stash_id": record.approval_id, "files": [f.address for f in chosen]}
     )

@@ -48,9 +48,21 @@ DATA_FOLDERS: Final = ("wip", "playsets", "config", "cache", "artifacts")
 
 MANIFEST_LIMIT: Final = 256 * 1024
 
-HIDDEN: Final = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".netrc", ".npmrc", ".pypirc")
-"""Names of secrets (SPEC §4): a file or folder so named is invisible in every root, matched
-case-insensitively; the operator may add patterns. The server's own state is in no root at all."""
+HIDDEN: Final = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".*.ck3raven-tmp",
+)
+"""Names of secrets (SPEC §4), and the temporary file a write makes where the filesystem has no anonymous
+files: a file or folder so named is invisible in every root, matched case-insensitively; the operator may
+add patterns. The server's own state is in no root at all."""
 
 
 @frozen

@@ -165,3 +165,25 @@ async def test_status_after_a_close_names_its_evidence(settings: Settings):
     assert status["data"]["active"] is None
     assert status["data"]["last_closed"]["contract_id"] == contract_id
     assert status["data"]["last_closed"]["evidence"] == f"evidence:close/{contract_id}"
+
+
+async def test_a_temporary_file_left_in_the_root_is_not_undeclared_work(settings: Settings):
+    async with Client(build(settings)) as client:
+        await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py"))
+        (settings.roots[R.ROOT_REPO] / "src" / ".0123456789abcdef.ck3raven-tmp").write_text(
+            "half", encoding="utf-8"
+        )
+        closed = await call(client, "ck3_contract", {"command": "close"})
+
+    assert closed["code"] == "CT-GATE-S-002"
+
+
+async def test_an_id_the_agent_made_up_never_reaches_the_audit(settings: Settings):
+    stored = MemoryState()
+    core = build_core(settings, stored=stored)
+    forged = "\x1b[2J ct-FORGED"
+    async with Client(build(settings, core=core)) as client:
+        renewed = await call(client, "ck3_contract", {"command": "renew", "contract_id": forged})
+
+    assert renewed["code"] == "CT-GATE-I-006"
+    assert stored.audit.rows()[-1].entry.contract_id is None

@@ -130,3 +130,44 @@ def test_contracts_lists_open_ones_and_marks_an_open_one_past_its_expiry(config:
         ("ct-new", "open", ["ROOT_REPO:/a.py"]),
         ("ct-old", "expired", ["ROOT_REPO:/a.py"]),
     ]
+
+
+def test_doctor_names_quarantined_state_records(config: Path, capsys):
+    from tests.integration.test_state_store import contract
+
+    state = SqliteState(config.parent / "state" / "ck3raven.db")
+    state.contracts.put(contract("ct-bad"))
+    with sqlite3.connect(config.parent / "state" / "ck3raven.db") as db:
+        db.execute("UPDATE contracts SET record = 'null'")
+    state.contracts.all()
+    state.close()
+
+    status = main(["doctor", "--config", str(config)])
+
+    assert status == 1
+    assert "ct-bad" in capsys.readouterr().out
+
+
+def test_audit_verify_reports_a_row_that_is_not_json_without_failing(config: Path, capsys):
+    with sqlite3.connect(config.parent / "state" / "ck3raven.db") as db:
+        db.execute("UPDATE audit SET entry = 'not json' WHERE seq = 2")
+
+    status = main(["audit", "--config", str(config), "--verify"])
+
+    assert status == 1
+    assert "row 2: its content was changed" in capsys.readouterr().out
+
+
+def test_the_operators_views_never_change_the_state_they_read(config: Path, capsys):
+    from tests.integration.test_state_store import contract
+
+    state = SqliteState(config.parent / "state" / "ck3raven.db")
+    state.contracts.put(contract("ct-bad"))
+    state.close()
+    with sqlite3.connect(config.parent / "state" / "ck3raven.db") as db:
+        db.execute("UPDATE contracts SET record = 'null'")
+
+    main(["contracts", "--config", str(config)])
+
+    with sqlite3.connect(config.parent / "state" / "ck3raven.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM contracts").fetchone()[0] == 1

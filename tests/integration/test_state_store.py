@@ -231,3 +231,20 @@ def test_an_older_copy_written_back_over_a_consumed_approval_is_no_record(tmp_pa
 
     assert (first, again) == (State.APPROVED, State.PENDING)
     assert state.approvals.get(asked.approval_id) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["null", "[]", "42", "[" * 5000 + "]" * 5000, "not json", '{"contract_id": 1}']
+)
+def test_a_corrupt_contract_row_is_quarantined_and_blocks_nothing_else(tmp_path: Path, text: str):
+    state = SqliteState(tmp_path / "ck3raven.db")
+    state.contracts.put(contract("ct-good"))
+    state.contracts.put(contract("ct-bad"))
+    with sqlite_db(tmp_path / "ck3raven.db") as db:
+        db.execute("UPDATE contracts SET record = ? WHERE contract_id = 'ct-bad'", (text,))
+
+    listed = state.contracts.all()
+
+    assert [r.contract_id for r in listed] == ["ct-good"]
+    assert state.contracts.get("ct-bad") is None
+    assert [(kind, record_id) for kind, record_id, _ in state.quarantined()] == [("contract_id", "ct-bad")]
