@@ -24,3 +24,13 @@ def repo_settings(tmp_path: Path) -> Settings:
     repo = tmp_path / "repo"
     repo.mkdir()
     return Settings("test", {RootCategory.ROOT_REPO: repo}, RootCategory.ROOT_REPO, Mode.CK3RAVEN_DEV)
+
+
+@pytest.fixture
+def git_settings(tmp_path: Path) -> Settings:
+    """ck3raven-dev over a small git repository (ROOT_REPO, `src/a.py` committed) and an empty data root."""
+    from tests.worlds import small_git_repo
+
+    repo, data = small_git_repo(tmp_path)
+    roots = {RootCategory.ROOT_REPO: repo, RootCategory.ROOT_CK3RAVEN_DATA: data}
+    return Settings("test", roots, RootCategory.ROOT_REPO, Mode.CK3RAVEN_DEV)

@@ -18,12 +18,6 @@ pytestmark = pytest.mark.anyio
 R = RootCategory
 
 
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    repo, data = small_git_repo(tmp_path)
-    return Settings("test", {R.ROOT_REPO: repo, R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV)
-
-
 OPEN = {
     "command": "open",
     "root_category": "ROOT_REPO",
@@ -35,6 +29,11 @@ OPEN = {
         {"address": "src/new.py", "edit_kind": "add"},
     ],
 }
+
+
+@pytest.fixture
+def settings(git_settings: Settings) -> Settings:
+    return git_settings
 
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:

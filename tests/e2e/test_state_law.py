@@ -13,16 +13,9 @@ from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
 from ports.errors import Unavailable
 from tests.state_db import record, write_record
-from tests.worlds import small_git_repo
 
 pytestmark = pytest.mark.anyio
 R = RootCategory
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    repo, data = small_git_repo(tmp_path)
-    return Settings("test", {R.ROOT_REPO: repo, R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV)
 
 
 def contract(root: str, address: str) -> dict[str, Any]:
@@ -34,6 +27,11 @@ def contract(root: str, address: str) -> dict[str, Any]:
         "operations": ["WRITE"],
         "targets": [{"address": address, "edit_kind": "add"}],
     }
+
+
+@pytest.fixture
+def settings(git_settings: Settings) -> Settings:
+    return git_settings
 
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:

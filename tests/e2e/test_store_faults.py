@@ -1,7 +1,6 @@
 """A decision is one transaction: a store that fails at any step of an open or a close leaves the state
 as it was before the call, and the reply says so (Error), never Success for half of it."""
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,9 +9,8 @@ from fastmcp import Client
 from adapters.memory_state import MemoryState
 from app.bootstrap import build, build_core
 from app.config import Settings
-from domain.vocabulary import Mode, RootCategory
+from domain.vocabulary import RootCategory
 from ports.errors import Unavailable
-from tests.worlds import small_git_repo
 
 pytestmark = pytest.mark.anyio
 R = RootCategory
@@ -46,9 +44,8 @@ class FailingAt(MemoryState):
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    repo, data = small_git_repo(tmp_path)
-    return Settings("test", {R.ROOT_REPO: repo, R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV)
+def settings(git_settings: Settings) -> Settings:
+    return git_settings
 
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:

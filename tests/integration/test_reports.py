@@ -8,24 +8,8 @@ import pytest
 
 from adapters.sqlite_state import SqliteState
 from app.cli import main
-from ports.audit import AuditEntry
 from tests.e2e.stdio import write_config
-
-
-def entry(code: str, contract_id: str | None = None) -> AuditEntry:
-    return AuditEntry(
-        at="2026-11-26T00:00:00+00:00",
-        session_id="s",
-        trace_id="t",
-        tool="ck3_file",
-        command="write",
-        targets=("ROOT_REPO:/a.txt",),
-        reply_type="S",
-        code=code,
-        contract_id=contract_id,
-        approval_id=None,
-        duration_ms=1.0,
-    )
+from tests.integration.test_state_store import entry
 
 
 @pytest.fixture

@@ -54,7 +54,7 @@ def contract(contract_id: str = "ct-1", status: str = "open") -> ContractRecord:
     )
 
 
-def entry(code: str = "WA-READ-S-001") -> AuditEntry:
+def entry(code: str = "WA-READ-S-001", contract_id: str | None = None) -> AuditEntry:
     return AuditEntry(
         at="2026-11-26T00:00:00+00:00",
         session_id="s-1",
@@ -64,7 +64,7 @@ def entry(code: str = "WA-READ-S-001") -> AuditEntry:
         targets=("ROOT_REPO:/a.py",),
         reply_type="S",
         code=code,
-        contract_id=None,
+        contract_id=contract_id,
         approval_id=None,
         duration_ms=1.5,
     )
