@@ -16,6 +16,7 @@ from time import perf_counter
 from typing import Any
 from uuid import uuid4
 
+import anyio.to_thread
 import structlog
 from fastmcp.exceptions import NotFoundError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
@@ -80,7 +81,8 @@ class ReplyMiddleware(Middleware):
             CALL.reset(token)
         if isinstance(result, tuple):
             reply, answered = result
-            self._record(reply, (trace_id, started, tool), facts)
+            # off the event loop: a database write (and its fsync) never holds up other sessions' calls
+            await anyio.to_thread.run_sync(self._record, reply, (trace_id, started, tool), facts)
             return answered
         return result
 

@@ -83,6 +83,11 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
         )
     authority = services.authority
     problem = _not_renewable(old, authority.clock.now(), authority.signer)
+    successor = next(
+        (r.contract_id for r in services.contracts.all() if r.renewed_from == old.contract_id), None
+    )
+    if problem is None and successor is not None:  # renewal is a way on, once: not a way to fork a baseline
+        problem = f"already renewed as {successor}"
     if problem is not None:
         return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": old.contract_id, "problem": problem})
     request = OpenRequest(

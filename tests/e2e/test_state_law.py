@@ -185,3 +185,20 @@ async def test_an_id_the_agent_made_up_never_reaches_the_audit(settings: Setting
 
     assert renewed["code"] == "CT-GATE-I-006"
     assert stored.audit.rows()[-1].entry.contract_id is None
+
+
+async def test_an_expired_contract_is_renewed_once_only(settings: Settings):
+    async with Client(build(settings)) as client:
+        opened = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py"))
+        contract_id = opened["data"]["contract_id"]
+    # a new server (a new key, new sessions): the old contract can no longer govern, so it may be renewed
+    async with Client(build(settings)) as client:
+        first = await call(client, "ck3_contract", {"command": "renew", "contract_id": contract_id})
+        await call(client, "ck3_contract", {"command": "cancel"})
+        second = await call(client, "ck3_contract", {"command": "renew", "contract_id": contract_id})
+
+    assert first["code"] == "CT-GATE-S-006"
+    assert (second["code"], second["data"]["problem"]) == (
+        "CT-GATE-I-006",
+        f"already renewed as {first['data']['contract_id']}",
+    )
