@@ -88,7 +88,8 @@ class Dispatcher:
             facts = CALL.get()
             if facts is not None:  # for the audit row
                 session = slot.session
-                facts.update(command=command, session_id=session.session_id, contract_id=session.contract_id)
+                contract_id = self.core.governing_id(session)
+                facts.update(command=command, session_id=session.session_id, contract_id=contract_id)
             return reply
 
 

@@ -218,7 +218,6 @@ def _replace_atomically(parent: int, name: str, data: bytes, mode: int) -> None:
             # give the anonymous file a name only once it is complete: a crash before leaves nothing
             os.link(f"/proc/self/fd/{fd}", temp, dst_dir_fd=parent)
         os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
-        os.fsync(parent)  # the rename itself survives a crash once the folder is on disk
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(temp, dir_fd=parent)
@@ -227,6 +226,8 @@ def _replace_atomically(parent: int, name: str, data: bytes, mode: int) -> None:
         raise
     finally:
         os.close(fd)
+    with suppress(OSError):  # the new content is in place: a folder that cannot be synced is no failed write
+        os.fsync(parent)  # the rename itself survives a crash once the folder is on disk
 
 
 def _anonymous_file(parent: int, mode: int) -> int | None:

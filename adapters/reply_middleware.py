@@ -119,7 +119,7 @@ class ReplyMiddleware(Middleware):
             targets=_targets(data),
             reply_type=reply.reply_type.value,
             code=reply.code,
-            contract_id=facts.get("contract_id") or _server_id(data.get("contract_id")),
+            contract_id=facts.get("contract_id"),  # the governing one: a reply may echo the agent's text
             approval_id=_server_id(data.get("approval_id")),
             duration_ms=round(_ms(started), 3),
             notes=_notes(data),

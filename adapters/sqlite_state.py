@@ -14,7 +14,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final, Generic, TypeVar
 
@@ -119,7 +119,14 @@ class SqliteState:
             finally:
                 self._depth -= 1
             if outer:
-                self._run("COMMIT")
+                try:
+                    self._run("COMMIT")
+                except Unavailable:
+                    with suppress(
+                        sqlite3.Error
+                    ):  # never left inside a transaction every later BEGIN trips on
+                        self._db.execute("ROLLBACK")
+                    raise
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run one statement (inside the current transaction, if any) and return its rows."""

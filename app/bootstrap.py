@@ -61,16 +61,19 @@ class StateStores(Transactions, Protocol):
 def leak_gate(settings: Settings, approve_command: str = DEFAULT_APPROVE) -> LeakGate:
     """The leak gate for this configuration: the system prefixes, every root's real path, the state
     directory, and this machine's home and temp directories; the approve command's parts are told."""
-    own = (*(str(path) for path in settings.roots.values()), str(state_folder(settings)))
     common = [tempfile.gettempdir(), os.environ.get("HOME", "")]
-    return LeakGate(own, tuple(common), (approve_command,))
+    return LeakGate(_own_places(settings), tuple(common), (approve_command,))
 
 
 def approve_command(settings: Settings, wanted: str) -> str:
     """`wanted` (the executable's full path and the config file), unless it names a root or the state
     directory: those paths are never shown, and the short form is given instead."""
-    own = (*(str(path) for path in settings.roots.values()), str(state_folder(settings)))
-    return DEFAULT_APPROVE if any(path in wanted for path in own) else wanted
+    return DEFAULT_APPROVE if any(path in wanted for path in _own_places(settings)) else wanted
+
+
+def _own_places(settings: Settings) -> tuple[str, ...]:
+    """The server's own host places: every root's real path and the state directory."""
+    return (*(str(path) for path in settings.roots.values()), str(state_folder(settings)))
 
 
 def state_folder(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:

@@ -58,6 +58,12 @@ def open_contract(
     # read, escalate and write the counters in one transaction: two sessions opening at once never both
     # count from the same old value
     with services.transactions.atomic():
+        successor = _successor(services, renewed_from)
+        if renewed_from is not None and successor is not None:  # a way on, once: never a fork of a baseline
+            problem = f"already renewed as {successor}"
+            return ReplyBuilder().invalid(
+                "CT-GATE-I-006", {"contract_id": renewed_from.contract_id, "problem": problem}
+            )
         counts = carry_over.escalate(services.ledger.load(root.value), carried, declared)
         section = carry_over.report(carried, counts) if carried else None
         if carry_over.required(counts):
@@ -83,11 +89,6 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
         )
     authority = services.authority
     problem = _not_renewable(old, authority.clock.now(), authority.signer)
-    successor = next(
-        (r.contract_id for r in services.contracts.all() if r.renewed_from == old.contract_id), None
-    )
-    if problem is None and successor is not None:  # renewal is a way on, once: not a way to fork a baseline
-        problem = f"already renewed as {successor}"
     if problem is not None:
         return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": old.contract_id, "problem": problem})
     request = OpenRequest(
@@ -100,6 +101,14 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
         ttl_minutes,
     )
     return open_contract(session, services, request, renewed_from=old)
+
+
+def _successor(services: Services, renewed_from: ContractRecord | None) -> str | None:
+    """The contract that already renewed `renewed_from`, if any (checked inside the open's transaction)."""
+    if renewed_from is None:
+        return None
+    renewals = (r.contract_id for r in services.contracts.all() if r.renewed_from == renewed_from.contract_id)
+    return next(renewals, None)
 
 
 def _not_renewable(old: ContractRecord, now: datetime, signer: Signer) -> str | None:
@@ -119,10 +128,10 @@ def carried_files(
     """The uncommitted changes under `root`, attributed to the earlier contracts that declared them."""
     if head is None:
         return []
-    changes: list[tuple[str, str]] = [
-        (session.world.address_of(root.value, c.parts), c.kind)
-        for c in services.history.changes_since(root.value, head)
-    ]
+    visible = reconciliation.visible_changes(
+        session.world, root.value, services.history.changes_since(root.value, head)
+    )
+    changes = [(str(change["address"]), str(change["kind"])) for change in visible]
     authority = services.authority
     now = authority.clock.now()
     earlier = [

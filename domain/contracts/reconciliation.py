@@ -6,6 +6,7 @@ file read goes through a VisibilityRef the session's World Adapter minted.
 """
 
 import hashlib
+from collections.abc import Iterable
 from typing import Final
 
 from domain.vocabulary import RootCategory
@@ -13,7 +14,7 @@ from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
 from ports.errors import NotFound, PortError
-from ports.history import History
+from ports.history import Change, History
 
 SNAPSHOT_LIMIT: Final = 16 * 1024 * 1024
 
@@ -28,18 +29,23 @@ def snapshot(
 def changes(
     world: WorldAdapter, history: History, home: RootCategory, record: ContractRecord
 ) -> list[dict[str, object]]:
-    """Every change since the contract's baseline that the agent could have made (a visible address), as
-    canonical addresses and kinds: a hidden secret the user edited, or a write's temporary file, is not the
-    agent's work. Raises PortError."""
+    """Every change since the contract's baseline that the agent could have made (`visible_changes`), as
+    canonical addresses and kinds. Raises PortError."""
     if record.baseline_sha is None:
         return _snapshot_changes(world, home, record)
     found = history.changes_since(record.root_category, record.baseline_sha)
-    addressed = [(world.address_of(record.root_category, c.parts), c.kind) for c in found]
-    return [
-        {"address": address, "kind": kind}
-        for address, kind in addressed
-        if not world.resolve(address, home, must_exist=False)[0].terminal
-    ]
+    return visible_changes(world, record.root_category, found)
+
+
+def visible_changes(world: WorldAdapter, root: str, found: Iterable[Change]) -> list[dict[str, object]]:
+    """The changes an agent could have made, as canonical addresses and kinds: a hidden secret the user
+    edited, or a write's temporary file, is no agent's work and is never named to one."""
+    changes: list[dict[str, object]] = []
+    for change in found:
+        address = world.address_of(root, change.parts)
+        if not world.resolve(address, RootCategory(root), must_exist=False)[0].terminal:
+            changes.append({"address": address, "kind": change.kind})
+    return changes
 
 
 def _snapshot_changes(

@@ -6,6 +6,7 @@ which tool it belongs to and whether it answers before a mode is initialised (SP
 
 from attrs import frozen
 
+from domain.contracts.lifecycle import governing
 from domain.policy import approvals
 from domain.replies.builder import Reply
 from domain.services import Services
@@ -60,3 +61,8 @@ class Core:
         if record is None or not approvals.genuine(record, self.services.authority.signer):
             return None
         return record.summary
+
+    def governing_id(self, session: Session) -> str | None:
+        """The id of the contract that governs `session` now (none once it closed, ended or expired)."""
+        record = governing(session, self.services)
+        return record.contract_id if record else None

@@ -15,6 +15,7 @@ from typing import ClassVar, Final
 from attrs import frozen
 
 from domain.contracts.lifecycle import active_contract
+from domain.contracts.reconciliation import visible_changes
 from domain.failures import history_failure, port_failure
 from domain.policy.enforcement import ActiveContract, enforce
 from domain.replies.builder import Reply, ReplyBuilder
@@ -22,7 +23,7 @@ from domain.services import Services
 from domain.session import Session
 from domain.use_cases.file_access import READ_LIMIT
 from domain.use_cases.request import Request
-from domain.vocabulary import Operation, RootCategory
+from domain.vocabulary import Operation
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError, TooLarge
 from ports.history import Change
@@ -82,7 +83,7 @@ def status(session: Session, services: Services, request: GitStatus) -> Reply:
         changes = services.history.changes_since(repo.root, head, repo.folder) if head else []
     except PortError:
         return history_failure(repo.root)
-    entries = _visible(session, repo.root, changes)
+    entries = visible_changes(session.world, repo.root, changes)
     return ReplyBuilder().success(
         "WA-READ-S-004", {"root": repo.root, "head": head, "changes": entries, "count": len(entries)}
     )
@@ -215,7 +216,7 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
         sha = services.history.commit(repo.root, request.message, AUTHOR, repo.folder)
     except PortError:
         return history_failure(repo.root)
-    paths = _visible(session, repo.root, staged)
+    paths = visible_changes(session.world, repo.root, staged)
     evidence = {
         "commit": sha,
         "message": request.message,
@@ -288,16 +289,6 @@ def _governed(
         if decision.terminal:
             return decision
     return None
-
-
-def _visible(session: Session, root: str, changes: list[Change]) -> list[dict[str, object]]:
-    entries: list[dict[str, object]] = []
-    for change in changes:
-        address = session.world.address_of(root, change.parts)
-        reply, _ = session.world.resolve(address, RootCategory(root), must_exist=False)
-        if not reply.terminal:
-            entries.append({"address": address, "kind": change.kind})
-    return entries
 
 
 def _lines(data: bytes | None) -> list[str]:

@@ -202,3 +202,26 @@ async def test_an_expired_contract_is_renewed_once_only(settings: Settings):
         "CT-GATE-I-006",
         f"already renewed as {first['data']['contract_id']}",
     )
+
+
+async def test_a_hidden_file_the_user_changed_is_never_carry_over(settings: Settings):
+    (settings.roots[R.ROOT_REPO] / ".env").write_text("TOKEN=secret\n", encoding="utf-8")
+    async with Client(build(settings)) as client:
+        opens = []
+        for _ in range(3):
+            opens.append(await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py")))
+            await call(client, "ck3_contract", {"command": "cancel"})
+
+    assert [opened["code"] for opened in opens] == ["CT-GATE-S-001"] * 3
+    assert all(opened["data"]["carry_over"] is None for opened in opens)
+
+
+async def test_calls_after_a_close_are_not_filed_under_the_closed_contract(settings: Settings):
+    stored = MemoryState()
+    core = build_core(settings, stored=stored)
+    async with Client(build(settings, core=core)) as client:
+        await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py"))
+        await call(client, "ck3_contract", {"command": "close"})
+        await call(client, "ck3_dir", {"command": "pwd"})
+
+    assert stored.audit.rows()[-1].entry.contract_id is None
