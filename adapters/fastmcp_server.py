@@ -149,11 +149,18 @@ def _add_navigation_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         content: Annotated[str | None, Field(description="write: the whole new text")] = None,
         old: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
         new: Annotated[str | None, Field(description="edit: its replacement")] = None,
+        offset: Annotated[int | None, Field(ge=1, description="read: the first line (1-based)")] = None,
+        limit: Annotated[int | None, Field(ge=1, description="read: how many lines from offset")] = None,
+        head: Annotated[int | None, Field(ge=1, description="read: the first N lines")] = None,
+        tail: Annotated[int | None, Field(ge=1, description="read: the last N lines")] = None,
     ) -> ReplyResult:
-        """Text files. `read` a visible file; `write` (create or replace) with `content`; `edit` replaces the
-        single occurrence of `old` by `new`; `delete` a file. Mutations are governed: a refusal is a D reply
+        """Text files. `read` a visible file, whole or a window of lines (`offset`+`limit`, `head` or
+        `tail`; the reply gives total_lines, the lines shown and next_offset when there is more, and the
+        whole file's sha256); `write` (create or replace) with `content`; `edit` replaces the single
+        occurrence of `old` by `new`; `delete` a file. Mutations are governed: a refusal is a D reply
         whose data.required says what it needs (contract, human_approval, mode). Writes are atomic."""
-        args = {"path": path, "content": content, "old": old, "new": new}
+        args: dict[str, object] = {"path": path, "content": content, "old": old, "new": new}
+        args |= {"offset": offset, "limit": limit, "head": head, "tail": tail}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
 
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=_hints(read_only=False, idempotent=True))

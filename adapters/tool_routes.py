@@ -77,7 +77,17 @@ DIR: Final = {
     ),
 }
 FILE: Final = {
-    "read": _route(file_access.read, lambda a: file_access.Read(a.get("path")), "path"),
+    "read": _route(
+        file_access.read,
+        lambda a: file_access.Read(
+            a.get("path"), a.get("offset"), a.get("limit"), a.get("head"), a.get("tail")
+        ),
+        "path",
+        "offset",
+        "limit",
+        "head",
+        "tail",
+    ),
     "write": _route(
         file_access.write,
         lambda a: file_access.Write(a.get("path"), a["content"]),

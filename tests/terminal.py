@@ -2,7 +2,7 @@
 
 import os
 import pty
-import select
+import selectors
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -32,9 +32,10 @@ def on_terminal(
     os.close(slave)
     seen = b""
     typed = not answer
+    watch = selectors.DefaultSelector()  # poll-based: no limit on descriptor numbers, unlike select()
+    watch.register(master, selectors.EVENT_READ)
     while True:
-        ready, _, _ = select.select([master], [], [], 20)
-        if not ready:
+        if not watch.select(20):
             break
         try:
             chunk = os.read(master, 4096)
@@ -46,5 +47,6 @@ def on_terminal(
         if not typed and prompt in seen:
             os.write(master, answer)
             typed = True
+    watch.close()
     os.close(master)
     return process.wait(timeout=20), seen.decode("utf-8", "replace")

@@ -22,13 +22,23 @@ from domain.world.visibility import VisibilityRef
 from ports.errors import PortError, TooLarge
 
 READ_LIMIT: Final = 2 * 1024 * 1024
+"""The most text one reply carries (a longer file is read in windows)."""
+FILE_LIMIT: Final = 64 * 1024 * 1024
+"""The largest file a read opens; what it returns is bounded by READ_LIMIT."""
 WRITE_LIMIT: Final = 2 * 1024 * 1024
 
 
 @frozen
 class Read(Request):
+    """A read of a whole file, or a window of its lines: `offset` (1-based) and `limit`, or `head` or
+    `tail` lines."""
+
     TOOL: ClassVar[str] = "ck3_file"
     path: str | None
+    offset: int | None = None
+    limit: int | None = None
+    head: int | None = None
+    tail: int | None = None
 
 
 @frozen
@@ -53,17 +63,60 @@ class Delete(Request):
 
 
 def read(session: Session, _: Services, request: Read) -> Reply:
-    """The text of a visible file, with its size and SHA-256. Reads need no contract."""
+    """The text of a visible file, or a window of its lines, with the whole file's size and SHA-256 and its
+    line count. Reads need no contract. A reply carries at most READ_LIMIT bytes of text: a longer window
+    is cut at a line end and says where to go on (`next_offset`)."""
+    if sum(value is not None for value in (request.offset or request.limit, request.head, request.tail)) > 1:
+        return ReplyBuilder().invalid(
+            "MCP-VAL-I-001", {"errors": [{"field": "offset", "problem": "give offset/limit, head or tail"}]}
+        )
     opened = _file(session, request.path, "read", must_exist=True)
     if isinstance(opened, Reply):
         return opened
-    text = _load(session.world, opened)
+    text = _load(session.world, opened, FILE_LIMIT)
     if isinstance(text, Reply):
         return text
-    data = text.encode("utf-8")
+    lines = text.splitlines(keepends=True)
+    first, last = _window(len(lines), request)
+    shown, cut = _bounded(lines[first:last])
+    end = first + len(shown)
     return ReplyBuilder().success(
-        "WA-READ-S-003", {"address": opened.address, "content": text, **_digest(data)}
+        "WA-READ-S-003",
+        {
+            "address": opened.address,
+            "content": "".join(shown),
+            **_digest(text.encode("utf-8", "surrogatepass")),
+            "total_lines": len(lines),
+            "first_line": first + 1 if shown else 0,
+            "last_line": end if shown else 0,
+            "truncated": cut or end < len(lines) or first > 0,
+            "next_offset": end + 1 if end < len(lines) else None,
+        },
     )
+
+
+def _window(total: int, request: Read) -> tuple[int, int]:
+    """The 0-based [first, last) lines a request asks for."""
+    if request.head is not None:
+        return 0, min(total, request.head)
+    if request.tail is not None:
+        return max(0, total - request.tail), total
+    first = min(total, (request.offset or 1) - 1)
+    return first, total if request.limit is None else min(total, first + request.limit)
+
+
+def _bounded(lines: list[str]) -> tuple[list[str], bool]:
+    """The leading lines that fit READ_LIMIT bytes (at least one, itself cut if it alone is larger)."""
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        size += len(line.encode("utf-8", "surrogatepass"))
+        if size > READ_LIMIT:
+            if not kept:
+                return [line.encode("utf-8", "surrogatepass")[:READ_LIMIT].decode("utf-8", "ignore")], True
+            return kept, True
+        kept.append(line)
+    return kept, False
 
 
 def write(session: Session, services: Services, request: Write) -> Reply:
@@ -139,11 +192,11 @@ def _governed(  # noqa: PLR0913 - the call, the target and how it must stand
     return decision if decision.terminal else opened
 
 
-def _load(world: WorldAdapter, ref: VisibilityRef) -> str | Reply:
+def _load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> str | Reply:
     try:
-        data = world.read_file(ref, READ_LIMIT)
+        data = world.read_file(ref, limit)
     except TooLarge:
-        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": READ_LIMIT})
+        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": limit})
     except PortError as exc:
         return port_failure(exc, ref.address)
     text = _text(data)

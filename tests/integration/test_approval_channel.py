@@ -1,7 +1,7 @@
 """The operator's approval socket: 0600, decisions only from a terminal, and it survives its clients."""
 
 import json
-import select
+import selectors
 import socket
 import stat
 import sys
@@ -182,7 +182,9 @@ def test_a_client_trickling_its_request_is_dropped_within_the_read_timeout(state
                 except OSError:
                     break
                 time.sleep(0.1)
-                ready = select.select([slow], [], [], 0)[0]
+                with selectors.DefaultSelector() as watch:  # no limit on descriptor numbers
+                    watch.register(slow, selectors.EVENT_READ)
+                    ready = watch.select(0)
                 if ready:
                     ended = slow.recv(4096)
                     break
