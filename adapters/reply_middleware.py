@@ -108,26 +108,10 @@ class ReplyMiddleware(Middleware):
     def _record(self, reply: Reply, call: tuple[str, float, str | None], facts: dict[str, Any]) -> None:
         if self._audit is None:
             return
-        trace_id, started, tool = call
-        data = reply.data
-        entry = AuditEntry(
-            at=datetime.now(UTC).isoformat(),
-            session_id=facts.get("session_id"),
-            trace_id=trace_id,
-            tool=tool or "<unknown>",
-            command=facts.get("command"),
-            targets=_targets(data),
-            reply_type=reply.reply_type.value,
-            code=reply.code,
-            contract_id=facts.get("contract_id"),  # the governing one: a reply may echo the agent's text
-            approval_id=_server_id(data.get("approval_id")),
-            duration_ms=round(_ms(started), 3),
-            notes=_notes(data),
-        )
         try:
-            self._audit.append(entry)
+            self._audit.append(_entry(reply, call, facts))
         except Exception:  # the reply stands: the work it describes has happened
-            log.exception("audit.unwritten", code=reply.code, trace_id=trace_id)
+            log.exception("audit.unwritten", code=reply.code, trace_id=call[0])
 
     def _leaks(self, reply: Reply, text: str, trace_id: str) -> bool:
         opaque = reply.spec.opaque & reply.data.keys()
@@ -174,6 +158,26 @@ class ReplyMiddleware(Middleware):
                 field = "<withheld>"
             problems.append({"field": field, "problem": item["msg"], "kind": item["type"]})
         return problems
+
+
+def _entry(reply: Reply, call: tuple[str, float, str | None], facts: dict[str, Any]) -> AuditEntry:
+    """The audit row of one answered call: what the reply says, never the arguments' contents."""
+    trace_id, started, tool = call
+    data = reply.data
+    return AuditEntry(
+        at=datetime.now(UTC).isoformat(),
+        session_id=facts.get("session_id"),
+        trace_id=trace_id,
+        tool=tool or "<unknown>",
+        command=facts.get("command"),
+        targets=_targets(data),
+        reply_type=reply.reply_type.value,
+        code=reply.code,
+        contract_id=facts.get("contract_id"),  # the governing one: a reply may echo the agent's text
+        approval_id=_server_id(data.get("approval_id")),
+        duration_ms=round(_ms(started), 3),
+        notes=_notes(data),
+    )
 
 
 _TARGET_KEYS = ("address", "staged", "paths", "targets", "files")
