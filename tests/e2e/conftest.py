@@ -1,5 +1,6 @@
 """In-memory server fixtures: the real FastMCP server built by the composition root, both protocol eras."""
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,25 @@ def git_settings(tmp_path: Path) -> Settings:
     repo, data = small_git_repo(tmp_path)
     roots = {RootCategory.ROOT_REPO: repo, RootCategory.ROOT_CK3RAVEN_DATA: data}
     return Settings("test", roots, RootCategory.ROOT_REPO, Mode.CK3RAVEN_DEV)
+
+
+@pytest.fixture
+def short_base() -> Iterator[Path]:
+    """A folder with a short path: the approval socket lives under it, and Unix socket paths are limited."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="ck3", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def lens_config(short_base: Path) -> Path:
+    """A config serving a copy of the sample world in ck3lens with the sample playset, state beside it."""
+    from tests.e2e.stdio import write_config
+    from tests.worlds import sample_world_on_disk
+
+    settings = sample_world_on_disk(short_base)
+    roots = {root.value: path for root, path in settings.roots.items()}
+    return write_config(short_base, mode="ck3lens", roots=roots, playset="Sample Playset")

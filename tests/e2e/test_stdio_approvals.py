@@ -1,31 +1,22 @@
 """Every kind of human approval reaches the person through the client's UI when it can ask, else the
 terminal: contracts on protected files, and the launcher registry, which can be written after approval."""
 
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.e2e.stdio import CK3RAVEN, envelope, on_terminal, stdio_client, write_config
+from tests.e2e.stdio import CK3RAVEN, envelope, on_terminal, stdio_client
 from tests.terminal import on_terminal as run_on_terminal
-from tests.worlds import sample_world_on_disk
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 REGISTRY = "ROOT_USER_DOCS:/launcher-v2.sqlite"
 
 
 @pytest.fixture
-def lens() -> Iterator[Path]:
-    # a short base: the approval socket lives under it, and Unix socket paths are limited
-    base = Path(tempfile.mkdtemp(prefix="ck3a", dir="/tmp"))
-    settings = sample_world_on_disk(base)
-    roots = {root.value: path for root, path in settings.roots.items()}
-    yield write_config(base, mode="ck3lens", roots=roots, playset="Sample Playset")
-    shutil.rmtree(base, ignore_errors=True)
+def lens(lens_config: Path) -> Path:
+    return lens_config
 
 
 def contract(*targets: str, intent: str = "Tune the editor tasks of my mod") -> dict[str, Any]:

@@ -6,10 +6,7 @@ restored approval record.
 """
 
 import os
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +16,7 @@ from dulwich import porcelain
 
 from tests.e2e.stdio import CK3RAVEN, envelope, on_terminal, stdio_client, write_config
 from tests.state_db import record, write_record
-from tests.worlds import sample_world_on_disk, small_git_repo
+from tests.worlds import small_git_repo
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -41,19 +38,13 @@ def open_request(root: str, *targets: str, operations: tuple[str, ...] = ("WRITE
 
 
 @pytest.fixture
-def base() -> Iterator[Path]:
-    # a short base: the approval socket lives under it, and Unix socket paths are limited
-    folder = Path(tempfile.mkdtemp(prefix="ck3b", dir="/tmp"))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+def base(short_base: Path) -> Path:
+    return short_base
 
 
 @pytest.fixture
-def lens(base: Path) -> Path:
-    """The sample world in ck3lens mode, with its own state directory."""
-    settings = sample_world_on_disk(base)
-    roots = {root.value: path for root, path in settings.roots.items()}
-    return write_config(base, mode="ck3lens", roots=roots, playset="Sample Playset")
+def lens(lens_config: Path) -> Path:
+    return lens_config
 
 
 @pytest.fixture

@@ -1,28 +1,19 @@
 """A mode switch asked by an agent takes effect only after a human approves it on a terminal, once."""
 
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
-from tests.e2e.stdio import CK3RAVEN, envelope, on_terminal, stdio_client, write_config
-from tests.worlds import sample_world_on_disk
+from tests.e2e.stdio import CK3RAVEN, envelope, on_terminal, stdio_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 @pytest.fixture
-def config() -> Iterator[Path]:
-    # a short base: the approval socket lives under it, and Unix socket paths are limited
-    base = Path(tempfile.mkdtemp(prefix="ck3r", dir="/tmp"))
-    settings = sample_world_on_disk(base)
-    roots = {root.value: path for root, path in settings.roots.items()}
-    yield write_config(base, mode="ck3lens", roots=roots, playset="Sample Playset")
-    shutil.rmtree(base, ignore_errors=True)
+def config(lens_config: Path) -> Path:
+    return lens_config
 
 
 def without_terminal(config: Path, approval_id: str) -> int:
