@@ -9,6 +9,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -122,17 +123,23 @@ def test_an_idle_client_never_blocks_the_next_one(channel):
     assert answer["ok"] is True
 
 
-def test_an_idle_client_is_dropped_after_the_read_timeout(state, authority):
-    path = state / "quick.sock"
-    served = ApprovalChannel(path, authority, read_timeout=0.2)
+@contextmanager
+def impatient_channel(state: Path, authority: Authority, read_timeout: float) -> Iterator[Path]:
+    """A channel with a short read timeout, for the tests of slow clients."""
+    path = state / "impatient.sock"
+    served = ApprovalChannel(path, authority, read_timeout=read_timeout)
     served.start()
     try:
-        with socket.socket(socket.AF_UNIX) as idle:
-            idle.connect(str(path))
-            idle.settimeout(5)
-            ended = idle.recv(4096)
+        yield path
     finally:
         served.close()
+
+
+def test_an_idle_client_is_dropped_after_the_read_timeout(state, authority):
+    with impatient_channel(state, authority, 0.2) as path, socket.socket(socket.AF_UNIX) as idle:
+        idle.connect(str(path))
+        idle.settimeout(5)
+        ended = idle.recv(4096)
 
     assert ended == b""
 
@@ -168,28 +175,22 @@ def test_many_clients_at_once_are_all_answered_or_closed_and_the_channel_survive
 
 
 def test_a_client_trickling_its_request_is_dropped_within_the_read_timeout(state, authority):
-    path = state / "slow.sock"
-    served = ApprovalChannel(path, authority, read_timeout=0.5)
-    served.start()
-    try:
-        with socket.socket(socket.AF_UNIX) as slow:
-            slow.connect(str(path))
-            slow.settimeout(5)
-            ended = b"open"
-            for _ in range(20):  # a byte every 0.1 s: each recv alone would never time out
-                try:
-                    slow.sendall(b" ")
-                except OSError:
-                    break
-                time.sleep(0.1)
-                with selectors.DefaultSelector() as watch:  # no limit on descriptor numbers
-                    watch.register(slow, selectors.EVENT_READ)
-                    ready = watch.select(0)
-                if ready:
-                    ended = slow.recv(4096)
-                    break
-    finally:
-        served.close()
+    with impatient_channel(state, authority, 0.5) as path, socket.socket(socket.AF_UNIX) as slow:
+        slow.connect(str(path))
+        slow.settimeout(5)
+        ended = b"open"
+        for _ in range(20):  # a byte every 0.1 s: each recv alone would never time out
+            try:
+                slow.sendall(b" ")
+            except OSError:
+                break
+            time.sleep(0.1)
+            with selectors.DefaultSelector() as watch:  # no limit on descriptor numbers
+                watch.register(slow, selectors.EVENT_READ)
+                ready = watch.select(0)
+            if ready:
+                ended = slow.recv(4096)
+                break
 
     assert ended == b""  # dropped before the 20 bytes were through, though each came within 0.1 s
 
