@@ -66,7 +66,6 @@ def _open(args: Args) -> Request:
 
 DIR: Final = {
     "pwd": _route(navigation.pwd, lambda _: navigation.Pwd()),
-    "cd": _route(navigation.cd, lambda a: navigation.Cd(a.get("path")), "path"),
     "list": _route(navigation.list_folder, lambda a: navigation.ListFolder(a.get("path")), "path"),
     "tree": _route(
         navigation.tree,
@@ -76,7 +75,7 @@ DIR: Final = {
         "progress",
     ),
 }
-FILE: Final = {
+READ: Final = {
     "read": _route(
         file_access.read,
         lambda a: file_access.Read(
@@ -88,6 +87,8 @@ FILE: Final = {
         "head",
         "tail",
     ),
+}
+FILE: Final = {
     "write": _route(
         file_access.write,
         lambda a: file_access.Write(a.get("path"), a["content"]),
@@ -105,6 +106,7 @@ FILE: Final = {
 MODE: Final = {
     "status": _route(mode_switch.status, lambda _: mode_switch.ModeStatus()),
     "init": _route(mode_switch.init, lambda a: mode_switch.ModeInit(Mode(a["mode"])), requires=("mode",)),
+    "cd": _route(navigation.cd, lambda a: navigation.Cd(a.get("path")), "path"),
 }
 PLAYSET: Final = {
     "list": _route(playset_choice.list_playsets, lambda _: playset_choice.ListPlaysets()),
@@ -152,6 +154,8 @@ GIT: Final = {
         "root",
         "limit",
     ),
+}
+COMMIT: Final = {
     "add": _route(repository.add, lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
     "commit": _route(
         repository.commit,
@@ -162,10 +166,12 @@ GIT: Final = {
 }
 ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {
     "ck3_dir": DIR,
-    "ck3_file": FILE,
+    "ck3_read": READ,
+    "ck3_git": GIT,
     "ck3_mode": MODE,
     "ck3_playset": PLAYSET,
+    "ck3_file": FILE,
+    "ck3_commit": COMMIT,
     "ck3_contract": CONTRACT,
-    "ck3_git": GIT,
 }
 """Every tool's commands."""

@@ -12,11 +12,12 @@ from fastmcp import FastMCP
 from starlette.types import ASGIApp
 
 from adapters.dulwich_history import DulwichHistory
-from adapters.fastmcp_server import Routes, build_server
+from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
 from adapters.json_playsets import JsonPlaysets
 from adapters.local_files import LocalFiles
+from adapters.mcp_dispatch import Routes
 from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.tool_routes import ROUTES
@@ -149,7 +150,14 @@ def build(
     `token`, HTTP requests must carry it as their bearer token."""
     core = core or build_core(settings)
     auth = OperatorToken(token) if token is not None else None
-    return build_server(core, core.services.leaks, routes=routes, version=_version(), auth=auth)
+    return build_server(
+        core,
+        core.services.leaks,
+        routes=routes,
+        version=_version(),
+        auth=auth,
+        read_only=settings.read_only,
+    )
 
 
 def http_app(settings: Settings, server: FastMCP) -> ASGIApp:

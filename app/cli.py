@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--mode", choices=[m.value for m in Mode], help="initialise this mode at start")
     serve.add_argument("--home", choices=[r.value for r in RootCategory], help="the session home root")
+    serve.add_argument("--read-only", action="store_true", help="offer only tools that cannot change a file")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--port", type=int, help="port for --transport http (default: [http] port, 8765)")
     commands.add_parser("policy", help="print the capability matrix (who may mutate what, on what condition)")
@@ -95,6 +96,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
     settings = load(config_path(args.config, os.environ), cwd=Path.cwd())
     if getattr(args, "mode", None):
         settings = settings.with_mode(Mode(args.mode))
+    if getattr(args, "read_only", False):
+        settings = settings.with_read_only()
     if getattr(args, "home", None):
         settings = settings.with_home(RootCategory(args.home))
     return settings

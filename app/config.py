@@ -43,14 +43,25 @@ class HttpSettings:
 
 
 @frozen
+class Limits:
+    """Per-session rate limits (calls per minute; 0: unlimited). Mutations have their own, lower limit;
+    a call over its limit is refused with EN-RATE-D-001 and data.retry_after_ms."""
+
+    reads_per_minute: int = 600
+    mutations_per_minute: int = 60
+
+
+@frozen
 class _ConfigFile:
     mode: str | None = None
+    read_only: bool = False
     home: str = "ROOT_REPO"
     state_dir: str | None = None
     hidden: list[str] = Factory(list)
     roots: dict[str, str] = Factory(dict)
     playset: _PlaysetSection = Factory(_PlaysetSection)
     http: HttpSettings = Factory(HttpSettings)
+    limits: Limits = Factory(Limits)
 
 
 @frozen
@@ -67,6 +78,9 @@ class Settings:
     hidden: tuple[str, ...] = ()
     """The operator's own patterns of secret names, invisible beside the built-in ones."""
     http: HttpSettings = HttpSettings()
+    read_only: bool = False
+    """Serve the read and session tools only: no tool offered can change a file."""
+    limits: Limits = Limits()
 
     @property
     def data_root(self) -> Path | None:
@@ -78,6 +92,9 @@ class Settings:
         if self.state_dir is not None:
             return self.state_dir
         return Path(environ.get("XDG_STATE_HOME") or "~/.local/state").expanduser() / "ck3raven"
+
+    def with_read_only(self) -> "Settings":
+        return evolve(self, read_only=True)
 
     def with_mode(self, mode: Mode | None) -> "Settings":
         return evolve(self, mode=mode)
@@ -126,6 +143,8 @@ def load(path: Path | None, *, cwd: Path) -> Settings:
 def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
     problems: list[str] = []
     roots = _roots(raw.roots, cwd, problems)
+    if min(raw.limits.reads_per_minute, raw.limits.mutations_per_minute) < 0:
+        problems.append("limits: a rate is 0 (unlimited) or more calls per minute")
     if raw.http.token is not None and len(raw.http.token) < MIN_TOKEN:
         problems.append(f"http.token: at least {MIN_TOKEN} characters")
     mode = _member(Mode, raw.mode, f"mode: {raw.mode!r} is not a mode", problems) if raw.mode else None
@@ -135,7 +154,18 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
     if problems or home is None:
         raise ConfigError(f"{source}: " + "; ".join(problems or ["no home root"]))
     state_dir = (cwd / Path(raw.state_dir).expanduser()).resolve() if raw.state_dir else None
-    settings = Settings(source, roots, home, mode, raw.playset.active, state_dir, tuple(raw.hidden), raw.http)
+    settings = Settings(
+        source,
+        roots,
+        home,
+        mode,
+        raw.playset.active,
+        state_dir,
+        tuple(raw.hidden),
+        raw.http,
+        raw.read_only,
+        raw.limits,
+    )
     overlaps = overlapping(settings, os.environ)
     if overlaps:
         raise ConfigError(f"{source}: " + "; ".join(overlaps))

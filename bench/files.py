@@ -1,4 +1,4 @@
-"""ck3_file read and write of a 10 KB file over stdio, beside a plain Python read/write of the same file.
+"""ck3_read and ck3_file write of a 10 KB file over stdio, beside a plain Python read/write of the same file.
 
 The floor: `Path.read_text` and an atomic write (temp file + fsync + rename) in this process, same run.
 """
@@ -35,12 +35,12 @@ async def over_stdio(config: Path, repeats: int) -> tuple[float, float]:
         env={"FASTMCP_CHECK_FOR_UPDATES": "off"},
     )
     write = {"command": "write", "path": "ROOT_CK3RAVEN_DATA:/wip/bench.txt", "content": CONTENT}
-    read = {"command": "read", "path": "ROOT_CK3RAVEN_DATA:/wip/bench.txt"}
+    read = {"path": "ROOT_CK3RAVEN_DATA:/wip/bench.txt"}
     async with Client(params) as client:
         await client.call_tool("ck3_file", write)
-        await client.call_tool("ck3_file", read)
+        await client.call_tool("ck3_read", read)
         wrote = await median_async_ms(lambda: client.call_tool("ck3_file", write), repeats)
-        red = await median_async_ms(lambda: client.call_tool("ck3_file", read), repeats)
+        red = await median_async_ms(lambda: client.call_tool("ck3_read", read), repeats)
     return red, wrote
 
 

@@ -139,7 +139,7 @@ _WORLD: tuple[CodeSpec, ...] = (
         },
         opaque={"content"},
     ),
-    CodeSpec("WA-READ-I-001", "{address} is not UTF-8 text; ck3_file reads text only.", {"address"}),
+    CodeSpec("WA-READ-I-001", "{address} is not UTF-8 text; ck3raven reads text only.", {"address"}),
     CodeSpec("WA-READ-I-002", "{address} is larger than {limit} bytes.", {"address", "limit"}),
     CodeSpec("WA-WRITE-S-001", "Wrote {size} bytes to {address}.", {"address", "created", "size", "sha256"}),
     CodeSpec("WA-WRITE-S-002", "Deleted {address}.", {"address"}),

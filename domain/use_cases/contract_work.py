@@ -54,6 +54,7 @@ class ListContracts(Request):
 @frozen
 class StashCarryOver(Request):
     TOOL: ClassVar[str] = "ck3_contract"
+    MUTATES: ClassVar[bool] = True
     root: str = "ROOT_REPO"
     cluster: str | None = None
 

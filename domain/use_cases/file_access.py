@@ -33,7 +33,7 @@ class Read(Request):
     """A read of a whole file, or a window of its lines: `offset` (1-based) and `limit`, or `head` or
     `tail` lines."""
 
-    TOOL: ClassVar[str] = "ck3_file"
+    TOOL: ClassVar[str] = "ck3_read"
     path: str | None
     offset: int | None = None
     limit: int | None = None
@@ -44,6 +44,7 @@ class Read(Request):
 @frozen
 class Write(Request):
     TOOL: ClassVar[str] = "ck3_file"
+    MUTATES: ClassVar[bool] = True
     path: str | None
     content: str
 
@@ -51,6 +52,7 @@ class Write(Request):
 @frozen
 class Edit(Request):
     TOOL: ClassVar[str] = "ck3_file"
+    MUTATES: ClassVar[bool] = True
     path: str | None
     old: str
     new: str
@@ -59,6 +61,7 @@ class Edit(Request):
 @frozen
 class Delete(Request):
     TOOL: ClassVar[str] = "ck3_file"
+    MUTATES: ClassVar[bool] = True
     path: str | None
 
 

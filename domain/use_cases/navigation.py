@@ -34,7 +34,7 @@ class Pwd(Request):
 
 @frozen
 class Cd(Request):
-    TOOL: ClassVar[str] = "ck3_dir"
+    TOOL: ClassVar[str] = "ck3_mode"
     path: str | None
 
 

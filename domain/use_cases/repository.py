@@ -53,13 +53,15 @@ class GitLog(Request):
 
 @frozen
 class GitAdd(Request):
-    TOOL: ClassVar[str] = "ck3_git"
+    TOOL: ClassVar[str] = "ck3_commit"
+    MUTATES: ClassVar[bool] = True
     paths: tuple[str, ...]
 
 
 @frozen
 class GitCommit(Request):
-    TOOL: ClassVar[str] = "ck3_git"
+    TOOL: ClassVar[str] = "ck3_commit"
+    MUTATES: ClassVar[bool] = True
     message: str
     root: str = "ROOT_REPO"
 

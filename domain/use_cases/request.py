@@ -12,10 +12,12 @@ from domain.session import Session
 
 @frozen
 class Request:
-    """A command's typed arguments; the class says which tool it belongs to and whether it needs no mode."""
+    """A command's typed arguments; the class says which tool it belongs to, whether it needs no mode, and
+    whether it may change a file (such calls are paced by the lower, mutation rate limit)."""
 
     TOOL: ClassVar[str] = ""
     MODELESS: ClassVar[bool] = False
+    MUTATES: ClassVar[bool] = False
 
 
 R = TypeVar("R", bound=Request)

@@ -35,7 +35,11 @@ def snapshot(settings: Settings) -> dict[str, bytes]:
 
 async def call(settings: Settings, args: dict[str, Any], era: str = "auto") -> dict[str, Any]:
     async with Client(build(settings), mode=era) as client:
-        result = await client.call_tool("ck3_file", args, raise_on_error=False)
+        if args.get("command") == "read":  # reads have their own read-only tool
+            args = {name: value for name, value in args.items() if name != "command"}
+            result = await client.call_tool("ck3_read", args, raise_on_error=False)
+        else:
+            result = await client.call_tool("ck3_file", args, raise_on_error=False)
     return dict(result.structured_content)
 
 

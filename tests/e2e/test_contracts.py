@@ -196,11 +196,11 @@ async def test_git_status_diff_and_log_read_the_repository(settings: Settings):
 async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings: Settings, state_home: Path):
     async with Client(build(settings)) as client:
         await call(client, "ck3_file", write("ROOT_CK3RAVEN_DATA:/wip/x.txt"))
-        denied = await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
+        denied = await call(client, "ck3_commit", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
         await call(client, "ck3_contract", OPEN)
         await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 7\n"))
-        staged = await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
-        committed = await call(client, "ck3_git", {"command": "commit", "message": "Raise a"})
+        staged = await call(client, "ck3_commit", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
+        committed = await call(client, "ck3_commit", {"command": "commit", "message": "Raise a"})
         log = await call(client, "ck3_git", {"command": "log"})
         closed = await call(client, "ck3_contract", {"command": "close"})
 
@@ -325,7 +325,9 @@ async def test_git_on_a_root_that_is_unknown_or_in_no_repository_is_invalid(sett
 async def test_staging_a_file_of_a_root_in_no_repository_is_invalid(settings: Settings):
     async with Client(build(settings)) as client:
         await call(client, "ck3_file", write("ROOT_CK3RAVEN_DATA:/wip/x.txt"))
-        staged = await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_CK3RAVEN_DATA:/wip/x.txt"]})
+        staged = await call(
+            client, "ck3_commit", {"command": "add", "paths": ["ROOT_CK3RAVEN_DATA:/wip/x.txt"]}
+        )
 
     assert staged["code"] == "WA-RES-I-018"
 
@@ -342,8 +344,8 @@ async def test_a_commit_never_takes_files_the_operator_staged_outside_the_root(t
     async with Client(build(inner)) as client:
         await call(client, "ck3_contract", request)
         await call(client, "ck3_file", write("ROOT_REPO:/a.py", "a = 5\n"))
-        await call(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/a.py"]})
-        committed = await call(client, "ck3_git", {"command": "commit", "message": "Five"})
+        await call(client, "ck3_commit", {"command": "add", "paths": ["ROOT_REPO:/a.py"]})
+        committed = await call(client, "ck3_commit", {"command": "commit", "message": "Five"})
 
     assert (committed["code"], committed["data"]["problem"]) == (
         "WA-WRITE-I-005",

@@ -61,7 +61,7 @@ async def test_two_http_clients_each_keep_their_own_home(settings: Settings):
             Client(url, mode="legacy", auth=TOKEN) as first,
             Client(url, mode="legacy", auth=TOKEN) as second,
         ):
-            await call(first, "ck3_dir", command="cd", path="ROOT_GAME")
+            await call(first, "ck3_mode", command="cd", path="ROOT_GAME")
 
             mine, theirs = await call(first, "ck3_dir"), await call(second, "ck3_dir")
 
@@ -99,8 +99,8 @@ async def test_a_playset_switch_changes_only_the_switching_clients_mods(settings
         ):
             await call(first, "ck3_playset", command="switch", name="Empty")
 
-            mine = await call(first, "ck3_file", command="read", path="mod:Better Traits:/descriptor.mod")
-            theirs = await call(second, "ck3_file", command="read", path="mod:Better Traits:/descriptor.mod")
+            mine = await call(first, "ck3_read", path="mod:Better Traits:/descriptor.mod")
+            theirs = await call(second, "ck3_read", path="mod:Better Traits:/descriptor.mod")
 
     assert mine["code"] == "WA-RES-I-010"
     assert theirs["code"] == "WA-READ-S-003"

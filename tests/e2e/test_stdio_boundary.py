@@ -130,7 +130,7 @@ async def test_git_add_refuses_a_symbolic_link_as_the_file_tool_does(dev_repo: t
     (repo / "src" / "link.py").symlink_to("/etc/hostname")
     async with stdio_client(config, "auto") as client:
         await tool(client, "ck3_contract", open_request("ROOT_REPO", "ROOT_REPO:/src/link.py"))
-        staged = await tool(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/link.py"]})
+        staged = await tool(client, "ck3_commit", {"command": "add", "paths": ["ROOT_REPO:/src/link.py"]})
 
     assert staged["code"] == "WA-RES-I-012"
     assert b"src/link.py" not in porcelain.open_repo(str(repo)).open_index()
@@ -143,7 +143,7 @@ async def test_git_add_refuses_a_file_with_a_second_hard_link(dev_repo: tuple[Pa
     os.link(outside, repo / "src" / "twin.py")
     async with stdio_client(config, "auto") as client:
         await tool(client, "ck3_contract", open_request("ROOT_REPO", "ROOT_REPO:/src/twin.py"))
-        staged = await tool(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/twin.py"]})
+        staged = await tool(client, "ck3_commit", {"command": "add", "paths": ["ROOT_REPO:/src/twin.py"]})
 
     assert staged["code"] == "WA-RES-I-013"
     assert b"src/twin.py" not in porcelain.open_repo(str(repo)).open_index()
@@ -213,8 +213,8 @@ async def test_a_commit_whose_message_names_the_state_directory_is_refused_befor
     message = f"see {config.parent / 'state'}/contracts"
     async with stdio_client(config, "auto") as client:
         await tool(client, "ck3_contract", open_request("ROOT_REPO", "ROOT_REPO:/src/a.py"))
-        await tool(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
-        committed = await tool(client, "ck3_git", {"command": "commit", "message": message})
+        await tool(client, "ck3_commit", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
+        committed = await tool(client, "ck3_commit", {"command": "commit", "message": message})
 
     assert (committed["reply_type"], committed["code"]) == ("I", "WA-WRITE-I-005")
     assert porcelain.open_repo(str(repo)).head() == head
@@ -260,9 +260,9 @@ async def test_a_commit_message_naming_a_system_file_lands_and_is_told_as_it_is(
     (repo / "src" / "a.py").write_text("a = 2\n", encoding="utf-8")
     async with stdio_client(config, "auto") as client:
         await tool(client, "ck3_contract", open_request("ROOT_REPO", "ROOT_REPO:/src/a.py"))
-        await tool(client, "ck3_git", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
+        await tool(client, "ck3_commit", {"command": "add", "paths": ["ROOT_REPO:/src/a.py"]})
         committed = await tool(
-            client, "ck3_git", {"command": "commit", "message": "read config from /etc/hosts"}
+            client, "ck3_commit", {"command": "commit", "message": "read config from /etc/hosts"}
         )
 
     assert (committed["code"], committed["data"]["message"]) == (

@@ -60,7 +60,9 @@ async def test_writing_into_a_local_mod_needs_a_contract_over_stdio(world, era):
 async def test_reading_a_visible_file_works_over_stdio(world, era):
     _, config = world
 
-    env = await file_call(config, era, {"command": "read", "path": "mod:More Events:/events/more_events.txt"})
+    async with stdio_client(config, era) as client:
+        result = await client.call_tool("ck3_read", {"path": "mod:More Events:/events/more_events.txt"})
+    env = envelope(result)
 
     assert env["code"] == "WA-READ-S-003"
     assert "more_events.0001" in str(env["data"]["content"])

@@ -29,7 +29,7 @@ def settings(tmp_path: Path) -> Settings:
 
 async def read(settings: Settings, **window: Any) -> dict[str, Any]:
     async with Client(build(settings)) as client:
-        result = await client.call_tool("ck3_file", {"command": "read", **window}, raise_on_error=False)
+        result = await client.call_tool("ck3_read", window, raise_on_error=False)
     return dict(result.structured_content)
 
 
@@ -64,7 +64,7 @@ async def test_following_next_offset_reads_the_whole_file_once(settings: Setting
     pieces, offset = [], 1
     async with Client(build(settings)) as client:
         while offset is not None:
-            result = await client.call_tool("ck3_file", {"command": "read", "path": BIG, "offset": offset})
+            result = await client.call_tool("ck3_read", {"path": BIG, "offset": offset})
             pieces.append(result.structured_content["data"]["content"])
             offset = result.structured_content["data"]["next_offset"]
 

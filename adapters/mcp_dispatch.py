@@ -1,0 +1,86 @@
+"""How a tool call reaches the core: the caller's session, the command's route, and the human loop.
+
+`Dispatcher` answers one command in the caller's governance session (`adapters.mcp_sessions`), one call
+of a session at a time. `HumanLoop` answers a command whose reply may ask a human: through the client's
+elicitation when it can, else the reply names the approval id for the operator's terminal.
+"""
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import anyio.to_thread
+from fastmcp import Context
+from mcp.types import InputRequiredResult
+
+from adapters.elicitation import Elicitor
+from adapters.mcp_sessions import McpSessions, SessionSlot
+from adapters.reply_middleware import CALL, ReplyResult
+from adapters.tool_routes import Route
+from domain.replies.builder import Reply
+from domain.use_cases.core import Core
+
+Routes = Mapping[str, Mapping[str, Route]]
+
+
+class Dispatcher:
+    """Answers one tool command in the caller's session: route, per-command arguments, session lock."""
+
+    def __init__(self, core: Core, routes: Routes) -> None:
+        self.core = core
+        self._routes = routes
+        self._sessions = McpSessions(core.start_session)
+
+    def slot(self, ctx: Context) -> SessionSlot:
+        return self._sessions.slot(ctx)
+
+    def answer(
+        self, ctx: Context, tool: str, command: str, args: Mapping[str, Any], slot: SessionSlot | None = None
+    ) -> Reply:
+        """The reply in the caller's session (or in `slot`, the session an approval was asked in)."""
+        route = self._routes[tool][command]
+        request = route.request(command, {name: value for name, value in args.items() if value is not None})
+        if isinstance(request, Reply):
+            return request
+        slot = slot or self._sessions.slot(ctx)
+        with slot.lock:  # one call of a session at a time; sessions run side by side
+            reply = self.core.answer(slot.session, route.handler, request)
+            facts = CALL.get()
+            if facts is not None:  # for the audit row
+                session = slot.session
+                contract_id = self.core.governing_id(session)
+                facts.update(command=command, session_id=session.session_id, contract_id=contract_id)
+            return reply
+
+
+ASKS_A_HUMAN: Final = frozenset({"MCP-CFG-I-002", "CT-GATE-I-005"})
+"""Codes whose reply files an approval request (mode init; a contract, renewal or stash that needs one)."""
+
+
+class HumanLoop:
+    """Answers a command whose reply may ask a human: through the client's UI when it can elicit (the
+    answer is recorded, then the command is answered again), else the reply names the approval id."""
+
+    def __init__(self, dispatcher: Dispatcher, elicitor: Elicitor) -> None:
+        self._dispatcher = dispatcher
+        self._elicitor = elicitor
+
+    async def answer(
+        self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]
+    ) -> ReplyResult | InputRequiredResult:
+        kept = await anyio.to_thread.run_sync(self._elicitor.take_answer, ctx)
+        slot = kept if isinstance(kept, SessionSlot) else self._dispatcher.slot(ctx)
+        dispatch = self._dispatcher.answer
+        reply = await anyio.to_thread.run_sync(dispatch, ctx, tool, command, args, slot)
+        if _asks(reply) and kept is None:
+            approval_id = str(reply.data["approval_id"])
+            summary = self._dispatcher.core.approval_summary(approval_id) or reply.message()
+            asked = await self._elicitor.ask(ctx, approval_id, summary, keep=slot)
+            if isinstance(asked, InputRequiredResult):
+                return asked
+            if asked:
+                reply = await anyio.to_thread.run_sync(dispatch, ctx, tool, command, args, slot)
+        return ReplyResult.of(reply)
+
+
+def _asks(reply: Reply) -> bool:
+    return reply.code in ASKS_A_HUMAN and reply.data.get("state", "pending") == "pending"

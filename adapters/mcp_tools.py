@@ -1,0 +1,198 @@
+"""The tools an MCP client sees: thin shims whose parameters are the input schema and whose docstrings are
+what the model reads. Each takes primitives, strictly validated, and hands its command to the dispatcher.
+
+Tools come in three kinds, and their annotations say which (a test checks every command against them):
+read tools change nothing (read-only, idempotent); session tools change only the caller's own session
+(its mode, home or playset lens: neither read-only nor destructive); mutation tools may change or remove
+files (destructive). A `read_only` server lists the read and session tools only.
+"""
+
+from collections.abc import Callable
+from typing import Annotated, Final, Literal
+
+import anyio.from_thread
+from fastmcp import Context, FastMCP
+from mcp.types import InputRequiredResult
+from pydantic import BaseModel, ConfigDict, Field
+
+from adapters.mcp_dispatch import Dispatcher, HumanLoop
+from adapters.reply_middleware import ReplyResult
+from adapters.wire import ENVELOPE_SCHEMA
+
+Address = Annotated[
+    str | None, Field(description="ROOT_X:/rel/path, mod:<Name>:/rel/path or a relative path")
+]
+
+
+def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
+    """Tool annotations; informational only: enforcement never reads them."""
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": False,
+    }
+
+
+READS: Final = _hints(read_only=True, destructive=False, idempotent=True)
+SESSION: Final = _hints(read_only=False, destructive=False, idempotent=True)
+MUTATES: Final = _hints(read_only=False, destructive=True, idempotent=False)
+
+READ_TOOLS: Final = ("ck3_dir", "ck3_read", "ck3_git")
+SESSION_TOOLS: Final = ("ck3_mode", "ck3_playset")
+MUTATION_TOOLS: Final = ("ck3_file", "ck3_commit", "ck3_contract")
+
+
+class DeclaredTarget(BaseModel):
+    """A target declared in a contract."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    address: str
+    edit_kind: Literal["add", "modify", "delete"]
+
+
+def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
+    def ck3_dir(
+        ctx: Context,
+        command: Literal["pwd", "list", "tree"] = "pwd",
+        path: Address = None,
+        depth: Annotated[
+            int | None, Field(ge=1, le=64, description="tree: folder levels to descend (3)")
+        ] = None,
+    ) -> ReplyResult:
+        """Look around the visible world (changes nothing). `pwd`: the session home. `list`: the children
+        of a folder (address, kind file/dir/symlink/special, size). `tree`: the folders below a folder,
+        `depth` levels down. Entries are session-absolute addresses. To move the home, use ck3_mode cd."""
+        progress = _progress(ctx) if command == "tree" else None
+        args = {"path": path, "depth": depth, "progress": progress}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_dir", command, args))
+
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
+    def ck3_read(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        ctx: Context,
+        path: Address,
+        offset: Annotated[int | None, Field(ge=1, description="the first line (1-based)")] = None,
+        limit: Annotated[int | None, Field(ge=1, description="how many lines from offset")] = None,
+        head: Annotated[int | None, Field(ge=1, description="the first N lines")] = None,
+        tail: Annotated[int | None, Field(ge=1, description="the last N lines")] = None,
+    ) -> ReplyResult:
+        """Read a visible text file (changes nothing), whole or a window of lines: `offset`+`limit`,
+        `head` or `tail`. The reply gives total_lines, the lines shown (first_line, last_line),
+        next_offset when there is more, and the whole file's sha256 (pass it to ck3_file as
+        expected_sha256 so a write is refused if the file changed since)."""
+        args = {"path": path, "offset": offset, "limit": limit, "head": head, "tail": tail}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_read", "read", args))
+
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
+    def ck3_git(
+        ctx: Context,
+        command: Literal["status", "diff", "log"],
+        root: str | None = None,
+        path: Address = None,
+        limit: Annotated[int | None, Field(ge=1, le=200)] = None,
+    ) -> ReplyResult:
+        """Git history of the repository holding `root` (changes nothing): a root name (default
+        ROOT_REPO) or any visible address, such as `mod:Name:/` for a mod folder that is its own
+        repository. `status` (root): changes since HEAD; `diff` (path): one file against HEAD; `log`
+        (root, limit): newest commits. To stage and commit, use ck3_commit."""
+        args = {"root": root, "path": path, "limit": limit}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_git", command, args))
+
+
+def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=SESSION)
+    async def ck3_mode(
+        ctx: Context,
+        command: Literal["status", "init", "cd"] = "status",
+        mode: Literal["ck3lens", "ck3raven-dev"] | None = None,
+        path: Annotated[str | None, Field(description="cd: a root category such as ROOT_GAME")] = None,
+    ) -> ReplyResult | InputRequiredResult:
+        """This session's settings (no file changes). `status`: the mode (ck3lens or ck3raven-dev) or
+        that none is initialised. `init`: ask for `mode`; it takes effect only once a human approves:
+        your client may ask its user directly, otherwise the reply names an approval id for the user to
+        approve; then call `init` again. `cd`: make a root (`path`, e.g. ROOT_GAME) the session home."""
+        return await loop.answer(ctx, "ck3_mode", command, {"mode": mode, "path": path})
+
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=SESSION)
+    def ck3_playset(
+        ctx: Context, command: Literal["list", "show", "switch"] = "list", name: str | None = None
+    ) -> ReplyResult:
+        """Playsets (no file changes): `list` every playset; `show` one (default: the active one), mods
+        in load order; `switch` makes the named playset this session's lens (its mods become the visible
+        mods at once)."""
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, {"name": name}))
+
+
+def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=MUTATES)
+    def ck3_file(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        ctx: Context,
+        command: Literal["write", "edit", "delete"],
+        path: Address,
+        content: Annotated[str | None, Field(description="write: the whole new text")] = None,
+        old: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
+        new: Annotated[str | None, Field(description="edit: its replacement")] = None,
+    ) -> ReplyResult:
+        """Change text files (to read one, use ck3_read). `write` (create or replace) with `content`;
+        `edit` replaces the single occurrence of `old` by `new`; `delete` a file. Every command is
+        governed: a refusal is a D reply whose data.required says what it needs (contract,
+        human_approval, mode). Writes are atomic: all or nothing."""
+        args: dict[str, object] = {"path": path, "content": content, "old": old, "new": new}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
+
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=MUTATES)
+    def ck3_commit(
+        ctx: Context,
+        command: Literal["add", "commit"],
+        root: str | None = None,
+        paths: list[str] | None = None,
+        message: str | None = None,
+    ) -> ReplyResult:
+        """Stage and commit in the repository holding `root` (default ROOT_REPO, or any visible address).
+        `add` (paths) stages the files' current content; `commit` (message, root) commits the index. Both
+        are governed writes: every file they touch needs a contract that permits WRITE on its root; links,
+        special and hard-linked files are refused as ck3_file refuses them."""
+        args = {"root": root, "paths": paths, "message": message}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_commit", command, args))
+
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=MUTATES)
+    async def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        ctx: Context,
+        command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over"],
+        root_category: str | None = None,
+        intent: str | None = None,
+        operations: list[Literal["READ", "WRITE", "DELETE"]] | None = None,
+        targets: list[DeclaredTarget] | None = None,
+        work_declaration: str | None = None,
+        contract_id: str | None = None,
+        ttl_minutes: Annotated[int | None, Field(ge=1, le=480)] = None,
+    ) -> ReplyResult | InputRequiredResult:
+        """Contracts of intended work. `open` declares root_category, intent, operations, targets
+        (address and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
+        then permitted on that root. `close` reconciles the changes since the contract's git baseline
+        with the targets (undeclared work is listed and keeps it open). `cancel`, `renew` (a new contract
+        inheriting scope and baseline of an ended one; ttl_minutes, default 120), `status`, `list`, and
+        `stash_carry_over` (root_category and contract_id: the cluster of carried-over files to save and
+        revert, or none for the unattributed ones; needs a human). Protected targets and the launcher
+        registry need a human's approval: your client may ask its user directly, otherwise the reply names
+        an approval id; then call again. A contract governs only this session."""
+        args = {
+            "root_category": root_category,
+            "intent": intent,
+            "operations": operations,
+            "targets": [t.model_dump() for t in targets] if targets is not None else None,
+            "work_declaration": work_declaration,
+            "contract_id": contract_id,
+            "ttl_minutes": ttl_minutes,
+        }
+        return await loop.answer(ctx, "ck3_contract", command, args)
+
+
+def _progress(ctx: Context) -> Callable[[int], None]:
+    """Report walk progress to the client (a no-op unless the request carried a progress token)."""
+
+    def report(done: int) -> None:
+        anyio.from_thread.run(ctx.report_progress, done, None, f"{done} folders")
+
+    return report
