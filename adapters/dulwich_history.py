@@ -24,7 +24,7 @@ from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.repo import Repo
 
 from ports.errors import Unavailable
-from ports.history import Change, ChangeKind, CommitInfo, History, Staging
+from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
 _REGULAR = 0o100644
 _TREES_KEPT = 8
@@ -79,6 +79,22 @@ class DulwichHistory(History):
             return None  # a repository without a commit yet
         except OSError as exc:
             raise Unavailable("the repository cannot be read") from exc
+
+    def ignores(self, root: str, folder: tuple[str, ...] = ()) -> Ignores | None:
+        place = self._find(root, folder)
+        if place is None:
+            return None
+        try:
+            with closing(Repo(str(place.top))) as repo:
+                manager = IgnoreFilterManager.from_repo(repo)
+        except (OSError, ValueError, KeyError):  # an unreadable repository ignores nothing
+            return None
+
+        def ignored(parts: tuple[str, ...], *, folder: bool) -> bool:
+            path = place.inside(parts).decode()
+            return bool(path) and bool(manager.is_ignored(path + "/" if folder else path))
+
+        return ignored
 
     def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
         place, repo = self._open(root, folder)

@@ -110,6 +110,12 @@ class LocalFiles(Files):
             except OSError as exc:
                 raise Unavailable("a file cannot be removed") from exc
 
+    def walk(
+        self, location: Location, depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
+    ) -> Iterator[tuple[tuple[str, ...], Kind]]:
+        with self._dir(location) as fd:
+            yield from _walk_all(fd, (), depth, keep)
+
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:
@@ -339,6 +345,47 @@ def _walk(
             yield from _walk(child, parts, depth - 1, keep)
         finally:
             os.close(child)
+
+
+def _walk_all(
+    fd: int, here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
+) -> Iterator[tuple[tuple[str, ...], Kind]]:
+    if depth <= 0:
+        return
+    try:
+        with os.scandir(fd) as it:  # the kind comes from the directory entry itself: no stat per file
+            found = sorted((item.name, _cheap_kind(item)) for item in it)
+    except OSError as exc:
+        raise Unavailable("a folder cannot be listed") from exc
+    for name, kind in found:
+        parts = (*here, name)
+        if not keep(parts, kind):
+            continue
+        if kind != "dir":
+            yield parts, kind
+            continue
+        try:
+            child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except OSError:  # swapped for a link or removed since readdir: skipped, never followed
+            continue
+        try:
+            yield parts, kind
+            yield from _walk_all(child, parts, depth - 1, keep)
+        finally:
+            os.close(child)
+
+
+def _cheap_kind(item: os.DirEntry[str]) -> Kind:
+    try:
+        if item.is_symlink():
+            return "symlink"
+        if item.is_dir(follow_symlinks=False):
+            return "dir"
+        if item.is_file(follow_symlinks=False):
+            return "file"
+    except OSError:  # vanished: reported as what cannot be read
+        return "special"
+    return "special"
 
 
 def _sweep(fd: int, cutoff: float) -> int:

@@ -38,7 +38,7 @@ READS: Final = _hints(read_only=True, destructive=False, idempotent=True)
 SESSION: Final = _hints(read_only=False, destructive=False, idempotent=True)
 MUTATES: Final = _hints(read_only=False, destructive=True, idempotent=False)
 
-READ_TOOLS: Final = ("ck3_dir", "ck3_read", "ck3_git")
+READ_TOOLS: Final = ("ck3_dir", "ck3_read", "ck3_search", "ck3_git")
 SESSION_TOOLS: Final = ("ck3_mode", "ck3_playset")
 MUTATION_TOOLS: Final = ("ck3_file", "ck3_commit", "ck3_contract")
 
@@ -53,19 +53,32 @@ class DeclaredTarget(BaseModel):
 
 def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
-    def ck3_dir(
+    def ck3_dir(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         command: Literal["pwd", "list", "tree"] = "pwd",
         path: Address = None,
         depth: Annotated[
             int | None, Field(ge=1, le=64, description="tree: folder levels to descend (3)")
         ] = None,
+        glob: Annotated[str | None, Field(description="list: only names matching, e.g. *.yml")] = None,
+        cursor: Annotated[str | None, Field(description="list: next_cursor of the page before")] = None,
+        limit: Annotated[
+            int | None, Field(ge=1, le=10_000, description="list: entries per page (1000)")
+        ] = None,
+        include_ignored: Annotated[
+            bool | None, Field(description="list, tree: include git-ignored entries and .git (false)")
+        ] = None,
     ) -> ReplyResult:
         """Look around the visible world (changes nothing). `pwd`: the session home. `list`: the children
-        of a folder (address, kind file/dir/symlink/special, size). `tree`: the folders below a folder,
-        `depth` levels down. Entries are session-absolute addresses. To move the home, use ck3_mode cd."""
+        of a folder (address, kind file/dir/symlink/special, size), sorted by name, in pages: `limit` per
+        page, `cursor` from the reply's next_cursor, `glob` to keep matching names; data.total counts
+        all that match. `tree`: the folders below a folder, `depth` levels down. list and tree leave out
+        what the repository's .gitignore ignores, and .git, unless include_ignored. Entries are
+        session-absolute addresses. To move the home, use ck3_mode cd."""
         progress = _progress(ctx) if command == "tree" else None
-        args = {"path": path, "depth": depth, "progress": progress}
+        args: dict[str, object] = {"path": path, "depth": depth, "progress": progress}
+        args |= {"glob": glob, "cursor": cursor}
+        args |= {"limit": limit, "include_ignored": include_ignored}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_dir", command, args))
 
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
@@ -83,6 +96,41 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         expected_sha256 so a write is refused if the file changed since)."""
         args = {"path": path, "offset": offset, "limit": limit, "head": head, "tail": tail}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_read", "read", args))
+
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
+    def ck3_search(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        ctx: Context,
+        command: Literal["names", "contents"],
+        glob: Annotated[
+            str | None, Field(description="names: the glob to match; contents: only in files it matches")
+        ] = None,
+        pattern: Annotated[str | None, Field(description="contents: the text to find")] = None,
+        regex: Annotated[bool | None, Field(description="contents: pattern is a regex (false)")] = None,
+        ignore_case: Annotated[bool | None, Field(description="match case-insensitively (false)")] = None,
+        under: Annotated[
+            str | None, Field(description="a folder's address (default: the whole world)")
+        ] = None,
+        include_ignored: Annotated[
+            bool | None, Field(description="include git-ignored files and .git (false)")
+        ] = None,
+        max_results: Annotated[int | None, Field(ge=1, le=10_000, description="names: cap (500)")] = None,
+        max_files: Annotated[
+            int | None, Field(ge=1, le=200_000, description="contents: files read (20000)")
+        ] = None,
+        max_hits: Annotated[int | None, Field(ge=1, le=10_000, description="contents: lines (200)")] = None,
+        max_bytes: Annotated[int | None, Field(ge=1, le=2**31, description="contents: bytes read")] = None,
+    ) -> ReplyResult:
+        """Search the visible world, or the folder `under` (changes nothing). `names`: files and folders
+        whose path matches `glob` (`*.yml` matches a name at any depth; `common/**/*.txt` a path below
+        the folder searched). `contents`: lines holding `pattern` (literal, or a regex with regex=true),
+        each hit an address, line, column and the line's text; binary and large files are skipped and
+        counted. Both leave out what .gitignore ignores unless include_ignored, and report `truncated`
+        and the `cap` reached."""
+        args: dict[str, object] = {"glob": glob, "pattern": pattern, "regex": regex, "under": under}
+        args |= {"ignore_case": ignore_case}
+        args |= {"include_ignored": include_ignored, "max_results": max_results, "max_files": max_files}
+        args |= {"max_hits": max_hits, "max_bytes": max_bytes}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", command, args))
 
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
     def ck3_git(

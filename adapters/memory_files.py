@@ -94,6 +94,11 @@ class MemoryFiles(Files):
             raise SpecialFile("not a regular file")
         return parent
 
+    def walk(
+        self, location: Location, depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
+    ) -> Iterator[tuple[tuple[str, ...], Kind]]:
+        yield from _walk_all(self._folder(location), (), depth, keep)
+
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:
@@ -141,3 +146,21 @@ def _walk(
         if isinstance(child, dict) and keep(parts):
             yield parts
             yield from _walk(child, parts, depth - 1, keep)
+
+
+def _walk_all(
+    folder: dict[str, object],
+    here: tuple[str, ...],
+    depth: int,
+    keep: Callable[[tuple[str, ...], Kind], bool],
+) -> Iterator[tuple[tuple[str, ...], Kind]]:
+    if depth <= 0:
+        return
+    for name in sorted(folder):
+        child = folder[name]
+        parts, kind = (*here, name), _kind_of(child)
+        if not keep(parts, kind):
+            continue
+        yield parts, kind
+        if isinstance(child, dict):
+            yield from _walk_all(child, parts, depth - 1, keep)

@@ -12,7 +12,15 @@ from attrs import frozen
 
 from domain.contracts.lifecycle import OpenRequest
 from domain.replies.builder import Reply, ReplyBuilder
-from domain.use_cases import contract_work, file_access, mode_switch, navigation, playset_choice, repository
+from domain.use_cases import (
+    contract_work,
+    file_access,
+    mode_switch,
+    navigation,
+    playset_choice,
+    repository,
+    search,
+)
 from domain.use_cases.request import Handler, Request
 from domain.vocabulary import Mode
 from ports.contracts import TargetRecord
@@ -66,13 +74,30 @@ def _open(args: Args) -> Request:
 
 DIR: Final = {
     "pwd": _route(navigation.pwd, lambda _: navigation.Pwd()),
-    "list": _route(navigation.list_folder, lambda a: navigation.ListFolder(a.get("path")), "path"),
+    "list": _route(
+        navigation.list_folder,
+        lambda a: navigation.ListFolder(
+            a.get("path"),
+            a.get("glob"),
+            a.get("cursor"),
+            a.get("limit", navigation.LIST_PAGE),
+            a.get("include_ignored", False),
+        ),
+        "path",
+        "glob",
+        "cursor",
+        "limit",
+        "include_ignored",
+    ),
     "tree": _route(
         navigation.tree,
-        lambda a: navigation.Tree(a.get("path"), a.get("depth", 3), a.get("progress")),
+        lambda a: navigation.Tree(
+            a.get("path"), a.get("depth", 3), a.get("progress"), a.get("include_ignored", False)
+        ),
         "path",
         "depth",
         "progress",
+        "include_ignored",
     ),
 }
 READ: Final = {
@@ -102,6 +127,43 @@ FILE: Final = {
         requires=("old", "new"),
     ),
     "delete": _route(file_access.delete, lambda a: file_access.Delete(a.get("path")), "path"),
+}
+_SCOPE = ("under", "include_ignored", "ignore_case")
+SEARCH: Final = {
+    "names": _route(
+        search.names,
+        lambda a: search.SearchNames(
+            a["glob"],
+            a.get("under"),
+            a.get("include_ignored", False),
+            a.get("ignore_case", False),
+            a.get("max_results", 500),
+        ),
+        *_SCOPE,
+        "max_results",
+        requires=("glob",),
+    ),
+    "contents": _route(
+        search.contents,
+        lambda a: search.SearchContents(
+            a["pattern"],
+            a.get("regex", False),
+            a.get("ignore_case", False),
+            a.get("glob"),
+            a.get("under"),
+            a.get("include_ignored", False),
+            a.get("max_files", 20_000),
+            a.get("max_hits", 200),
+            a.get("max_bytes", 256 * 1024 * 1024),
+        ),
+        *_SCOPE,
+        "regex",
+        "glob",
+        "max_files",
+        "max_hits",
+        "max_bytes",
+        requires=("pattern",),
+    ),
 }
 MODE: Final = {
     "status": _route(mode_switch.status, lambda _: mode_switch.ModeStatus()),
@@ -167,6 +229,7 @@ COMMIT: Final = {
 ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {
     "ck3_dir": DIR,
     "ck3_read": READ,
+    "ck3_search": SEARCH,
     "ck3_git": GIT,
     "ck3_mode": MODE,
     "ck3_playset": PLAYSET,

@@ -65,6 +65,15 @@ class Files(Protocol):
         """Remove the regular file at `location` (a link, folder or special file is refused)."""
         ...
 
+    def walk(
+        self, location: Location, depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
+    ) -> Iterator[tuple[tuple[str, ...], Kind]]:
+        """Every entry below `location` (files, folders, links, special files), at most `depth` levels
+        down, in sorted depth-first pre-order, as parts relative to `location` and the entry's kind (a link
+        is reported, never followed). `keep(parts, kind)` is asked for each: an entry it refuses is neither
+        yielded nor, for a folder, entered. Closing the iterator early releases everything it holds."""
+        ...
+
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:

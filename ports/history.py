@@ -33,6 +33,13 @@ class CommitInfo:
     time: str
 
 
+class Ignores(Protocol):
+    """A repository's ignore rules (.gitignore files, .git/info/exclude, the user's excludes file) as a
+    question about a root-relative path: is it ignored? (`folder`: the path names a folder.)"""
+
+    def __call__(self, parts: tuple[str, ...], *, folder: bool) -> bool: ...
+
+
 class History(Protocol):
     """Port: HEAD and changes of the git repository holding a folder of a root.
 
@@ -49,6 +56,11 @@ class History(Protocol):
         ...
 
     def head(self, root: str, folder: tuple[str, ...] = ()) -> str | None: ...
+
+    def ignores(self, root: str, folder: tuple[str, ...] = ()) -> Ignores | None:
+        """The ignore rules of the repository holding `folder`, for paths below it; None when none holds
+        it (or it cannot be read: then nothing is ignored)."""
+        ...
 
     def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]: ...
 

@@ -112,8 +112,8 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-001",
-        "{address} holds {count} visible entries.",
-        {"address", "entries", "count", "truncated", "hint"},
+        "{address}: {count} of the {total} visible entries that match (data.next_cursor: more follow).",
+        {"address", "entries", "count", "total", "truncated", "next_cursor", "hint"},
     ),
     CodeSpec(
         "WA-READ-S-002",
@@ -138,6 +138,27 @@ _WORLD: tuple[CodeSpec, ...] = (
             "next_offset",
         },
         opaque={"content"},
+    ),
+    CodeSpec(
+        "WA-READ-S-007",
+        "{count} names match {glob} ({scanned} entries looked at).",
+        {"glob", "matches", "count", "scanned", "truncated", "hint"},
+    ),
+    CodeSpec(
+        "WA-READ-S-008",
+        "{count} lines hold the pattern, in {files_matched} of {files_read} files read.",
+        {
+            "pattern",
+            "hits",
+            "count",
+            "files_read",
+            "files_matched",
+            "bytes_read",
+            "skipped",
+            "truncated",
+            "cap",
+        },
+        opaque={"hits", "pattern"},  # lines of files are people's text, like file content
     ),
     CodeSpec("WA-READ-I-001", "{address} is not UTF-8 text; ck3raven reads text only.", {"address"}),
     CodeSpec("WA-READ-I-002", "{address} is larger than {limit} bytes.", {"address", "limit"}),

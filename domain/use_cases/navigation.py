@@ -1,7 +1,10 @@
-"""`ck3_dir` handlers (seed 004 §5.3): pwd, cd, list and tree over the session's World Adapter.
+"""`ck3_dir` handlers (seed 004 §5.3): pwd, list and tree over the session's World Adapter (and cd, the
+session's home, which `ck3_mode` offers since it changes the session).
 
 Resolve, return at once on a terminal reply, then open the VisibilityRef through the World Adapter.
-Results are bounded: a listing or tree that reaches its cap says so (`truncated`) and how to narrow it.
+Listings and trees leave out what the repository ignores, and `.git`, unless asked (`include_ignored`).
+Results are bounded: a listing comes in pages (`cursor`, `limit`) with its total; a tree that reaches its
+cap says so (`truncated`) and how to narrow it.
 """
 
 from collections.abc import Callable
@@ -10,15 +13,20 @@ from typing import ClassVar, Final
 from attrs import field, frozen
 
 from domain.failures import port_failure
+from domain.globs import Glob, compile_glob
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session, home_address
+from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.vocabulary import RootCategory
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
 
 LIST_CAP: Final = 10_000
+"""The most entries one page of a listing carries."""
+LIST_PAGE: Final = 1_000
+"""A listing's page size when the call gives no `limit`."""
 TREE_CAP: Final = 20_000
 MAX_DEPTH: Final = 64
 PROGRESS_EVERY: Final = 1_000
@@ -40,8 +48,14 @@ class Cd(Request):
 
 @frozen
 class ListFolder(Request):
+    """A page of a folder's children: those whose name matches `glob`, after the name `cursor`."""
+
     TOOL: ClassVar[str] = "ck3_dir"
     path: str | None
+    glob: str | None = None
+    cursor: str | None = None
+    limit: int = LIST_PAGE
+    include_ignored: bool = False
 
 
 @frozen
@@ -50,6 +64,7 @@ class Tree(Request):
     path: str | None
     depth: int = 3
     progress: Progress | None = field(default=None, eq=False)
+    include_ignored: bool = False
 
 
 def pwd(session: Session, _: Services, __: Pwd) -> Reply:
@@ -75,33 +90,56 @@ def cd(session: Session, _: Services, request: Cd) -> Reply:
     return reply
 
 
-def list_folder(session: Session, _: Services, request: ListFolder) -> Reply:
-    """The visible children of a folder: address, kind and size of each, capped at LIST_CAP."""
+def list_folder(session: Session, services: Services, request: ListFolder) -> Reply:
+    """One page of the visible children of a folder (address, kind, size), sorted by name, with the total
+    that match and the cursor of the next page."""
+    if not 1 <= request.limit <= LIST_CAP:
+        return _invalid("limit", f"must be from 1 to {LIST_CAP}")
+    glob = _glob(request.glob)
+    if isinstance(glob, Reply):
+        return glob
     opened = _folder(session, request.path)
     if isinstance(opened, Reply):
         return opened
+    skip = skip_for(session, services, opened, include_ignored=request.include_ignored)
     try:
         listed = session.world.list_dir(opened)
     except PortError as exc:
         return port_failure(exc, opened.address)
-    entries = [{"address": e.address, "kind": e.kind, "size": e.size} for e in listed[:LIST_CAP]]
+    kept = [
+        entry
+        for entry in listed
+        if (glob is None or glob.matches((entry.name,))) and not (skip and skip((entry.name,), entry.kind))
+    ]
+    after = [entry for entry in kept if entry.name > request.cursor] if request.cursor else kept
+    page = after[: request.limit]
+    more = len(after) > len(page)
     return ReplyBuilder().success(
         "WA-READ-S-001",
-        {"address": opened.address, "entries": entries, "count": len(entries), **_bounds(len(listed))},
+        {
+            "address": opened.address,
+            "entries": [{"address": e.address, "kind": e.kind, "size": e.size} for e in page],
+            "count": len(page),
+            "total": len(kept),
+            "truncated": more,
+            "next_cursor": page[-1].name if more else None,
+            "hint": "More entries follow: call again with cursor=next_cursor." if more else None,
+        },
     )
 
 
-def tree(session: Session, _: Services, request: Tree) -> Reply:
+def tree(session: Session, services: Services, request: Tree) -> Reply:
     """Visible folders below a folder, `depth` levels down, depth-first, capped at TREE_CAP."""
     if not 1 <= request.depth <= MAX_DEPTH:
-        return ReplyBuilder().invalid(
-            "MCP-VAL-I-001", {"errors": [{"field": "depth", "problem": f"must be from 1 to {MAX_DEPTH}"}]}
-        )
+        return _invalid("depth", f"must be from 1 to {MAX_DEPTH}")
     opened = _folder(session, request.path)
     if isinstance(opened, Reply):
         return opened
     folders: list[str] = []
-    walk = session.world.walk_dirs(opened, request.depth)  # a generator: closed below, releasing descriptors
+    skip = skip_for(session, services, opened, include_ignored=request.include_ignored)
+    walk = session.world.walk_dirs(
+        opened, request.depth, skip
+    )  # a generator: closed below, releasing descriptors
     try:
         for address in walk:
             if len(folders) == TREE_CAP:
@@ -138,9 +176,17 @@ def _folder(session: Session, path: str | None) -> VisibilityRef | Reply:
     return ref
 
 
-def _bounds(total: int) -> dict[str, object]:
-    truncated = total > LIST_CAP
-    return {"truncated": truncated, "hint": _hint(truncated)}
+def _glob(pattern: str | None) -> Glob | Reply | None:
+    if pattern is None:
+        return None
+    try:
+        return compile_glob(pattern)
+    except ValueError as exc:
+        return _invalid("glob", str(exc))
+
+
+def _invalid(name: str, problem: str) -> Reply:
+    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})
 
 
 def _hint(truncated: bool) -> str | None:  # noqa: FBT001 - a plain flag from the caller's own count

@@ -7,7 +7,7 @@ no reply can tell the two apart. Only this module mints and opens VisibilityRefs
 
 import fnmatch
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Final
 
 from attrs import frozen
@@ -86,6 +86,19 @@ class Listed:
     size: int
 
 
+@frozen
+class Found:
+    """One visible entry a walk found: its canonical address, its parts below the walked folder, its kind."""
+
+    address: str
+    parts: tuple[str, ...]
+    kind: Kind
+
+
+Skip = Callable[[tuple[str, ...], Kind], bool]
+"""A walk's own filter on parts below the walked folder (for example a repository's ignore rules)."""
+
+
 class WorldAdapter:
     """Resolution, visibility and canonical spelling over a Files port."""
 
@@ -140,22 +153,74 @@ class WorldAdapter:
             if self._view.visible(child := location.child(entry.name))
         ]
 
-    def walk_dirs(self, ref: VisibilityRef, depth: int) -> Generator[str, None, None]:
-        """Canonical addresses of the visible folders below `ref`, depth-first. Raises port errors."""
+    def walk_dirs(
+        self, ref: VisibilityRef, depth: int, skip: Skip | None = None
+    ) -> Generator[str, None, None]:
+        """Canonical addresses of the visible folders below `ref` (less those `skip` refuses),
+        depth-first. Raises port errors."""
         location = _seal.locate(ref)
         root, base = location.root, location.parts
         compiled = self._view
         prefix = compiled.uniform_prefix(location)
         if prefix is not None:  # nothing below is spelled differently: only names are checked
-            for parts in self._files.walk_dirs(location, depth, compiled.unhidden):
+            if skip is None:
+                for parts in self._files.walk_dirs(location, depth, compiled.unhidden):
+                    yield prefix + "/".join(parts)
+                return
+
+            def kept(parts: tuple[str, ...]) -> bool:
+                return compiled.unhidden(parts) and not skip(parts, "dir")
+
+            for parts in self._files.walk_dirs(location, depth, kept):
                 yield prefix + "/".join(parts)
             return
 
         def keep(parts: tuple[str, ...]) -> bool:
-            return compiled.visible(Location(root, base + parts))
+            return compiled.visible(Location(root, base + parts)) and not (skip and skip(parts, "dir"))
 
         for parts in self._files.walk_dirs(location, depth, keep):
             yield compiled.spell(Location(root, base + parts))
+
+    def walk(self, ref: VisibilityRef, depth: int, skip: Skip | None = None) -> Generator[Found, None, None]:
+        """Every visible entry below the folder behind `ref` (less those `skip` refuses; a refused folder
+        is not entered), depth-first, each spelled canonically. Raises port errors."""
+        location = _seal.locate(ref)
+        root, base = location.root, location.parts
+        compiled = self._view
+        prefix = compiled.uniform_prefix(location)
+        if prefix is not None:  # nothing below is spelled differently: only names are checked
+
+            def named(parts: tuple[str, ...], kind: Kind) -> bool:
+                return not compiled.hidden_name(parts[-1]) and not (skip and skip(parts, kind))
+
+            for parts, kind in self._files.walk(location, depth, named):
+                yield Found(prefix + "/".join(parts), parts, kind)
+            return
+
+        def keep(parts: tuple[str, ...], kind: Kind) -> bool:
+            return compiled.visible(Location(root, base + parts)) and not (skip and skip(parts, kind))
+
+        for parts, kind in self._files.walk(location, depth, keep):
+            yield Found(compiled.spell(Location(root, base + parts)), parts, kind)
+
+    def found_ref(self, ref: VisibilityRef, found: Found) -> VisibilityRef:
+        """A ref to an entry a walk below `ref` found, so its content can be read like any other. The
+        place is checked again: only a visible one is minted."""
+        below = _seal.locate(ref)
+        location = Location(below.root, below.parts + found.parts)
+        if not found.parts or not self._view.visible(location):
+            raise _seal.ForgedRefError("not an entry found below that folder")
+        return _seal.mint(self._view.spell(location), location, found.kind)
+
+    def places(self) -> list[str]:
+        """The addresses a search of the whole visible world walks: every root seen whole, the data root
+        (through its agent folders), then the active playset's mod folders in playset-scoped roots."""
+        return self._view.places()
+
+    def location_of(self, ref: VisibilityRef) -> Location:
+        """Which root and root-relative place `ref` stands for (for root-relative questions such as a
+        repository's ignore rules)."""
+        return _seal.locate(ref)
 
     def target(self, ref: VisibilityRef) -> Target:
         """The structural facts enforcement needs about the target behind `ref`, protection included (the
@@ -247,6 +312,15 @@ class _Compiled:
 
     def mod(self, key: str) -> ModFolder | None:
         return self._by_key.get(key)
+
+    def places(self) -> list[str]:
+        whole = sorted(self._full | (self._scoped & {R.ROOT_CK3RAVEN_DATA.value}))
+        mods = [
+            canonical(mod.name, (), mod=True)
+            for mod in self.view.mods
+            if mod.root.value in self._scoped and self.view.mode is Mode.CK3LENS
+        ]
+        return [canonical(root, ()) for root in whole] + mods
 
     def visible(self, location: Location) -> bool:
         root, parts = location.root, location.parts

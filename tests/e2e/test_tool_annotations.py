@@ -17,6 +17,7 @@ READS, SESSION, CHANGES, REMOVES = "reads", "session", "changes files", "removes
 WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
     "ck3_dir": {"pwd": READS, "list": READS, "tree": READS},
     "ck3_read": {"read": READS},
+    "ck3_search": {"names": READS, "contents": READS},
     "ck3_git": {"status": READS, "diff": READS, "log": READS},
     "ck3_mode": {"status": READS, "init": SESSION, "cd": SESSION},
     "ck3_playset": {"list": READS, "show": READS, "switch": SESSION},
