@@ -43,6 +43,23 @@ SESSION_TOOLS: Final = ("ck3_mode", "ck3_playset")
 MUTATION_TOOLS: Final = ("ck3_file", "ck3_commit", "ck3_contract")
 
 
+class Replacement(BaseModel):
+    """One replacement of an edit."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    old: str = Field(description="text that occurs exactly once when this replacement's turn comes")
+    new: str
+
+
+Sha256 = Annotated[
+    str | None,
+    Field(
+        pattern="^[0-9a-fA-F]{64}$",
+        description="the sha256 a read returned: refused if the file changed since (a missing file too)",
+    ),
+]
+
+
 class DeclaredTarget(BaseModel):
     """A target declared in a contract."""
 
@@ -181,12 +198,27 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         content: Annotated[str | None, Field(description="write: the whole new text")] = None,
         old: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
         new: Annotated[str | None, Field(description="edit: its replacement")] = None,
+        edits: Annotated[
+            list[Replacement] | None, Field(description="edit: several replacements, in order, all or none")
+        ] = None,
+        expected_sha256: Sha256 = None,
+        create_only: Annotated[
+            bool | None, Field(description="write: refuse if the file exists (false)")
+        ] = None,
+        dry_run: Annotated[
+            bool | None, Field(description="write, edit: answer with a unified diff, write nothing")
+        ] = None,
     ) -> ReplyResult:
         """Change text files (to read one, use ck3_read). `write` (create or replace) with `content`;
-        `edit` replaces the single occurrence of `old` by `new`; `delete` a file. Every command is
-        governed: a refusal is a D reply whose data.required says what it needs (contract,
-        human_approval, mode). Writes are atomic: all or nothing."""
+        `edit` replaces `old` by `new`, or applies `edits` in order, all or none: each old text must
+        occur exactly once (line endings and trailing blanks are disregarded when the exact text is not
+        found; the file keeps its own line endings); `delete` a file. `expected_sha256` (from ck3_read)
+        refuses a file that changed since; `create_only` refuses to replace; `dry_run` answers with a
+        unified diff and writes nothing. Every command is governed: a refusal is a D reply whose
+        data.required says what it needs (contract, human_approval, mode). Writes are atomic."""
         args: dict[str, object] = {"path": path, "content": content, "old": old, "new": new}
+        args |= {"edits": [e.model_dump() for e in edits] if edits is not None else None}
+        args |= {"expected_sha256": expected_sha256, "create_only": create_only, "dry_run": dry_run}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
 
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=MUTATES)

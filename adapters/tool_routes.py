@@ -11,6 +11,7 @@ from typing import Any, Final
 from attrs import frozen
 
 from domain.contracts.lifecycle import OpenRequest
+from domain.edits import Replacement
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases import (
     contract_work,
@@ -34,7 +35,7 @@ class Route:
     """One command: the arguments it takes, those it requires, how to build its request, its handler."""
 
     handler: Handler[Any]
-    build: Callable[[Args], Request]
+    build: Callable[[Args], Request | Reply]
     takes: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
 
@@ -53,7 +54,10 @@ class Route:
 
 
 def _route(
-    handler: Handler[Any], build: Callable[[Args], Request], *takes: str, requires: tuple[str, ...] = ()
+    handler: Handler[Any],
+    build: Callable[[Args], Request | Reply],
+    *takes: str,
+    requires: tuple[str, ...] = (),
 ) -> Route:
     return Route(handler, build, frozenset(takes) | frozenset(requires), frozenset(requires))
 
@@ -70,6 +74,21 @@ def _open(args: Args) -> Request:
         args.get("ttl_minutes", 120),
     )
     return contract_work.Open(declared)
+
+
+def _edit(args: Args) -> Request | Reply:
+    """One replacement (`old`, `new`) or several (`edits`), never both."""
+    single = "old" in args or "new" in args
+    if single == ("edits" in args) or (single and not {"old", "new"} <= args.keys()):
+        problem = "give old and new, or edits, not both"
+        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
+    pairs = [(args["old"], args["new"])] if single else [(e["old"], e["new"]) for e in args["edits"]]
+    return file_access.Edit(
+        args.get("path"),
+        tuple(Replacement(old, new) for old, new in pairs),
+        args.get("expected_sha256"),
+        args.get("dry_run", False),
+    )
 
 
 DIR: Final = {
@@ -116,17 +135,35 @@ READ: Final = {
 FILE: Final = {
     "write": _route(
         file_access.write,
-        lambda a: file_access.Write(a.get("path"), a["content"]),
+        lambda a: file_access.Write(
+            a.get("path"),
+            a["content"],
+            a.get("expected_sha256"),
+            a.get("create_only", False),
+            a.get("dry_run", False),
+        ),
         "path",
+        "expected_sha256",
+        "create_only",
+        "dry_run",
         requires=("content",),
     ),
     "edit": _route(
         file_access.edit,
-        lambda a: file_access.Edit(a.get("path"), a["old"], a["new"]),
+        _edit,
         "path",
-        requires=("old", "new"),
+        "old",
+        "new",
+        "edits",
+        "expected_sha256",
+        "dry_run",
     ),
-    "delete": _route(file_access.delete, lambda a: file_access.Delete(a.get("path")), "path"),
+    "delete": _route(
+        file_access.delete,
+        lambda a: file_access.Delete(a.get("path"), a.get("expected_sha256")),
+        "path",
+        "expected_sha256",
+    ),
 }
 _SCOPE = ("under", "include_ignored", "ignore_case")
 SEARCH: Final = {

@@ -167,9 +167,28 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-WRITE-I-001", "The content is larger than {limit} bytes.", {"limit"}),
     CodeSpec(
         "WA-WRITE-I-002",
-        "The old text occurs {count} times in {address}; an edit needs exactly one.",
-        {"address", "count"},
+        "The old text of edit {edit} occurs {count} times in {address}; each needs exactly one. Nothing "
+        "was changed.",
+        {"address", "count", "edit"},
     ),
+    CodeSpec(
+        "WA-WRITE-S-005",
+        "Edited {address}: every replacement applied ({size} bytes now).",
+        {"address", "matched", "size", "sha256"},
+    ),
+    CodeSpec(
+        "WA-WRITE-S-006",
+        "Dry run: nothing was written; data.diff shows what the call would change in {address}.",
+        {"address", "created", "diff", "diff_truncated", "matched", "size", "sha256"},
+        opaque={"diff"},
+    ),
+    CodeSpec(
+        "WA-WRITE-I-006",
+        "{address} changed since it was read (its sha256 is not expected_sha256); read it again. Nothing "
+        "was changed.",
+        {"address", "expected_sha256", "sha256"},
+    ),
+    CodeSpec("WA-WRITE-I-007", "{address} already exists; create_only does not replace a file.", {"address"}),
     CodeSpec("WA-WRITE-I-004", "An edit needs a non-empty old text.", {"rule"}),
     CodeSpec(
         "WA-READ-S-004", "{count} changes under {root} since HEAD.", {"root", "head", "changes", "count"}

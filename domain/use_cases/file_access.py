@@ -1,7 +1,11 @@
-"""`ck3_file` handlers: read, write, edit, delete. Resolve, then enforce (mutations only), then execute.
+"""File handlers: read (`ck3_read`); write, edit, delete (`ck3_file`). Resolve, then enforce (mutations
+only), then execute.
 
 Text only, bounded sizes. Every mutation goes through `enforce` and the VisibilityRef the session's World
 Adapter minted; the Files port makes writes atomic, so a refused or failed call changes nothing on disk.
+Mutations are safe to retry: `expected_sha256` refuses a file that changed since it was read (or that
+appeared or vanished), `create_only` refuses to replace, and `dry_run` answers exactly as the call would,
+with a unified diff, and writes nothing.
 """
 
 import hashlib
@@ -10,6 +14,7 @@ from typing import ClassVar, Final
 from attrs import frozen
 
 from domain.contracts.lifecycle import active_contract
+from domain.edits import Matched, Missed, Replacement, apply, unified_diff
 from domain.failures import port_failure
 from domain.policy.enforcement import enforce
 from domain.replies.builder import Reply, ReplyBuilder
@@ -47,15 +52,21 @@ class Write(Request):
     MUTATES: ClassVar[bool] = True
     path: str | None
     content: str
+    expected_sha256: str | None = None
+    create_only: bool = False
+    dry_run: bool = False
 
 
 @frozen
 class Edit(Request):
+    """Replacements applied in order, all or none."""
+
     TOOL: ClassVar[str] = "ck3_file"
     MUTATES: ClassVar[bool] = True
     path: str | None
-    old: str
-    new: str
+    replacements: tuple[Replacement, ...]
+    expected_sha256: str | None = None
+    dry_run: bool = False
 
 
 @frozen
@@ -63,6 +74,7 @@ class Delete(Request):
     TOOL: ClassVar[str] = "ck3_file"
     MUTATES: ClassVar[bool] = True
     path: str | None
+    expected_sha256: str | None = None
 
 
 def read(session: Session, _: Services, request: Read) -> Reply:
@@ -130,26 +142,49 @@ def write(session: Session, services: Services, request: Write) -> Reply:
     opened = _governed(session, services, request.path, "write", Operation.WRITE, must_exist=False)
     if isinstance(opened, Reply):
         return opened
-    return _store(session.world, opened, data, created=opened.kind is None)
+    created = opened.kind is None
+    if request.create_only and not created:
+        return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": opened.address})
+    before = _current(session.world, opened, request.expected_sha256, read=request.dry_run)
+    if isinstance(before, Reply):
+        return before
+    if request.dry_run:
+        return _preview(opened, before or "", data, created=created)
+    return _store(session.world, opened, data, created=created)
 
 
 def edit(session: Session, services: Services, request: Edit) -> Reply:
-    """Replace the one occurrence of `old` with `new` in a file."""
-    if not request.old:
+    """Apply the replacements to a file, all or none (see `domain.edits` for how text is matched)."""
+    if not request.replacements or any(not r.old for r in request.replacements):
         return ReplyBuilder().invalid("WA-WRITE-I-004", {"rule": "old-text-empty"})
     opened = _governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
-    text = _load(session.world, opened)
+    text = _current(session.world, opened, request.expected_sha256, read=True)
     if isinstance(text, Reply):
         return text
-    count = text.count(request.old)
-    if count != 1:
-        return ReplyBuilder().invalid("WA-WRITE-I-002", {"address": opened.address, "count": count})
-    data = text.replace(request.old, request.new, 1).encode("utf-8", "surrogatepass")
+    edited = _edited(opened, text or "", request.replacements)
+    if isinstance(edited, Reply):
+        return edited
+    data, matched = edited
+    if request.dry_run:
+        return _preview(opened, text or "", data, created=False, matched=matched)
+    return _store(session.world, opened, data, created=False, matched=matched)
+
+
+def _edited(
+    ref: VisibilityRef, text: str, replacements: tuple[Replacement, ...]
+) -> tuple[bytes, list[Matched]] | Reply:
+    applied = apply(text, replacements)
+    if isinstance(applied, Missed):
+        return ReplyBuilder().invalid(
+            "WA-WRITE-I-002", {"address": ref.address, "count": applied.count, "edit": applied.edit}
+        )
+    after, matched = applied
+    data = after.encode("utf-8", "surrogatepass")
     if len(data) > WRITE_LIMIT:
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
-    return _store(session.world, opened, data, created=False)
+    return data, matched
 
 
 def delete(session: Session, services: Services, request: Delete) -> Reply:
@@ -157,11 +192,63 @@ def delete(session: Session, services: Services, request: Delete) -> Reply:
     opened = _governed(session, services, request.path, "delete", Operation.DELETE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
+    before = _current(session.world, opened, request.expected_sha256, read=False)
+    if isinstance(before, Reply):
+        return before
     try:
         session.world.delete_file(opened)
     except PortError as exc:
         return port_failure(exc, opened.address)
     return ReplyBuilder().success("WA-WRITE-S-002", {"address": opened.address})
+
+
+def _current(
+    world: WorldAdapter, ref: VisibilityRef, expected: str | None, *, read: bool
+) -> str | Reply | None:
+    """The file's text now when it is needed (`read`), None for a file that does not exist. With
+    `expected`, the file's bytes must have that SHA-256 (and a file that exists against an expected
+    absence, or the reverse, fails too): otherwise Invalid, since the file changed since it was read."""
+    if not read and expected is None:
+        return None
+    data = _bytes(world, ref) if ref.kind is not None else None
+    if isinstance(data, Reply):
+        return data
+    if expected is not None:
+        actual = None if data is None else hashlib.sha256(data).hexdigest()
+        if actual != expected.lower():
+            return ReplyBuilder().invalid(
+                "WA-WRITE-I-006", {"address": ref.address, "expected_sha256": expected, "sha256": actual}
+            )
+    if not read or data is None:
+        return None
+    text = _text(data)
+    return ReplyBuilder().invalid("WA-READ-I-001", {"address": ref.address}) if text is None else text
+
+
+def _bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | Reply:
+    try:
+        return world.read_file(ref, FILE_LIMIT)
+    except TooLarge:
+        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": FILE_LIMIT})
+    except PortError as exc:
+        return port_failure(exc, ref.address)
+
+
+def _preview(
+    ref: VisibilityRef, before: str, data: bytes, *, created: bool, matched: list[Matched] | None = None
+) -> Reply:
+    diff, cut = unified_diff(ref.address, before, data.decode("utf-8", "surrogatepass"))
+    return ReplyBuilder().success(
+        "WA-WRITE-S-006",
+        {
+            "address": ref.address,
+            "created": created,
+            "diff": diff,
+            "diff_truncated": cut,
+            "matched": matched,
+            **_digest(data),
+        },
+    )
 
 
 def _file(session: Session, path: str | None, command: str, *, must_exist: bool) -> VisibilityRef | Reply:
@@ -208,11 +295,23 @@ def _load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> s
     return text
 
 
-def _store(world: WorldAdapter, ref: VisibilityRef, data: bytes, *, created: bool) -> Reply:
+def _store(
+    world: WorldAdapter,
+    ref: VisibilityRef,
+    data: bytes,
+    *,
+    created: bool,
+    matched: list[Matched] | None = None,
+) -> Reply:
+    """Write `data`; the write's reply, or the edit's when `matched` says how its replacements matched."""
     try:
         world.write_file(ref, data)
     except PortError as exc:
         return port_failure(exc, ref.address)
+    if matched is not None:
+        return ReplyBuilder().success(
+            "WA-WRITE-S-005", {"address": ref.address, "matched": matched, **_digest(data)}
+        )
     return ReplyBuilder().success(
         "WA-WRITE-S-001", {"address": ref.address, "created": created, **_digest(data)}
     )

@@ -110,7 +110,7 @@ async def test_edit_replaces_the_single_occurrence(settings):
         settings, {"command": "edit", "path": "ROOT_CK3RAVEN_DATA:/wip/f.txt", "old": "beta", "new": "B"}
     )
 
-    assert env["code"] == "WA-WRITE-S-001"
+    assert env["code"] == "WA-WRITE-S-005"
     assert (wip / "f.txt").read_text(encoding="utf-8") == "alpha B gamma"
 
 
