@@ -94,6 +94,9 @@ class DulwichHistory(History):
             path = place.inside(parts).decode()
             return bool(path) and bool(manager.is_ignored(path + "/" if folder else path))
 
+        above = place.inside(folder).decode().strip("/").split("/")
+        if any(_ignored_folder(manager, "/".join(above[: n + 1])) for n in range(len(above)) if above[0]):
+            return None  # the folder itself lies in an ignored one: it is no part of the repository's world
         return ignored
 
     def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
@@ -260,6 +263,11 @@ class DulwichHistory(History):
             if len(self._trees) > _TREES_KEPT:
                 self._trees.popitem(last=False)
         return flat
+
+
+def _ignored_folder(manager: IgnoreFilterManager, folder: str) -> bool:
+    """Whether the repository ignores the folder at repository path `folder`."""
+    return bool(manager.is_ignored(folder + "/"))
 
 
 def _tree_of(repo: Repo, commit_id: bytes) -> ObjectID:

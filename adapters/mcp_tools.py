@@ -239,7 +239,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=MUTATES)
     async def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over"],
+        command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over", "revert"],
         root_category: str | None = None,
         intent: str | None = None,
         operations: list[Literal["READ", "WRITE", "DELETE"]] | None = None,
@@ -247,6 +247,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         work_declaration: str | None = None,
         contract_id: str | None = None,
         ttl_minutes: Annotated[int | None, Field(ge=1, le=480)] = None,
+        dry_run: Annotated[bool | None, Field(description="revert: only show what it would do")] = None,
     ) -> ReplyResult | InputRequiredResult:
         """Contracts of intended work. `open` declares root_category, intent, operations, targets
         (address and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
@@ -254,7 +255,9 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         with the targets (undeclared work is listed and keeps it open). `cancel`, `renew` (a new contract
         inheriting scope and baseline of an ended one; ttl_minutes, default 120), `status`, `list`, and
         `stash_carry_over` (root_category and contract_id: the cluster of carried-over files to save and
-        revert, or none for the unattributed ones; needs a human). Protected targets and the launcher
+        revert, or none for the unattributed ones; needs a human), and `revert` (the open contract's
+        changes back to its baseline: dry_run=true shows the files first; then, approved by a human, it
+        saves their current content and restores them). Protected targets and the launcher
         registry need a human's approval: your client may ask its user directly, otherwise the reply names
         an approval id; then call again. A contract governs only this session."""
         args = {
@@ -265,6 +268,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
             "work_declaration": work_declaration,
             "contract_id": contract_id,
             "ttl_minutes": ttl_minutes,
+            "dry_run": dry_run,
         }
         return await loop.answer(ctx, "ck3_contract", command, args)
 

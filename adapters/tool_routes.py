@@ -237,6 +237,12 @@ CONTRACT: Final = {
     ),
     "status": _route(contract_work.status, lambda _: contract_work.Status()),
     "list": _route(contract_work.list_contracts, lambda _: contract_work.ListContracts()),
+    "revert": _route(
+        contract_work.revert,
+        lambda a: contract_work.Revert(a.get("contract_id"), a.get("dry_run", False)),
+        "contract_id",
+        "dry_run",
+    ),
     "stash_carry_over": _route(
         contract_work.stash_carry_over,
         lambda a: contract_work.StashCarryOver(a.get("root_category", "ROOT_REPO"), a.get("contract_id")),

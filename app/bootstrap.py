@@ -118,7 +118,8 @@ def build_core(
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))
-    return Core(services, Defaults(settings.home, settings.mode, settings.active_playset, view))
+    defaults = Defaults(settings.home, settings.mode, settings.active_playset, view, settings.limits)
+    return Core(services, defaults)
 
 
 def sweep_in_background(core: Core) -> None:

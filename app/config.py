@@ -16,6 +16,7 @@ from typing import TypeVar
 from attrs import Factory, evolve, frozen
 
 from adapters.strict_converter import StructureProblems, make_converter, structure
+from domain.policy.pacing import Rates
 from domain.vocabulary import Mode, RootCategory
 
 _E = TypeVar("_E", Mode, RootCategory)
@@ -43,15 +44,6 @@ class HttpSettings:
 
 
 @frozen
-class Limits:
-    """Per-session rate limits (calls per minute; 0: unlimited). Mutations have their own, lower limit;
-    a call over its limit is refused with EN-RATE-D-001 and data.retry_after_ms."""
-
-    reads_per_minute: int = 600
-    mutations_per_minute: int = 60
-
-
-@frozen
 class _ConfigFile:
     mode: str | None = None
     read_only: bool = False
@@ -61,7 +53,7 @@ class _ConfigFile:
     roots: dict[str, str] = Factory(dict)
     playset: _PlaysetSection = Factory(_PlaysetSection)
     http: HttpSettings = Factory(HttpSettings)
-    limits: Limits = Factory(Limits)
+    limits: Rates = Factory(Rates)
 
 
 @frozen
@@ -80,7 +72,8 @@ class Settings:
     http: HttpSettings = HttpSettings()
     read_only: bool = False
     """Serve the read and session tools only: no tool offered can change a file."""
-    limits: Limits = Limits()
+    limits: Rates = Factory(Rates)
+    """Per-session rate limits (calls per minute, 0: none); over one, a call is EN-EXEC-D-001."""
 
     @property
     def data_root(self) -> Path | None:

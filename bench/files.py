@@ -58,7 +58,8 @@ def main() -> None:
         config = folder / "config.toml"
         config.write_text(
             f'mode = "ck3lens"\n[roots]\nROOT_REPO = {json.dumps(scratch)}\n'
-            f"ROOT_CK3RAVEN_DATA = {json.dumps(str(folder / 'data'))}\n",
+            f"ROOT_CK3RAVEN_DATA = {json.dumps(str(folder / 'data'))}\n"
+            "[limits]\nreads_per_minute = 0\nmutations_per_minute = 0\n",  # throughput, not pacing
             encoding="utf-8",
         )
         red, wrote = asyncio.run(over_stdio(config, args.repeats))

@@ -25,6 +25,7 @@ from adapters.sqlite_state import SqliteState
 from adapters.tool_routes import ROUTES
 from app.bootstrap import build_core
 from app.config import Settings
+from domain.policy.pacing import Rates
 from domain.contracts.lifecycle import OpenRequest
 from domain.policy import approvals
 from domain.use_cases.contract_work import Close, Open
@@ -34,7 +35,7 @@ from ports.contracts import TargetRecord
 base, operation = Path(sys.argv[2]), sys.argv[3]
 (base / "repo").mkdir(exist_ok=True)
 settings = Settings("kill", {RootCategory.ROOT_REPO: base / "repo"}, RootCategory.ROOT_REPO,
-                    Mode.CK3RAVEN_DEV, state_dir=base / "state")
+                    Mode.CK3RAVEN_DEV, state_dir=base / "state", limits=Rates(0, 0))
 core = build_core(settings, stored=SqliteState(base / "state" / "ck3raven.db"))
 session = core.start_session("kill")
 open_, close = ROUTES["ck3_contract"]["open"].handler, ROUTES["ck3_contract"]["close"].handler

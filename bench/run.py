@@ -83,7 +83,8 @@ def config_for(world: Path, folder: Path) -> Path:
     config = folder / "config.toml"
     config.write_text(
         f'mode = "ck3raven-dev"\nhome = "ROOT_GAME"\n[roots]\nROOT_GAME = {json.dumps(str(world / "game"))}\n'
-        f"ROOT_REPO = {json.dumps(str(folder))}\n",
+        f"ROOT_REPO = {json.dumps(str(folder))}\n"
+        "[limits]\nreads_per_minute = 0\nmutations_per_minute = 0\n",  # throughput, not pacing
         encoding="utf-8",
     )
     return config

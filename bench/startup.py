@@ -76,7 +76,11 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         config = Path(scratch) / "config.toml"
-        config.write_text(f'mode = "ck3lens"\n[roots]\nROOT_REPO = {json.dumps(scratch)}\n', encoding="utf-8")
+        config.write_text(
+            f'mode = "ck3lens"\n[roots]\nROOT_REPO = {json.dumps(scratch)}\n'
+            "[limits]\nreads_per_minute = 0\nmutations_per_minute = 0\n",
+            encoding="utf-8",
+        )
         asyncio.run(measure(config, args.spawns, args.calls))
 
 

@@ -27,6 +27,7 @@ from domain.session import Session
 from domain.use_cases.contract_work import Open
 from domain.use_cases.core import Core
 from domain.use_cases.file_access import Write
+from domain.policy.pacing import Rates
 from domain.use_cases.request import Handler
 from domain.vocabulary import Mode, RootCategory
 from ports.contracts import TargetRecord
@@ -43,6 +44,7 @@ def world(base: Path, stored: int) -> tuple[Core, Session, LocalFiles]:
         RootCategory.ROOT_REPO,
         Mode.CK3RAVEN_DEV,
         state_dir=base / "state",
+        limits=Rates(0, 0),  # throughput, not pacing
     )
     state = SqliteState(base / "state" / "ck3raven.db")
     core = build_core(settings, stored=state)

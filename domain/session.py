@@ -6,8 +6,9 @@ session id they were made in. A session starts with the operator's mode (or none
 is initialised, only `ck3_dir pwd` and `ck3_mode` answer, every other command gets `MCP-CFG-I-001`.
 """
 
-from attrs import define
+from attrs import Factory, define
 
+from domain.policy.pacing import Bucket
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter
@@ -29,6 +30,8 @@ class Session:
     """The Sigil signature over `mode_initialisation(mode, source)`; checked whenever the mode is reported."""
     contract_id: str | None = None
     """The contract this session opened last; it governs only while it verifies, is open and unexpired."""
+    allowance: dict[bool, Bucket] = Factory(dict)
+    """What is left of this session's rate limits, keyed by whether a call mutates (empty: no limits)."""
 
 
 def home_address(root: RootCategory) -> str:

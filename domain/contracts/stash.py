@@ -60,10 +60,9 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
                 "hint": approvals.hint(services.authority, record.approval_id, "stash again"),
             },
         )
+    files = [(f.address, f.kind, ref) for f, ref in zip(chosen, refs, strict=True)]
     try:
-        _save_and_revert(
-            session, services, (root, head), list(zip(chosen, refs, strict=True)), record.approval_id
-        )
+        save_and_restore(session, services, (root, head), files, ("stash", record.approval_id))
     except PortError:
         return history_failure(root)
     with suppress(PortError), services.transactions.atomic():
@@ -87,27 +86,33 @@ def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[Visibi
     return refs
 
 
-def _save_and_revert(
+def save_and_restore(
     session: Session,
     services: Services,
     at: tuple[str, str],
-    chosen: list[tuple[carry_over.CarriedFile, VisibilityRef]],
-    stash_id: str,
+    files: list[tuple[str, str, VisibilityRef]],
+    saved_as: tuple[str, str],
 ) -> None:
-    root, head = at
+    """Save each file's content now (or that it is absent) in the state store under `saved_as` (kind,
+    id), then, only once all is saved, put each back as it is at the commit `at` names (a file absent
+    there is removed). Every file goes through its ref. Raises PortError."""
+    root, commit = at
     saved = []
-    for item, ref in chosen:
+    for address, kind, ref in files:
         try:
             now: bytes | None = session.world.read_file(ref, LIMIT)
         except NotFound:
             now = None
         content = base64.b64encode(now).decode("ascii") if now is not None else None
-        saved.append({"address": item.address, "kind": item.kind, "content": content})
-    services.evidence.put("stash", stash_id, json.dumps({"root": root, "files": saved}))
-    for _, ref in chosen:  # only once everything is saved
+        saved.append({"address": address, "kind": kind, "content": content})
+    services.evidence.put(
+        saved_as[0], saved_as[1], json.dumps({"root": root, "commit": commit, "files": saved})
+    )
+    for _, _, ref in files:
         parts = session.world.target(ref).parts
-        before = services.history.content_at(root, head, parts)
+        before = services.history.content_at(root, commit, parts)
         if before is None:
-            session.world.delete_file(ref)
+            with suppress(NotFound):  # already absent: nothing to remove
+                session.world.delete_file(ref)
         else:
             session.world.write_file(ref, before)

@@ -1,5 +1,7 @@
 """Enforcement: the one place that answers Denied (SPEC §5; seed 003 rule 1; seed 002 §8).
 
+`pace` answers D for a call over its session's rate limit (SPEC §9), before anything else is looked at.
+
 `enforce` takes the mode, the operation, a resolved target and the active contract (already verified by
 the contract layer) and answers S or D. The order: matrix row, then contract present, then the contract's
 root, then its declared operations, then a human approval for a protected target. The first failure is a
@@ -7,10 +9,14 @@ D carrying `data.required` (contract, human_approval, mode, or null when nothing
 `data.rule`. It never raises for policy and never answers Invalid.
 """
 
+import math
+from datetime import datetime
+
 from attrs import frozen
 
 from domain.addresses import canonical
 from domain.policy.capabilities import MATRIX, Condition, row_for
+from domain.policy.pacing import Bucket
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, Operation, RootCategory
 
@@ -82,4 +88,22 @@ def _another_mode_permits(mode: Mode | None, operation: Operation, target: Targe
         and (row := row_for(other, target.root, target.parts, in_local_mod=target.in_local_mod)) is not None
         and row.condition(operation) is not None
         for other in {r.mode for r in MATRIX}
+    )
+
+
+def pace(bucket: Bucket, now: datetime, *, mutation: bool) -> Reply | None:
+    """None when the session may make this call now; else a D saying when it may retry."""
+    wait = bucket.take(now)
+    if wait is None:
+        return None
+    kind = "mutations" if mutation else "reads"
+    return ReplyBuilder().denied(
+        "EN-EXEC-D-001",
+        {
+            "kind": kind,
+            "per_minute": bucket.per_minute,
+            "retry_after_ms": max(1, math.ceil(wait * 1000)),
+            "required": None,
+            "rule": f"rate-limit-{kind}",
+        },
     )

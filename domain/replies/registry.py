@@ -252,6 +252,14 @@ _GOVERNANCE: tuple[CodeSpec, ...] = (
     ),
 )
 
+_PACING: tuple[CodeSpec, ...] = (
+    CodeSpec(
+        "EN-EXEC-D-001",
+        "This session is over its limit of {per_minute} {kind} a minute; retry after data.retry_after_ms.",
+        {"kind", "per_minute", "retry_after_ms", "required", "rule"},
+    ),
+)
+
 _SCOPE = {
     "contract_id",
     "root_category",
@@ -291,6 +299,16 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-007", "Stashed {files}: saved, then put back as they are at HEAD.", {"stash_id", "files"}
+    ),
+    CodeSpec(
+        "CT-GATE-S-008",
+        "Reverting contract {contract_id} would change {count} files (data.files); nothing was changed.",
+        {"contract_id", "files", "count"},
+    ),
+    CodeSpec(
+        "CT-GATE-S-009",
+        "Reverted {count} files of contract {contract_id}; their content before is saved as {saved_as}.",
+        {"contract_id", "files", "count", "saved_as"},
     ),
     CodeSpec(
         "CT-GATE-I-001", "The contract request is not valid; data.errors lists each problem.", {"errors"}
@@ -336,5 +354,5 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
 )
 
-REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _GOVERNANCE + _CONTRACTS)
+REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _GOVERNANCE + _PACING + _CONTRACTS)
 """Every registered code, keyed by its text."""

@@ -1,4 +1,5 @@
-"""`ck3_contract` handlers: open, close, cancel, renew, status, list and stash_carry_over (law §12, §13).
+"""`ck3_contract` handlers: open, close, cancel, renew, status, list, stash_carry_over (law §12, §13) and
+revert (SPEC §9).
 
 Each handler decides one command; the gates in `domain.contracts` do the work. A contract governs only
 the session that opened it.
@@ -9,6 +10,7 @@ from typing import ClassVar
 from attrs import frozen
 
 from domain.contracts import closing, lifecycle, opening, stash
+from domain.contracts import revert as reverting
 from domain.contracts.lifecycle import OpenRequest
 from domain.replies.builder import Reply
 from domain.services import Services
@@ -57,6 +59,19 @@ class StashCarryOver(Request):
     MUTATES: ClassVar[bool] = True
     root: str = "ROOT_REPO"
     cluster: str | None = None
+
+
+@frozen
+class Revert(Request):
+    TOOL: ClassVar[str] = "ck3_contract"
+    MUTATES: ClassVar[bool] = True
+    contract_id: str | None = None
+    dry_run: bool = False
+
+
+def revert(session: Session, services: Services, request: Revert) -> Reply:
+    """Show, then (approved by a human) undo the open contract's changes since its baseline."""
+    return reverting.revert(session, services, request.contract_id, dry_run=request.dry_run)
 
 
 def open_contract(session: Session, services: Services, request: Open) -> Reply:

@@ -4,10 +4,12 @@ A handler is a function `(session, services, request) -> Reply` for one command;
 which tool it belongs to and whether it answers before a mode is initialised (SPEC §2).
 """
 
-from attrs import frozen
+from attrs import Factory, frozen
 
 from domain.contracts.lifecycle import governing
 from domain.policy import approvals
+from domain.policy.enforcement import pace
+from domain.policy.pacing import Rates, buckets
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session, mode_required
@@ -25,6 +27,7 @@ class Defaults:
     mode: Mode | None
     playset: str | None
     view: WorldView
+    rates: Rates = Factory(Rates)
 
 
 class Core:
@@ -38,13 +41,21 @@ class Core:
         """A fresh session at the operator's defaults (the operator's mode is a human initialisation)."""
         defaults = self.defaults
         world = WorldAdapter(self.services.files, defaults.view)
-        session = Session(session_id, defaults.home, world, defaults.playset)
+        session = Session(
+            session_id, defaults.home, world, defaults.playset, allowance=buckets(defaults.rates)
+        )
         if defaults.mode is not None:
             initialise(session, defaults.mode, "operator", self.services.authority)
         return session
 
     def answer(self, session: Session, handler: Handler[R], request: R) -> Reply:
-        """The one reply to `request` in `session`: refused while no mode is initialised, unless modeless."""
+        """The one reply to `request` in `session`: refused over the session's rate limit, and while no mode
+        is initialised unless modeless."""
+        bucket = session.allowance.get(request.MUTATES)
+        if bucket is not None:
+            refusal = pace(bucket, self.services.authority.clock.now(), mutation=request.MUTATES)
+            if refusal is not None:
+                return refusal
         if not request.MODELESS:
             refusal = mode_required(session, request.TOOL)
             if refusal is not None:

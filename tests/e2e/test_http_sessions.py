@@ -133,3 +133,22 @@ async def test_a_contract_opened_by_one_http_client_never_permits_a_write_by_ano
     assert theirs["data"]["required"] == "contract"
     assert their_status["data"]["active"] is None
     assert mine["code"] == "WA-WRITE-S-001"
+
+
+async def test_one_http_client_over_its_rate_limit_leaves_another_its_own(tmp_path: Path):
+    from attrs import evolve
+
+    from domain.policy.pacing import Rates
+
+    settings = evolve(sample_world_on_disk(tmp_path, Mode.CK3LENS), limits=Rates(3, 1))
+    core = build_core(settings)
+    with http_server(settings, core) as url:
+        async with (
+            Client(url, mode="legacy", auth=TOKEN) as first,
+            Client(url, mode="legacy", auth=TOKEN) as second,
+        ):
+            spent = [await call(first, "ck3_dir", command="pwd") for _ in range(4)]
+            other = await call(second, "ck3_dir", command="pwd")
+
+    assert spent[-1]["code"] == "EN-EXEC-D-001"
+    assert other["code"] == "MCP-CFG-S-001"

@@ -31,6 +31,7 @@ WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
         "status": READS,
         "list": READS,
         "stash_carry_over": REMOVES,
+        "revert": REMOVES,
     },
 }
 """What each command does, known here independently of the server: reads change nothing; session

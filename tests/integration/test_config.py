@@ -135,3 +135,25 @@ def test_the_policy_table_lists_every_matrix_row():
     table = render_policy()
 
     assert all(row.rule in table for row in MATRIX)
+
+
+def test_rate_limits_and_read_only_are_read_from_the_config(tmp_path: Path):
+    (tmp_path / "repo").mkdir()
+    text = 'read_only = true\n[roots]\nROOT_REPO = "repo"\n'
+    text += "[limits]\nreads_per_minute = 30\nmutations_per_minute = 3\n"
+
+    settings = load(write(tmp_path, text), cwd=tmp_path)
+
+    assert (settings.read_only, settings.limits.reads_per_minute, settings.limits.mutations_per_minute) == (
+        True,
+        30,
+        3,
+    )
+
+
+def test_a_negative_rate_limit_is_refused(tmp_path: Path):
+    (tmp_path / "repo").mkdir()
+    text = '[roots]\nROOT_REPO = "repo"\n[limits]\nmutations_per_minute = -1\n'
+
+    with pytest.raises(ConfigError, match="limits"):
+        load(write(tmp_path, text), cwd=tmp_path)

@@ -173,3 +173,25 @@ def test_a_nested_repository_is_not_walked_as_untracked_files_of_the_outer_one(r
     changes = history.changes_since("ROOT_REPO", str(history.head("ROOT_REPO")))
 
     assert changes == []
+
+
+def test_ignore_rules_answer_for_paths_below_the_root(repo: Path):
+    (repo / ".gitignore").write_text("build/\n*.log\n", encoding="utf-8")
+    rules = DulwichHistory({"ROOT_REPO": repo}).ignores("ROOT_REPO")
+
+    assert rules is not None
+    assert (rules(("build",), folder=True), rules(("x.log",), folder=False)) == (True, True)
+    assert rules(("src",), folder=True) is False
+
+
+def test_a_root_inside_a_folder_its_repository_ignores_ignores_nothing(repo: Path):
+    (repo / ".gitignore").write_text("scratch/\n", encoding="utf-8")
+    (repo / "scratch" / "world").mkdir(parents=True)
+
+    rules = DulwichHistory({"ROOT_STEAM": repo / "scratch" / "world"}).ignores("ROOT_STEAM")
+
+    assert rules is None
+
+
+def test_a_folder_in_no_repository_has_no_ignore_rules(tmp_path: Path):
+    assert DulwichHistory({"ROOT_GAME": tmp_path}).ignores("ROOT_GAME") is None
