@@ -48,10 +48,11 @@ archlint: $(STAMP)
 docs: $(STAMP)  ## regenerate docs/reply-codes.md from the registry
 	$(BIN)/ck3raven codes --format markdown > docs/reply-codes.md
 
-bench: $(STAMP)  ## start-up, per-call overhead and ck3_dir against their floors (prints ratios)
+bench: $(STAMP)  ## start-up, per-call overhead, ck3_dir and ck3_search against their floors (prints ratios)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/files.py
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/search.py
 	$(BIN)/python bench/contracts.py
 	$(BIN)/python bench/stored_contracts.py
 	$(BIN)/python bench/kill_state.py

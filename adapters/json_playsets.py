@@ -5,7 +5,10 @@ link, a FIFO or a hard link is refused like any other.
 """
 
 import json
+import re
 from typing import Final
+
+from cattrs import unstructure
 
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.errors import LinkRefused, NotFound, SpecialFile, TooLarge
@@ -47,3 +50,20 @@ class JsonPlaysets(PlaysetStore):
         except StructureProblems as exc:
             return PlaysetFile(name, None, tuple(exc.problems))
         return PlaysetFile(name, record)
+
+    def save(self, record: PlaysetRecord) -> str:
+        same = [f.file for f in self.load() if f.record is not None and f.record.name == record.name]
+        name = same[0] if same else _file_name(record.name, {f.file for f in self.load()})
+        text = json.dumps(unstructure(record), indent=2, ensure_ascii=False) + "\n"
+        self._files.write(FOLDER.child(name), text.encode("utf-8"))
+        return name
+
+
+def _file_name(playset: str, taken: set[str]) -> str:
+    """A file name for a new playset: its name in lower case, letters, digits and `_` only."""
+    stem = re.sub(r"[^a-z0-9]+", "_", playset.casefold()).strip("_") or "playset"
+    name, n = f"{stem}.json", 1
+    while name in taken:
+        n += 1
+        name = f"{stem}_{n}.json"
+    return name

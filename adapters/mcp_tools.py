@@ -181,12 +181,19 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
 
     @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=SESSION)
     def ck3_playset(
-        ctx: Context, command: Literal["list", "show", "switch"] = "list", name: str | None = None
+        ctx: Context,
+        command: Literal["list", "show", "switch", "which"] = "list",
+        name: str | None = None,
+        path: Annotated[
+            str | None, Field(description="which: a game-relative path, e.g. common/traits/00_traits.txt")
+        ] = None,
     ) -> ReplyResult:
         """Playsets (no file changes): `list` every playset; `show` one (default: the active one), mods
-        in load order; `switch` makes the named playset this session's lens (its mods become the visible
-        mods at once)."""
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, {"name": name}))
+        in load order with what each descriptor.mod says; `switch` makes the named playset this
+        session's lens (its mods become the visible mods at once); `which` answers, for a game-relative
+        `path`, every source that provides it (vanilla, then mods in load order), which one the game
+        loads, and what a mod's replace_path hides; for a folder, the winner of each file in it."""
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, {"name": name, "path": path}))
 
 
 def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:

@@ -213,6 +213,7 @@ PLAYSET: Final = {
     "switch": _route(
         playset_choice.switch, lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)
     ),
+    "which": _route(playset_choice.which, lambda a: playset_choice.Which(a["path"]), requires=("path",)),
 }
 CONTRACT: Final = {
     "open": _route(

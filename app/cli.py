@@ -32,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "doctor": _doctor,
         "contracts": _contracts,
         "audit": _audit,
+        "playsets": _playsets,
     }[args.command]
     return handler(args)
 
@@ -86,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--repo", help="a code repository folder to serve as ROOT_REPO")
     init.add_argument("--mode", choices=[m.value for m in Mode], help="the mode the server starts in")
     init.add_argument("--force", action="store_true", help="replace an existing config")
+    playsets = commands.add_parser("playsets", help="the launcher's playsets, written as ck3raven playsets")
+    playsets.add_argument(
+        "action", choices=["import"], help="import: read launcher-v2.sqlite, write ck3raven playsets"
+    )
+    playsets.add_argument("--config", help="the config the server runs with")
+    playsets.add_argument("--name", help="only the launcher playset of this name")
     codes = commands.add_parser("codes", help="print the reply-code registry")
     codes.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     return parser
@@ -407,6 +414,19 @@ def _contracts(args: argparse.Namespace) -> int:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _playsets(args: argparse.Namespace) -> int:
+    from app.playset_import import import_playsets
+
+    try:
+        settings = settings_from(args)
+    except ConfigError as exc:
+        print(f"ck3raven: {exc}", file=sys.stderr)
+        return 2
+    lines, status = import_playsets(settings, args.name)
+    print("\n".join(lines), file=sys.stderr if status == 2 else sys.stdout)  # noqa: PLR2004 - exit 2: nothing read
+    return status
 
 
 def _audit(args: argparse.Namespace) -> int:

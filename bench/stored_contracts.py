@@ -23,11 +23,11 @@ from adapters.sqlite_state import SqliteState
 from app.bootstrap import build_core
 from app.config import Settings
 from domain.contracts.lifecycle import OpenRequest
+from domain.policy.pacing import Rates
 from domain.session import Session
 from domain.use_cases.contract_work import Open
 from domain.use_cases.core import Core
 from domain.use_cases.file_access import Write
-from domain.policy.pacing import Rates
 from domain.use_cases.request import Handler
 from domain.vocabulary import Mode, RootCategory
 from ports.contracts import TargetRecord

@@ -40,6 +40,11 @@ class PlaysetFile:
 class PlaysetStore(Protocol):
     """Port: every `*.json` file in the playsets folder, sorted by file name.
 
-    Raises ports.errors.Unavailable when the folder cannot be read."""
+    Raises ports.errors.Unavailable when the folder cannot be read or written."""
 
     def load(self) -> list[PlaysetFile]: ...
+
+    def save(self, record: PlaysetRecord) -> str:
+        """Write `record` (atomically) into the file that holds the playset of that name, or a new file
+        named after it; the file's name."""
+        ...

@@ -162,7 +162,16 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec("WA-READ-I-001", "{address} is not UTF-8 text; ck3raven reads text only.", {"address"}),
     CodeSpec("WA-READ-I-002", "{address} is larger than {limit} bytes.", {"address", "limit"}),
-    CodeSpec("WA-WRITE-S-001", "Wrote {size} bytes to {address}.", {"address", "created", "size", "sha256"}),
+    CodeSpec(
+        "WA-WRITE-S-001",
+        "Wrote {size} bytes to {address} (data.adjusted: what the game's file rules changed).",
+        {"address", "created", "size", "sha256", "adjusted"},
+    ),
+    CodeSpec(
+        "WA-WRITE-I-008",
+        "{address} would not be a readable descriptor; data.problems says why. Nothing was changed.",
+        {"address", "problems"},
+    ),
     CodeSpec("WA-WRITE-S-002", "Deleted {address}.", {"address"}),
     CodeSpec("WA-WRITE-I-001", "The content is larger than {limit} bytes.", {"limit"}),
     CodeSpec(
@@ -174,12 +183,12 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec(
         "WA-WRITE-S-005",
         "Edited {address}: every replacement applied ({size} bytes now).",
-        {"address", "matched", "size", "sha256"},
+        {"address", "matched", "size", "sha256", "adjusted"},
     ),
     CodeSpec(
         "WA-WRITE-S-006",
         "Dry run: nothing was written; data.diff shows what the call would change in {address}.",
-        {"address", "created", "diff", "diff_truncated", "matched", "size", "sha256"},
+        {"address", "created", "diff", "diff_truncated", "matched", "size", "sha256", "adjusted"},
         opaque={"diff"},
     ),
     CodeSpec(
@@ -211,7 +220,22 @@ _WORLD: tuple[CodeSpec, ...] = (
         {"active", "playsets", "count"},
         opaque={"playsets"},  # names from files the agent may write, invalid ones included
     ),
-    CodeSpec("WA-CFG-S-002", "Playset {name} has {count} mods.", {"name", "active", "mods", "count"}),
+    CodeSpec(
+        "WA-CFG-S-002",
+        "Playset {name} has {count} mods.",
+        {"name", "active", "mods", "count"},
+        opaque={"mods"},  # names and descriptors come from files the agent may write
+    ),
+    CodeSpec(
+        "WA-READ-S-009",
+        "The game loads {path} from {winner} (data.sources: every source in load order).",
+        {"path", "sources", "winner", "note"},
+    ),
+    CodeSpec(
+        "WA-READ-S-010",
+        "{count} files in {path} across vanilla and the playset's mods; data.files names each winner.",
+        {"path", "files", "count", "truncated", "note"},
+    ),
     CodeSpec(
         "WA-CFG-I-001",
         "No playset has that name; the playsets are: {playsets}.",

@@ -13,6 +13,7 @@ from typing import ClassVar, Final
 
 from attrs import frozen
 
+from domain.ck3 import game_files
 from domain.contracts.lifecycle import active_contract
 from domain.edits import Matched, Missed, Replacement, apply, unified_diff
 from domain.failures import port_failure
@@ -148,9 +149,8 @@ def write(session: Session, services: Services, request: Write) -> Reply:
     before = _current(session.world, opened, request.expected_sha256, read=request.dry_run)
     if isinstance(before, Reply):
         return before
-    if request.dry_run:
-        return _preview(opened, before or "", data, created=created)
-    return _store(session.world, opened, data, created=created)
+    existing = None if created else _UNREAD
+    return _land(session, opened, data, (before, existing), created=created, dry_run=request.dry_run)
 
 
 def edit(session: Session, services: Services, request: Edit) -> Reply:
@@ -166,10 +166,77 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
     edited = _edited(opened, text or "", request.replacements)
     if isinstance(edited, Reply):
         return edited
+    existing = (text or "").encode("utf-8", "surrogatepass")
     data, matched = edited
-    if request.dry_run:
-        return _preview(opened, text or "", data, created=False, matched=matched)
-    return _store(session.world, opened, data, created=False, matched=matched)
+    return _land(
+        session, opened, data, (text, existing), created=False, dry_run=request.dry_run, matched=matched
+    )
+
+
+def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
+    session: Session,
+    ref: VisibilityRef,
+    data: bytes,
+    before: tuple[str | None, bytes | None],
+    *,
+    created: bool,
+    dry_run: bool,
+    matched: list[Matched] | None = None,
+) -> Reply:
+    """Apply the game's file rules to `data`, then write it, or (dry run) show the diff from `before`
+    (the text now, and the bytes now or _UNREAD)."""
+    prepared = _game_rules(session, ref, data, existing=before[1])
+    if isinstance(prepared, Reply):
+        return prepared
+    data, notes = prepared
+    if dry_run:
+        return _preview(ref, before[0] or "", data, created=created, matched=matched, notes=notes)
+    return _store(session.world, ref, data, created=created, matched=matched, notes=notes)
+
+
+_UNREAD: Final = b"\x00unread"
+"""Stands for "the file exists; read it if a rule needs it"."""
+
+
+def _game_rules(
+    session: Session, ref: VisibilityRef, data: bytes, *, existing: bytes | None
+) -> tuple[bytes, list[str]] | Reply:
+    """`data` as the game needs it when `ref` is a game file (domain.ck3.game_files), and what changed;
+    Invalid for a descriptor the game could not read."""
+    world = session.world
+    place = world.location_of(ref)
+    problems = game_files.descriptor_problems(place.root, place.parts, data)
+    if problems:
+        return ReplyBuilder().invalid("WA-WRITE-I-008", {"address": ref.address, "problems": problems})
+    path = game_files.game_path(place.root, place.parts)
+    if path is None:
+        return data, []
+    if existing is _UNREAD:
+        read = _bytes(world, ref)
+        existing = read if isinstance(read, bytes) else None
+    crlf = (
+        existing is None and path[:1] == ("common",) and _folder_uses_crlf(session, place.root, place.parts)
+    )
+    return game_files.adjusted(path, data, existing, folder_uses_crlf=crlf)
+
+
+def _folder_uses_crlf(session: Session, root: str, parts: tuple[str, ...]) -> bool:
+    """Whether the script files beside a new file (a few of them) use CRLF throughout."""
+    world = session.world
+    _, folder = world.resolve(world.address_of(root, parts[:-1]), session.home)
+    if folder is None or folder.kind != "dir":
+        return False
+    try:
+        listed = [entry for entry in world.list_dir(folder) if entry.kind == "file"]
+    except PortError:
+        return False
+    samples = []
+    for entry in [entry for entry in listed if entry.name.endswith(".txt")][:3]:
+        _, sibling = world.resolve(entry.address, session.home)
+        read = _bytes(world, sibling) if sibling is not None else None
+        if isinstance(read, bytes):
+            samples.append(read)
+    return game_files.uses_crlf(samples)
 
 
 def _edited(
@@ -234,8 +301,14 @@ def _bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | Reply:
         return port_failure(exc, ref.address)
 
 
-def _preview(
-    ref: VisibilityRef, before: str, data: bytes, *, created: bool, matched: list[Matched] | None = None
+def _preview(  # noqa: PLR0913 - the call, its result, and what to say of it
+    ref: VisibilityRef,
+    before: str,
+    data: bytes,
+    *,
+    created: bool,
+    matched: list[Matched] | None = None,
+    notes: list[str],
 ) -> Reply:
     diff, cut = unified_diff(ref.address, before, data.decode("utf-8", "surrogatepass"))
     return ReplyBuilder().success(
@@ -246,6 +319,7 @@ def _preview(
             "diff": diff,
             "diff_truncated": cut,
             "matched": matched,
+            "adjusted": notes,
             **_digest(data),
         },
     )
@@ -295,13 +369,14 @@ def _load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> s
     return text
 
 
-def _store(
+def _store(  # noqa: PLR0913 - the call, its result, and what to say of it
     world: WorldAdapter,
     ref: VisibilityRef,
     data: bytes,
     *,
     created: bool,
     matched: list[Matched] | None = None,
+    notes: list[str],
 ) -> Reply:
     """Write `data`; the write's reply, or the edit's when `matched` says how its replacements matched."""
     try:
@@ -310,10 +385,10 @@ def _store(
         return port_failure(exc, ref.address)
     if matched is not None:
         return ReplyBuilder().success(
-            "WA-WRITE-S-005", {"address": ref.address, "matched": matched, **_digest(data)}
+            "WA-WRITE-S-005", {"address": ref.address, "matched": matched, "adjusted": notes, **_digest(data)}
         )
     return ReplyBuilder().success(
-        "WA-WRITE-S-001", {"address": ref.address, "created": created, **_digest(data)}
+        "WA-WRITE-S-001", {"address": ref.address, "created": created, "adjusted": notes, **_digest(data)}
     )
 
 

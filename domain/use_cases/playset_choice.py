@@ -1,9 +1,12 @@
-"""`ck3_playset` handlers: list, show and switch. A switch changes this session's lens only."""
+"""`ck3_playset` handlers: list, show, switch and which. A switch changes this session's lens only; `which`
+answers from the merged view of the active playset (domain.ck3.merged)."""
 
 from typing import ClassVar
 
 from attrs import evolve, frozen
 
+from domain.addresses import Parsed, parse
+from domain.ck3 import descriptors, merged
 from domain.contracts.lifecycle import governing
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
@@ -27,6 +30,14 @@ class ShowPlayset(Request):
 
 
 @frozen
+class Which(Request):
+    """Which source the game loads a game-relative path from (a file), or each file of a folder."""
+
+    TOOL: ClassVar[str] = "ck3_playset"
+    path: str
+
+
+@frozen
 class SwitchPlayset(Request):
     TOOL: ClassVar[str] = "ck3_playset"
     name: str
@@ -43,7 +54,52 @@ def show(session: Session, services: Services, request: ShowPlayset) -> Reply:
     loaded = _catalog(session, services)
     if isinstance(loaded, Reply):
         return loaded
-    return catalog.show_playset(loaded, request.name, session.mode)
+    return catalog.show_playset(
+        loaded, request.name, session.mode, lambda folder: _described(session, folder)
+    )
+
+
+def _described(session: Session, folder: str) -> dict[str, object] | None:
+    """What the mod folder's descriptor.mod says, and the registry file beside it where it is visible."""
+    found = descriptors.read(session.world, session.home, f"{folder}/descriptor.mod")
+    if found is None:
+        return None
+    registry_address = descriptors.registry_of(folder)
+    registry = descriptors.read(session.world, session.home, registry_address) if registry_address else None
+    return {
+        **found.summary(),
+        "problems": [f"line {line}: {problem}" for line, problem in found.problems],
+        "registry": registry.summary() if registry else None,
+    }
+
+
+def which(session: Session, _: Services, request: Which) -> Reply:
+    """Every source of a game-relative path, vanilla then mods in load order, and what the game loads."""
+    parsed = parse(f"ROOT_GAME:/{request.path.strip('/')}", session.home.value)
+    if not isinstance(parsed, Parsed):
+        return parsed
+    path = parsed.parts
+    world = session.world
+    found = merged.sources(
+        world, lambda folder: descriptors.read(world, session.home, f"{folder}/descriptor.mod")
+    )
+    shown = "/".join(path)
+    if not path or _is_folder(session, path, found):
+        files, cut = merged.folder(world, session.home, path, found)
+        data = {"path": shown, "files": files, "count": len(files), "truncated": cut, "note": merged.PER_FILE}
+        return ReplyBuilder().success("WA-READ-S-010", data)
+    sources, winner = merged.which(world, session.home, path, found)
+    return ReplyBuilder().success(
+        "WA-READ-S-009", {"path": shown, "sources": sources, "winner": winner, "note": merged.PER_FILE}
+    )
+
+
+def _is_folder(session: Session, path: tuple[str, ...], found: list[merged.Source]) -> bool:
+    for source in found:
+        _, ref = session.world.resolve(f"{source.folder.rstrip('/')}/{'/'.join(path)}", session.home)
+        if ref is not None and ref.kind == "dir":
+            return True
+    return False
 
 
 def switch(session: Session, services: Services, request: SwitchPlayset) -> Reply:

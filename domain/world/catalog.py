@@ -1,5 +1,7 @@
 """The playset catalogue: which playsets exist, which is active, and what `ck3_playset list|show` answer."""
 
+from collections.abc import Callable
+
 from attrs import frozen
 
 from domain.addresses import canonical
@@ -52,8 +54,15 @@ def list_playsets(catalog: Catalog) -> Reply:
     )
 
 
-def show_playset(catalog: Catalog, name: str | None, mode: Mode | None) -> Reply:
-    """One playset's mods in load order, with their folders as session-absolute addresses."""
+Describe = Callable[[str], dict[str, object] | None]
+"""What a mod folder's descriptor files say, given the folder's root-form address."""
+
+
+def show_playset(
+    catalog: Catalog, name: str | None, mode: Mode | None, describe: Describe | None = None
+) -> Reply:
+    """One playset's mods in load order, with their folders as session-absolute addresses (and, with
+    `describe`, what each mod's descriptor says)."""
     wanted = name or catalog.active
     if wanted is None:
         return ReplyBuilder().invalid("WA-CFG-I-001", {"playsets": []})
@@ -73,6 +82,7 @@ def show_playset(catalog: Catalog, name: str | None, mode: Mode | None) -> Reply
                 "address": canonical(mod.name, (), mod=True) if in_lens else folder_address(mod),
                 "enabled": mod.enabled,
                 "load_order": mod.load_order,
+                "descriptor": describe(folder_address(mod)) if describe and folder is not None else None,
             }
         )
     return ReplyBuilder().success(

@@ -1,0 +1,1 @@
+"""Runnable examples and the sample world they serve (`examples/world/`)."""
