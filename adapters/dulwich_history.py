@@ -10,6 +10,7 @@ candidates are hashed.
 
 import os
 import stat
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from contextlib import closing
@@ -28,6 +29,8 @@ from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Stag
 
 _REGULAR = 0o100644
 _TREES_KEPT = 8
+IGNORES_FRESH = 2.0
+"""Seconds a repository's parsed ignore rules are used before they are read again."""
 
 
 class _Place:
@@ -63,6 +66,7 @@ class DulwichHistory(History):
         self._places = {name: _place(base) for name, base in self._bases.items()}
         self._indexes: dict[Path, tuple[tuple[int, int, int], Index]] = {}
         self._trees: OrderedDict[bytes, dict[bytes, bytes]] = OrderedDict()
+        self._ignores: dict[Path, tuple[float, IgnoreFilterManager]] = {}
 
     def repository(self, root: str, folder: tuple[str, ...] = ()) -> tuple[str, ...] | None:
         place = self._find(root, folder)
@@ -84,10 +88,8 @@ class DulwichHistory(History):
         place = self._find(root, folder)
         if place is None:
             return None
-        try:
-            with closing(Repo(str(place.top))) as repo:
-                manager = IgnoreFilterManager.from_repo(repo)
-        except (OSError, ValueError, KeyError):  # an unreadable repository ignores nothing
+        manager = self._ignore_rules(place.top)
+        if manager is None:
             return None
 
         def ignored(parts: tuple[str, ...], *, folder: bool) -> bool:
@@ -98,6 +100,21 @@ class DulwichHistory(History):
         if any(_ignored_folder(manager, "/".join(above[: n + 1])) for n in range(len(above)) if above[0]):
             return None  # the folder itself lies in an ignored one: it is no part of the repository's world
         return ignored
+
+    def _ignore_rules(self, top: Path) -> IgnoreFilterManager | None:
+        """The repository's ignore rules, read again once they are IGNORES_FRESH seconds old (a listing
+        right after a .gitignore edit may still see the rules of a moment before)."""
+        now = time.monotonic()
+        kept = self._ignores.get(top)
+        if kept is not None and now - kept[0] < IGNORES_FRESH:
+            return kept[1]
+        try:
+            with closing(Repo(str(top))) as repo:
+                manager = IgnoreFilterManager.from_repo(repo)
+        except (OSError, ValueError, KeyError):  # an unreadable repository ignores nothing
+            return None
+        self._ignores[top] = (now, manager)
+        return manager
 
     def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
         place, repo = self._open(root, folder)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from ports.errors import LinkRefused, NotADirectory, NotFound, SpecialFile, TooLarge, Unavailable
+from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge, Unavailable
 from ports.files import Entry, Files, Kind, Location
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -60,11 +60,12 @@ class LocalFiles(Files):
         with self._parent(location) as parent:
             return _kind_of(_lstat(location.parts[-1], parent))
 
-    def list_dir(self, location: Location) -> list[Entry]:
+    def list_dir(self, location: Location, named: Callable[[str], bool] | None = None) -> list[Entry]:
         with self._dir(location) as fd:
             try:
                 with os.scandir(fd) as it:
-                    entries = [entry for item in it if (entry := _entry(item)) is not None]
+                    wanted = it if named is None else (item for item in it if named(item.name))
+                    entries = [entry for item in wanted if (entry := _entry(item)) is not None]
             except OSError as exc:
                 raise Unavailable("a folder cannot be listed") from exc
         return sorted(entries, key=lambda entry: entry.name)
@@ -73,17 +74,17 @@ class LocalFiles(Files):
         if not location.parts:
             raise SpecialFile("a root is not a file")
         with self._parent(location) as parent:
-            fd = _open_file(location.parts[-1], parent)
-            try:
-                info = os.fstat(fd)
-                if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
-                    raise SpecialFile("not a regular file with a single link")
-                if info.st_size > limit:
-                    raise TooLarge("the file is larger than the limit")
-                data = _read_all(fd, limit)
-            finally:
-                os.close(fd)
-        return data
+            return _read_in(parent, location.parts[-1], limit)
+
+    def read_many(self, folder: Location, names: list[str], limit: int) -> list[bytes | PortError]:
+        found: list[bytes | PortError] = []
+        with self._dir(folder) as parent:
+            for name in names:
+                try:
+                    found.append(_read_in(parent, name, limit))
+                except PortError as exc:
+                    found.append(exc)
+        return found
 
     def write(self, location: Location, data: bytes) -> None:
         if not location.parts:
@@ -277,6 +278,20 @@ def _open_file(name: str, parent: int) -> int:
         raise Unavailable("a file cannot be opened") from exc
 
 
+def _read_in(parent: int, name: str, limit: int) -> bytes:
+    """The content of the regular, singly linked file `name` in the open folder `parent`."""
+    fd = _open_file(name, parent)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise SpecialFile("not a regular file with a single link")
+        if info.st_size > limit:
+            raise TooLarge("the file is larger than the limit")
+        return _read_all(fd, limit)
+    finally:
+        os.close(fd)
+
+
 def _read_all(fd: int, limit: int) -> bytes:
     chunks, size = [], 0
     try:
@@ -354,7 +369,7 @@ def _walk_all(
         return
     try:
         with os.scandir(fd) as it:  # the kind comes from the directory entry itself: no stat per file
-            found = sorted((item.name, _cheap_kind(item)) for item in it)
+            found = sorted((item.name, _entry_kind(item)) for item in it)
     except OSError as exc:
         raise Unavailable("a folder cannot be listed") from exc
     for name, kind in found:
@@ -375,17 +390,12 @@ def _walk_all(
             os.close(child)
 
 
-def _cheap_kind(item: os.DirEntry[str]) -> Kind:
-    try:
-        if item.is_symlink():
-            return "symlink"
-        if item.is_dir(follow_symlinks=False):
-            return "dir"
-        if item.is_file(follow_symlinks=False):
-            return "file"
-    except OSError:  # vanished: reported as what cannot be read
-        return "special"
-    return "special"
+def _entry_kind(item: os.DirEntry[str]) -> Kind:
+    if item.is_symlink():
+        return "symlink"
+    if item.is_dir(follow_symlinks=False):
+        return "dir"
+    return "file" if item.is_file(follow_symlinks=False) else "special"
 
 
 def _sweep(fd: int, cutoff: float) -> int:

@@ -9,7 +9,7 @@ from typing import Final
 
 from attrs import frozen
 
-from ports.errors import LinkRefused, NotADirectory, NotFound, SpecialFile, TooLarge
+from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge
 from ports.files import Entry, Files, Kind, Location
 
 
@@ -47,9 +47,13 @@ class MemoryFiles(Files):
             raise NotFound("no such entry")
         return _kind_of(parent[location.parts[-1]])
 
-    def list_dir(self, location: Location) -> list[Entry]:
+    def list_dir(self, location: Location, named: Callable[[str], bool] | None = None) -> list[Entry]:
         folder = self._folder(location)
-        return [Entry(name, _kind_of(node), _size(node)) for name, node in sorted(folder.items())]
+        return [
+            Entry(name, _kind_of(node), _size(node))
+            for name, node in sorted(folder.items())
+            if named is None or named(name)
+        ]
 
     def read(self, location: Location, limit: int) -> bytes:
         parent = self._parent_of_file(location)
@@ -93,6 +97,16 @@ class MemoryFiles(Files):
         if not isinstance(node, bytes):
             raise SpecialFile("not a regular file")
         return parent
+
+    def read_many(self, folder: Location, names: list[str], limit: int) -> list[bytes | PortError]:
+        self._folder(folder)
+        found: list[bytes | PortError] = []
+        for name in names:
+            try:
+                found.append(self.read(folder.child(name), limit))
+            except PortError as exc:
+                found.append(exc)
+        return found
 
     def walk(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...], Kind], bool]

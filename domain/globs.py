@@ -31,7 +31,10 @@ def compile_glob(pattern: str, *, ignore_case: bool = False) -> Glob:
     if not pattern or len(pattern) > MAX_GLOB:
         raise ValueError(f"a glob is 1 to {MAX_GLOB} characters")
     flags = re.IGNORECASE if ignore_case else 0
-    return Glob(pattern, re.compile(_translate(pattern), flags), "/" not in pattern.strip("/"))
+    rest = pattern.removeprefix("**/")
+    if "/" not in rest.strip("/") and "**" not in rest:  # `**/name`: a name at any depth, so match names
+        return Glob(pattern, re.compile(_translate(rest), flags), by_name=True)
+    return Glob(pattern, re.compile(_translate(pattern), flags), by_name=False)
 
 
 def _translate(pattern: str) -> str:

@@ -9,6 +9,8 @@ from typing import Literal, Protocol
 
 from attrs import frozen
 
+from ports.errors import PortError
+
 Kind = Literal["file", "dir", "symlink", "special"]
 
 
@@ -46,13 +48,19 @@ class Files(Protocol):
         """What stands at `location` (a link is reported, not followed)."""
         ...
 
-    def list_dir(self, location: Location) -> list[Entry]:
-        """The children of the folder at `location`."""
+    def list_dir(self, location: Location, named: Callable[[str], bool] | None = None) -> list[Entry]:
+        """The children of the folder at `location` (only those whose name `named` accepts, asked before
+        anything else is looked up about them)."""
         ...
 
     def read(self, location: Location, limit: int) -> bytes:
         """The content of the regular file at `location`. Raises SpecialFile for anything but a regular
         file with one link, TooLarge past `limit` bytes."""
+        ...
+
+    def read_many(self, folder: Location, names: list[str], limit: int) -> list[bytes | PortError]:
+        """The content of several files of one folder, each as `read` answers it (its bytes, or the port
+        error it raises), the folder opened once. Raises a port error only when the folder cannot be."""
         ...
 
     def write(self, location: Location, data: bytes) -> None:

@@ -103,14 +103,10 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
         return opened
     skip = skip_for(session, services, opened, include_ignored=request.include_ignored)
     try:
-        listed = session.world.list_dir(opened)
+        listed = session.world.list_dir(opened, None if glob is None else lambda name: glob.matches((name,)))
     except PortError as exc:
         return port_failure(exc, opened.address)
-    kept = [
-        entry
-        for entry in listed
-        if (glob is None or glob.matches((entry.name,))) and not (skip and skip((entry.name,), entry.kind))
-    ]
+    kept = [entry for entry in listed if not (skip and skip((entry.name,), entry.kind))]
     after = [entry for entry in kept if entry.name > request.cursor] if request.cursor else kept
     page = after[: request.limit]
     more = len(after) > len(page)

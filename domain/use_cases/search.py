@@ -24,6 +24,7 @@ from domain.use_cases.request import Request
 from domain.world.adapter import Found, Skip
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError, TooLarge
+from ports.files import Kind
 
 MAX_DEPTH: Final = 64
 FILE_LIMIT: Final = 8 * 1024 * 1024
@@ -31,6 +32,8 @@ FILE_LIMIT: Final = 8 * 1024 * 1024
 CONTEXT: Final = 240
 """The most characters of a hit's line a reply carries."""
 MAX_PATTERN: Final = 1_000
+BATCH: Final = 64
+"""Files a content search reads together (those of one folder with the folder opened once)."""
 
 
 @frozen
@@ -70,21 +73,40 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
     if isinstance(bases, Reply):
         return bases
     matches: list[dict[str, object]] = []
-    scanned = 0
+    scanned = [0]
     for base in bases:
-        walk = session.world.walk(base, MAX_DEPTH, _skip(session, services, base, request.include_ignored))
+        walk = session.world.walk(base, MAX_DEPTH, _matching(session, services, base, request, glob, scanned))
         try:
-            for found in walk:
-                scanned += 1
-                if glob.matches(found.parts):
+            for found in walk:  # files come only when they match: folders always, to be descended
+                if found.kind != "dir" or glob.matches(found.parts):
                     if len(matches) == request.max_results:
-                        return _names_reply(request, matches, scanned, truncated=True)
+                        return _names_reply(request, matches, scanned[0], truncated=True)
                     matches.append({"address": found.address, "kind": found.kind})
         except PortError as exc:
             return port_failure(exc, base.address)
         finally:
             walk.close()
-    return _names_reply(request, matches, scanned, truncated=False)
+    return _names_reply(request, matches, scanned[0], truncated=False)
+
+
+def _matching(  # noqa: PLR0913, PLR0917 - one walk of one search, and its tally
+    session: Session,
+    services: Services,
+    base: VisibilityRef,
+    request: SearchNames,
+    glob: Glob,
+    scanned: list[int],
+) -> Skip:
+    """The walk's filter: what the ignore rules leave out, and files the glob does not match (counted)."""
+    rules = _skip(session, services, base, request.include_ignored)
+
+    def skip(parts: tuple[str, ...], kind: Kind) -> bool:
+        scanned[0] += 1
+        if rules is not None and rules(parts, kind):
+            return True
+        return kind != "dir" and not glob.matches(parts)
+
+    return skip
 
 
 def _names_reply(
@@ -123,19 +145,37 @@ class _ContentSearch:
             return "max_bytes"
         return None
 
-    def walk(self, base: VisibilityRef, walk: Iterator[Found], glob: Glob | None) -> str | None:
-        """Search every file of `walk` that `glob` matches; the name of the cap reached, if one was."""
+    def walk(self, walk: Iterator[Found], glob: Glob | None) -> str | None:
+        """Search every file of `walk` that `glob` matches, reading them a folder's batch at a time; the
+        name of the cap reached, if one was."""
+        batch: list[Found] = []
         for found in walk:
             if found.kind != "file" or (glob is not None and not glob.matches(found.parts)):
                 continue
-            cap = self.cap() or self.search(base, found)
+            batch.append(found)
+            if len(batch) == BATCH:
+                cap = self._batch(batch)
+                if cap is not None:
+                    return cap
+                batch = []
+        return self._batch(batch) if batch else None
+
+    def _batch(self, batch: list[Found]) -> str | None:
+        allowed = self.request.max_files - self.counts["files"]
+        budget = self.request.max_bytes - self.counts["bytes"]
+        if allowed <= 0 or budget <= 0:
+            return "max_files" if allowed <= 0 else "max_bytes"
+        chosen = batch[:allowed]
+        contents = self.session.world.read_files([f.ref for f in chosen if f.ref is not None], FILE_LIMIT)
+        for found, data in zip(chosen, contents, strict=True):
+            cap = self.cap() or self.search(found, data)
             if cap is not None:
                 return cap
-        return None
+        return "max_files" if len(chosen) < len(batch) else None
 
-    def search(self, base: VisibilityRef, found: Found) -> str | None:
-        """Search one file; the name of the cap reached, if one was."""
-        text = self._text_of(base, found)
+    def search(self, found: Found, data: bytes | PortError) -> str | None:
+        """Search one file's content; the name of the cap reached, if one was."""
+        text = self._text_of(data)
         request = self.request
         if text is None or (not request.regex and not request.ignore_case and request.pattern not in text):
             return None
@@ -149,16 +189,13 @@ class _ContentSearch:
             self.hits.append({"address": found.address, "line": line, "column": column, "text": context})
         return None
 
-    def _text_of(self, base: VisibilityRef, found: Found) -> str | None:
+    def _text_of(self, data: bytes | PortError) -> str | None:
         counts = self.counts
         counts["files"] += 1
-        world = self.session.world
-        try:
-            data = world.read_file(world.found_ref(base, found), FILE_LIMIT)
-        except TooLarge:
+        if isinstance(data, TooLarge):
             counts["large"] += 1
             return None
-        except PortError:  # a link, a special or hard-linked file, or one that vanished: never content
+        if isinstance(data, PortError):  # a link, a special or hard-linked file, or one that vanished
             counts["unreadable"] += 1
             return None
         counts["bytes"] += len(data)
@@ -183,9 +220,11 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
     run = _ContentSearch(session, request, matcher, [], dict.fromkeys(kinds, 0))
     cap: str | None = None
     for base in bases:
-        walk = session.world.walk(base, MAX_DEPTH, _skip(session, services, base, request.include_ignored))
+        walk = session.world.walk(
+            base, MAX_DEPTH, _skip(session, services, base, request.include_ignored), refs=True
+        )
         try:
-            cap = run.walk(base, walk, glob)
+            cap = run.walk(walk, glob)
         except PortError as exc:
             return port_failure(exc, base.address)
         finally:

@@ -88,11 +88,13 @@ class Listed:
 
 @frozen
 class Found:
-    """One visible entry a walk found: its canonical address, its parts below the walked folder, its kind."""
+    """One visible entry a walk found: its canonical address, its parts below the walked folder, its kind,
+    and for a file of a walk that asked for them, the ref to read it through."""
 
     address: str
     parts: tuple[str, ...]
     kind: Kind
+    ref: VisibilityRef | None = None
 
 
 Skip = Callable[[tuple[str, ...], Kind], bool]
@@ -135,10 +137,11 @@ class WorldAdapter:
         reply = ReplyBuilder().success("WA-RES-S-001", {"address": address, "kind": kind})
         return reply, _seal.mint(address, located, kind)
 
-    def list_dir(self, ref: VisibilityRef) -> list[Listed]:
-        """The visible children of the folder behind `ref`. Raises port errors."""
+    def list_dir(self, ref: VisibilityRef, named: Callable[[str], bool] | None = None) -> list[Listed]:
+        """The visible children of the folder behind `ref` (those whose name `named` accepts). Raises port
+        errors."""
         location = _seal.locate(ref)
-        entries = self._files.list_dir(location)
+        entries = self._files.list_dir(location, named)
         prefix = self._view.uniform_prefix(location)
         if prefix is not None:  # every child not hidden by name is visible and spelled below one prefix
             hidden = self._view.hidden_name
@@ -181,36 +184,56 @@ class WorldAdapter:
         for parts in self._files.walk_dirs(location, depth, keep):
             yield compiled.spell(Location(root, base + parts))
 
-    def walk(self, ref: VisibilityRef, depth: int, skip: Skip | None = None) -> Generator[Found, None, None]:
+    def walk(
+        self, ref: VisibilityRef, depth: int, skip: Skip | None = None, *, refs: bool = False
+    ) -> Generator[Found, None, None]:
         """Every visible entry below the folder behind `ref` (less those `skip` refuses; a refused folder
-        is not entered), depth-first, each spelled canonically. Raises port errors."""
+        is not entered), depth-first, each spelled canonically; with `refs`, each file comes with a ref
+        minted for it (the walk itself checked that it is visible). Raises port errors."""
         location = _seal.locate(ref)
         root, base = location.root, location.parts
         compiled = self._view
         prefix = compiled.uniform_prefix(location)
+        mint = _seal.mint
         if prefix is not None:  # nothing below is spelled differently: only names are checked
+            hidden = compiled.hidden_name
 
             def named(parts: tuple[str, ...], kind: Kind) -> bool:
-                return not compiled.hidden_name(parts[-1]) and not (skip and skip(parts, kind))
+                return not hidden(parts[-1]) and not (skip and skip(parts, kind))
 
             for parts, kind in self._files.walk(location, depth, named):
-                yield Found(prefix + "/".join(parts), parts, kind)
+                address = prefix + "/".join(parts)
+                minted = (
+                    mint(address, Location(root, base + parts), kind) if refs and kind == "file" else None
+                )
+                yield Found(address, parts, kind, minted)
             return
 
         def keep(parts: tuple[str, ...], kind: Kind) -> bool:
             return compiled.visible(Location(root, base + parts)) and not (skip and skip(parts, kind))
 
         for parts, kind in self._files.walk(location, depth, keep):
-            yield Found(compiled.spell(Location(root, base + parts)), parts, kind)
+            place = Location(root, base + parts)
+            address = compiled.spell(place)
+            yield Found(address, parts, kind, mint(address, place, kind) if refs and kind == "file" else None)
 
-    def found_ref(self, ref: VisibilityRef, found: Found) -> VisibilityRef:
-        """A ref to an entry a walk below `ref` found, so its content can be read like any other. The
-        place is checked again: only a visible one is minted."""
-        below = _seal.locate(ref)
-        location = Location(below.root, below.parts + found.parts)
-        if not found.parts or not self._view.visible(location):
-            raise _seal.ForgedRefError("not an entry found below that folder")
-        return _seal.mint(self._view.spell(location), location, found.kind)
+    def read_files(self, refs: list[VisibilityRef], limit: int) -> list[bytes | PortError]:
+        """The bytes of the files behind `refs` (or each one's port error), reading the files of one
+        folder with that folder opened once. Raises port errors only for a folder that cannot be opened."""
+        found: list[bytes | PortError] = []
+        batch: list[Location] = []
+        for location in [_seal.locate(ref) for ref in refs] + [None]:
+            if batch and (
+                location is None
+                or location.parts[:-1] != batch[0].parts[:-1]
+                or location.root != batch[0].root
+            ):
+                folder = Location(batch[0].root, batch[0].parts[:-1])
+                found += self._files.read_many(folder, [place.parts[-1] for place in batch], limit)
+                batch = []
+            if location is not None:
+                batch.append(location)
+        return found
 
     def places(self) -> list[str]:
         """The addresses a search of the whole visible world walks: every root seen whole, the data root
