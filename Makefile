@@ -19,6 +19,7 @@ test: $(STAMP)  ## the whole test suite
 	$(BIN)/pytest -q
 
 check: lint typecheck arch archlint test  ## everything CI checks
+	$(BIN)/python .ci/conformance.py --check
 
 install: $(STAMP)
 
@@ -47,6 +48,7 @@ archlint: $(STAMP)
 
 docs: $(STAMP)  ## regenerate docs/reply-codes.md from the registry
 	$(BIN)/ck3raven codes --format markdown > docs/reply-codes.md
+	$(BIN)/python .ci/conformance.py --write
 
 bench: $(STAMP)  ## start-up, per-call overhead, ck3_dir and ck3_search against their floors (prints ratios)
 	$(BIN)/python bench/startup.py

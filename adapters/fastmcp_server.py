@@ -15,6 +15,7 @@ from adapters.mcp_tools import (
     add_mutation_tools,
     add_read_tools,
     add_session_tools,
+    add_token_tool,
 )
 from adapters.reply_middleware import ReplyMiddleware
 from adapters.tool_routes import ROUTES
@@ -60,4 +61,5 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
     add_session_tools(server, dispatcher, loop)
     if not read_only:
         add_mutation_tools(server, dispatcher, loop)
+        add_token_tool(server, loop)
     return server

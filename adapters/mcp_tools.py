@@ -40,7 +40,9 @@ MUTATES: Final = _hints(read_only=False, destructive=True, idempotent=False)
 
 READ_TOOLS: Final = ("ck3_dir", "ck3_read", "ck3_search", "ck3_git")
 SESSION_TOOLS: Final = ("ck3_mode", "ck3_playset")
-MUTATION_TOOLS: Final = ("ck3_file", "ck3_commit", "ck3_contract")
+MUTATION_TOOLS: Final = ("ck3_file", "ck3_commit", "ck3_contract", "ck3_token")
+ADDS: Final = _hints(read_only=False, destructive=False, idempotent=False)
+"""A tool that may add files but never changes or removes one."""
 
 
 class Replacement(BaseModel):
@@ -58,6 +60,14 @@ Sha256 = Annotated[
         description="the sha256 a read returned: refused if the file changed since (a missing file too)",
     ),
 ]
+
+
+class Symbol(BaseModel):
+    """A symbol intended as new: its name, and the address of the file it is in (optional)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str
+    address: str | None = None
 
 
 class DeclaredTarget(BaseModel):
@@ -278,6 +288,34 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
             "dry_run": dry_run,
         }
         return await loop.answer(ctx, "ck3_contract", command, args)
+
+
+def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
+    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=ADDS)
+    async def ck3_token(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
+        ctx: Context,
+        command: Literal["nst", "lxe", "list"],
+        symbols: Annotated[list[Symbol] | None, Field(description="nst: the symbols intended as new")] = None,
+        reason: Annotated[str | None, Field(description="nst, lxe: why")] = None,
+        rules: Annotated[list[str] | None, Field(description="lxe: rule codes, e.g. F401, CK3-BOM")] = None,
+        paths: Annotated[list[str] | None, Field(description="lxe: addresses in the contract's root")] = None,
+        max_violations: Annotated[
+            int | None, Field(ge=1, le=10_000, description="lxe: at most this many")
+        ] = None,
+        contract_id: str | None = None,
+    ) -> ReplyResult | InputRequiredResult:
+        """Compliance tokens for the open contract, checked at close. `nst`: declare `symbols` (name, and
+        the file's address) that the work adds on purpose, with a `reason`: close refuses new symbols
+        without one and says which (its reply holds the ready ck3_token call). `lxe`: ask for an
+        exception from lint `rules` in `paths`, up to `max_violations`, with a `reason`; a human approves
+        it (your client may ask its user; otherwise the reply names an approval id); it is then written
+        under policy/tokens/ of the contract's root and lasts 8 hours. `list`: the contract's tokens."""
+        args: dict[str, object] = {
+            "symbols": [x.model_dump() for x in symbols] if symbols is not None else None
+        }
+        args |= {"reason": reason, "rules": rules, "paths": paths, "max_violations": max_violations}
+        args |= {"contract_id": contract_id}
+        return await loop.answer(ctx, "ck3_token", command, args)
 
 
 def _progress(ctx: Context) -> Callable[[int], None]:

@@ -138,6 +138,10 @@ class MemoryEvidence:
     def find(self, kind: str, name: str) -> str | None:
         return f"evidence:{kind}/{name}" if (kind, name) in self._state.data["evidence"] else None
 
+    def document(self, kind: str, name: str) -> str | None:
+        found = self._state.data["evidence"].get((kind, name))
+        return str(found) if found is not None else None
+
 
 class MemoryAudit:
     def __init__(self, state: MemoryState) -> None:

@@ -21,6 +21,7 @@ from domain.use_cases import (
     playset_choice,
     repository,
     search,
+    token_work,
 )
 from domain.use_cases.request import Handler, Request
 from domain.vocabulary import Mode
@@ -261,6 +262,27 @@ GIT: Final = {
         "limit",
     ),
 }
+TOKEN: Final = {
+    "nst": _route(
+        token_work.declare_nst,
+        lambda a: token_work.DeclareNst(
+            tuple((s["name"], s.get("address")) for s in a["symbols"]), a["reason"], a.get("contract_id")
+        ),
+        "contract_id",
+        requires=("symbols", "reason"),
+    ),
+    "lxe": _route(
+        token_work.propose_lxe,
+        lambda a: token_work.ProposeLxe(
+            tuple(a["rules"]), tuple(a["paths"]), a["max_violations"], a["reason"], a.get("contract_id")
+        ),
+        "contract_id",
+        requires=("rules", "paths", "max_violations", "reason"),
+    ),
+    "list": _route(
+        token_work.list_tokens, lambda a: token_work.ListTokens(a.get("contract_id")), "contract_id"
+    ),
+}
 COMMIT: Final = {
     "add": _route(repository.add, lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
     "commit": _route(
@@ -280,5 +302,6 @@ ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {
     "ck3_file": FILE,
     "ck3_commit": COMMIT,
     "ck3_contract": CONTRACT,
+    "ck3_token": TOKEN,
 }
 """Every tool's commands."""

@@ -17,7 +17,9 @@ from adapters.hmac_signer import HmacSigner
 from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
 from adapters.json_playsets import JsonPlaysets
 from adapters.local_files import LocalFiles
+from adapters.lxe_files import LxeFiles
 from adapters.mcp_dispatch import Routes
+from adapters.ruff_linter import RuffLinter
 from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.tool_routes import ROUTES
@@ -33,6 +35,7 @@ from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
 from ports.approvals import ApprovalStore
 from ports.audit import AuditLog
+from ports.clock import Clock
 from ports.contracts import ContractStore
 from ports.evidence import EvidenceStore
 from ports.files import Files
@@ -82,24 +85,25 @@ def state_folder(settings: Settings, environ: Mapping[str, str] | None = None) -
     return settings.state_path(os.environ if environ is None else environ)
 
 
-def build_core(
+def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder stands in
     settings: Settings,
     *,
     files: Files | None = None,
     signer: Signer | None = None,
     approve_command: str = DEFAULT_APPROVE,
     stored: "StateStores | None" = None,
+    clock: Clock | None = None,
 ) -> Core:
     """The core for `settings`: real local files, stores in the state directory and a fresh Sigil unless
     given. Sessions start at the operator's home, mode and playset. Approval hints name `approve_command`
-    (`{id}` stands for the approval id)."""
+    (`{id}` stands for the approval id); `clock` stands in for the system clock (tests)."""
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
     stores: StateStores = stored or SqliteState(state / "ck3raven.db")
     authority = Authority(
         stores.approvals,
-        SystemClock(),
+        clock or SystemClock(),
         RandomIds(),
         signer or HmacSigner(),
         approve_command,
@@ -115,6 +119,8 @@ def build_core(
         leaks=leak_gate(settings, approve_command),
         transactions=stores,
         audit=stores.audit,
+        linter=RuffLinter(state / "lint-ruleset.json"),
+        tokens=LxeFiles(files),
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))

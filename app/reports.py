@@ -14,6 +14,7 @@ import stat
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
@@ -92,9 +93,31 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
         and (start is None or datetime.fromisoformat(row.entry.at) >= start)
         and (code is None or fnmatch.fnmatchcase(row.entry.code, code))
     ]
+    evidence = _close_evidence(state, contract) if contract else {}
     if as_json:
-        return json.dumps([_audit_json(row) for row in rows], indent=1), 0
-    return "\n".join(_audit_line(row) for row in rows) or "no matching rows", 0
+        document = [_audit_json(row) for row in rows]
+        return json.dumps({"rows": document, "evidence": evidence} if contract else document, indent=1), 0
+    lines = [_audit_line(row) for row in rows] or ["no matching rows"]
+    for kind, found in evidence.items():
+        compliance = found.get("compliance", {})
+        lines.append(
+            f"{kind} evidence: outcome {compliance.get('outcome', '?')}, "
+            f"ruleset {str(compliance.get('ruleset_hash', '?'))[:12]}, "
+            f"{sum(len(s['added']) for s in compliance.get('symbols', []))} new symbols, "
+            f"{len(compliance.get('nsts', []))} NSTs, {len(compliance.get('findings', []))} findings, "
+            f"LXEs {compliance.get('lxes', [])}"
+        )
+    return "\n".join(lines), 0
+
+
+def _close_evidence(state: SqliteState, contract: str) -> dict[str, dict[str, Any]]:
+    """The evidence of the contract's close, and of its last refused close, by kind."""
+    found = {}
+    for kind in ("close", "close-refused"):
+        document = state.evidence.document(kind, contract)
+        if document is not None:
+            found[kind] = json.loads(document)
+    return found
 
 
 def readable_since(text: str) -> bool:

@@ -13,7 +13,9 @@ from ports.evidence import EvidenceStore
 from ports.files import Files
 from ports.history import History
 from ports.ledger import Ledger
+from ports.linter import Linter
 from ports.playsets import PlaysetStore
+from ports.tokens import TokenFiles
 from ports.transactions import Transactions
 
 
@@ -34,3 +36,7 @@ class Services:
     """One decision, one transaction: the state changes of one call land together or not at all."""
     audit: AuditLog
     """One row per tool call, written by the driving adapter once the reply is known."""
+    linter: Linter
+    """The locked lint ruleset close runs on changed Python files."""
+    tokens: TokenFiles
+    """Lint exception tokens (LXE), kept under `policy/tokens/` of a root."""

@@ -14,3 +14,7 @@ class EvidenceStore(Protocol):
     def find(self, kind: str, name: str) -> str | None:
         """The reference of a stored document, None when there is none."""
         ...
+
+    def document(self, kind: str, name: str) -> str | None:
+        """A stored document itself, None when there is none."""
+        ...

@@ -1,12 +1,18 @@
-"""The close gate (law §12; SPEC §7): reconcile the work done with the work declared, then close.
+"""The close gate (law §12; SPEC §7, §14): reconcile the work done with the work declared, then close.
 
 Every change since the baseline — committed, staged, unstaged, untracked — must match a declared target
-and edit kind; undeclared work is Invalid, listed, and keeps the contract open. A close that agrees stores
-its evidence in the state store first; only then is the contract marked closed and S answered.
+and edit kind; undeclared work is Invalid, listed, and keeps the contract open. Then compliance (Phase
+1.5, `domain.compliance.closeout`): the lint ruleset is the one recorded at open, every new symbol has an
+NST, and lint findings in changed files are within live LXEs; a refusal is recorded as evidence too. A
+close that agrees stores its evidence in the state store first; only then is the contract marked closed
+and S answered.
 """
 
 import json
+from contextlib import suppress
 
+from domain.compliance import closeout, tokens
+from domain.compliance.tokens import TOKEN_FOLDER
 from domain.contracts import reconciliation, records
 from domain.contracts.lifecycle import own, summary
 from domain.contracts.records import Status
@@ -14,6 +20,7 @@ from domain.failures import history_failure
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from ports.contracts import ContractRecord
 from ports.errors import PortError
 
 
@@ -26,12 +33,16 @@ def close_contract(session: Session, services: Services, contract_id: str | None
         changes = reconciliation.changes(session.world, services.history, session.home, record)
     except PortError:
         return history_failure(record.root_category)
+    changes = _agent_work(session, services, record, changes)
     declared = {t.address.casefold(): t.edit_kind for t in record.targets}
     undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
     if undeclared:
         return ReplyBuilder().invalid(
             "CT-GATE-I-007", {"contract_id": record.contract_id, "undeclared": undeclared}
         )
+    assessed = _complies(session, services, record, changes)
+    if isinstance(assessed, Reply):
+        return assessed
     authority = services.authority
     closed = records.with_status(record, Status.CLOSED, authority.clock.now(), authority.signer)
     evidence = {
@@ -39,6 +50,7 @@ def close_contract(session: Session, services: Services, contract_id: str | None
         "changes": changes,
         "closed_at": closed.closed_at,
         "signature": closed.state_signature,
+        "compliance": assessed.evidence(),
     }
     try:
         with services.transactions.atomic():  # the evidence and the closed record land together, or neither
@@ -48,4 +60,74 @@ def close_contract(session: Session, services: Services, contract_id: str | None
         return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
     return ReplyBuilder().success(
         "CT-GATE-S-002", {"contract_id": record.contract_id, "changes": changes, "artifact": artifact}
+    )
+
+
+def _agent_work(
+    session: Session, services: Services, record: ContractRecord, changes: list[dict[str, object]]
+) -> list[dict[str, object]]:
+    """The changes less the LXE files this server wrote (verified by their signature): those are the
+    record of a human's approval, not the agent's work."""
+    try:
+        stored = services.tokens.read_all(record.root_category)
+    except PortError:
+        return changes
+    signer = services.authority.signer
+    ours = {
+        session.world.address_of(record.root_category, (*TOKEN_FOLDER, name)).casefold()
+        for name, document in stored
+        if tokens.lxe_from(document, signer) is not None
+    }
+    return [change for change in changes if str(change["address"]).casefold() not in ours]
+
+
+def _complies(
+    session: Session, services: Services, record: ContractRecord, changes: list[dict[str, object]]
+) -> closeout.Assessment | Reply:
+    """The compliance facts of work that complies; the refusal (or the Error) otherwise."""
+    try:
+        assessed = closeout.assess(session, services, record, changes)
+    except PortError:
+        return ReplyBuilder().error("CT-GATE-E-003", {"contract_id": record.contract_id})
+    return assessed if assessed.problem is None else _refused(services, record.contract_id, changes, assessed)
+
+
+def _refused(
+    services: Services, contract_id: str, changes: list[dict[str, object]], assessed: closeout.Assessment
+) -> Reply:
+    """The Invalid reply for work that does not comply, once its evidence is stored (the last refusal of
+    a contract is kept, so the operator sees why it stayed open)."""
+    document = {"contract_id": contract_id, "changes": changes, "compliance": assessed.evidence()}
+    with suppress(PortError):  # the refusal stands even if its record cannot be kept
+        services.evidence.put("close-refused", contract_id, json.dumps(document, indent=1))
+    if assessed.problem == "ruleset":
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-011",
+            {
+                "contract_id": contract_id,
+                "recorded": assessed.recorded_hash,
+                "current": assessed.ruleset_hash,
+            },
+        )
+    if assessed.problem == "symbols":
+        request = {
+            "command": "nst",
+            "contract_id": contract_id,
+            "symbols": assessed.uncovered,
+            "reason": "<why these symbols are intended>",
+        }
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-009",
+            {
+                "contract_id": contract_id,
+                "uncovered": assessed.uncovered,
+                "count": len(assessed.uncovered),
+                "request": request,
+            },
+        )
+    findings = [
+        {"rule": f.rule, "path": f.path, "line": f.line, "message": f.message} for f in assessed.findings
+    ]
+    return ReplyBuilder().invalid(
+        "CT-GATE-I-010", {"contract_id": contract_id, "over": assessed.over, "findings": findings}
     )

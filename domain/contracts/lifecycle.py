@@ -5,6 +5,8 @@ A contract governs only the session that opened it, and only while its signature
 process signed it exactly as it stands), it is open and unexpired: finding it is one lookup by id.
 """
 
+import json
+
 from attrs import frozen
 
 from domain.contracts import records
@@ -73,13 +75,21 @@ def cancel(session: Session, services: Services, contract_id: str | None) -> Rep
 
 
 def status(session: Session, services: Services) -> Reply:
-    """The open contract of this session (or none), and the last one it closed with its evidence."""
+    """The open contract of this session (or none), and the last one it closed with its evidence and
+    what that evidence says of compliance (outcome, ruleset hash, new symbols, NSTs, findings, LXEs)."""
     record = governing(session, services)
     last = services.contracts.get(session.contract_id) if record is None and session.contract_id else None
     closed = None
     if last is not None and last.status == Status.CLOSED and records.genuine(last, services.authority.signer):
         evidence = services.evidence.find("close", last.contract_id)
-        closed = {"contract_id": last.contract_id, "closed_at": last.closed_at, "evidence": evidence}
+        document = services.evidence.document("close", last.contract_id)
+        compliance = json.loads(document).get("compliance") if document else None
+        closed = {
+            "contract_id": last.contract_id,
+            "closed_at": last.closed_at,
+            "evidence": evidence,
+            "compliance": compliance,
+        }
     return ReplyBuilder().success(
         "CT-GATE-S-004", {"active": summary(record) if record else None, "last_closed": closed}
     )

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from attrs import frozen
 
+from domain.compliance import closeout
 from domain.contracts import carry_over, reconciliation, records
 from domain.contracts.lifecycle import OpenRequest, governing, summary
 from domain.contracts.records import Status
@@ -73,6 +74,9 @@ def open_contract(
         baseline = renewed_from.baseline_sha if renewed_from else head
         record = _record(session, services, request, targets, (baseline, approved, renewed_from))
         services.contracts.put(record)
+        closeout.record_ruleset(
+            services, record.contract_id, renewed_from.contract_id if renewed_from else None
+        )
         if not renewed_from:
             services.ledger.save(root.value, counts)
     session.contract_id = record.contract_id

@@ -354,7 +354,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-I-005",
-        "Protected targets need a human approval ({approval_id}, {state}); see data.hint.",
+        "This needs a human approval ({approval_id}, {state}); see data.hint.",
         {"approval_id", "state", "targets", "hint"},
     ),
     CodeSpec(
@@ -370,10 +370,47 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "Carry-over files have outlived three opens: declare them or stash them; see data.required.",
         {"required", "carry_over"},
     ),
+    CodeSpec(
+        "CT-GATE-I-009",
+        "{count} new symbols of contract {contract_id} have no NST (data.uncovered); if they are intended, "
+        "declare them: data.request is the ck3_token call.",
+        {"contract_id", "uncovered", "count", "request"},
+    ),
+    CodeSpec(
+        "CT-GATE-I-010",
+        "Lint findings in the changed files exceed what live LXEs excuse (data.over, data.findings).",
+        {"contract_id", "over", "findings"},
+    ),
+    CodeSpec(
+        "CT-GATE-I-011",
+        "The lint ruleset changed since contract {contract_id} opened; the work cannot be judged by the "
+        "rules it began under.",
+        {"contract_id", "recorded", "current"},
+    ),
+    CodeSpec(
+        "CT-GATE-S-010",
+        "NST recorded for contract {contract_id}: {count} symbols.",
+        {"contract_id", "nsts", "count"},
+    ),
+    CodeSpec(
+        "CT-GATE-S-011",
+        "LXE {lxe_id} for contract {contract_id} is approved and written to {path} (until {expires_at}).",
+        {"lxe_id", "contract_id", "path", "expires_at"},
+    ),
+    CodeSpec(
+        "CT-GATE-S-012",
+        "The tokens of contract {contract_id}: data.nsts and data.lxes.",
+        {"contract_id", "nsts", "lxes"},
+    ),
     CodeSpec("CT-GATE-E-001", "The history of {root} cannot be read; report the trace id.", {"root"}),
     CodeSpec(
         "CT-GATE-E-002",
         "The evidence of closing {contract_id} could not be stored, so it stays open; report the trace id.",
+        {"contract_id"},
+    ),
+    CodeSpec(
+        "CT-GATE-E-003",
+        "The lint ruleset cannot run, so contract {contract_id} stays open; report the trace id.",
         {"contract_id"},
     ),
 )

@@ -41,7 +41,7 @@ async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any
     return dict(result.structured_content)
 
 
-def write(path: str, content: str = "x\n") -> dict[str, Any]:
+def write(path: str, content: str = "# x\n") -> dict[str, Any]:
     return {"command": "write", "path": path, "content": content}
 
 

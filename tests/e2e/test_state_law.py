@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from adapters.memory_state import MemoryState
+from adapters.memory_state import MemoryEvidence, MemoryState
 from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
@@ -130,19 +130,20 @@ async def test_a_cancelled_or_closed_contract_cannot_be_renewed(settings: Settin
     assert "only an expired contract is renewed" in renewed["data"]["problem"]
 
 
-class _NoEvidence:
-    def put(self, kind: str, name: str, document: str) -> str:
-        raise Unavailable("the evidence store is full")
+class _NoCloseEvidence(MemoryEvidence):
+    """Evidence that keeps everything but the record of a close."""
 
-    def find(self, kind: str, name: str) -> str | None:
-        return None
+    def put(self, kind: str, name: str, document: str) -> str:
+        if kind == "close":
+            raise Unavailable("the evidence store is full")
+        return super().put(kind, name, document)
 
 
 async def test_a_close_whose_evidence_cannot_be_stored_is_an_error_and_the_contract_stays_open(
     settings: Settings,
 ):
     stored = MemoryState()
-    stored.evidence = _NoEvidence()  # type: ignore[assignment]
+    stored.evidence = _NoCloseEvidence(stored)
     core = build_core(settings, stored=stored)
     async with Client(build(settings, core=core)) as client:
         opened = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/new.py"))

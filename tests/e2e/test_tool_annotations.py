@@ -12,7 +12,7 @@ from tests.e2e.stdio import envelope, stdio_client, write_config
 
 pytestmark = pytest.mark.anyio
 
-READS, SESSION, CHANGES, REMOVES = "reads", "session", "changes files", "removes files"
+READS, SESSION, ADDS, CHANGES, REMOVES = "reads", "session", "adds files", "changes files", "removes files"
 
 WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
     "ck3_dir": {"pwd": READS, "list": READS, "tree": READS},
@@ -23,6 +23,7 @@ WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
     "ck3_playset": {"list": READS, "show": READS, "switch": SESSION, "which": READS},
     "ck3_file": {"write": CHANGES, "edit": CHANGES, "delete": REMOVES},
     "ck3_commit": {"add": CHANGES, "commit": CHANGES},
+    "ck3_token": {"nst": SESSION, "lxe": ADDS, "list": READS},
     "ck3_contract": {
         "open": SESSION,
         "close": SESSION,
@@ -35,7 +36,8 @@ WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
     },
 }
 """What each command does, known here independently of the server: reads change nothing; session
-commands change only the caller's session; the rest change or remove files (git's index included)."""
+commands change only the caller's session (and the server's own records); the rest add, change or remove
+files (git's index included)."""
 
 
 def commands_of(tool: Any) -> set[str]:
@@ -80,7 +82,7 @@ async def test_a_read_only_server_offers_no_tool_that_changes_files(repo_setting
 
     for name, tool in tools.items():
         effects = {WHAT_EACH_COMMAND_DOES[name][command] for command in commands_of(tool)}
-        assert not effects & {CHANGES, REMOVES}, name
+        assert not effects & {ADDS, CHANGES, REMOVES}, name
     assert {"ck3_dir", "ck3_read", "ck3_mode"} <= set(tools)
 
 

@@ -26,9 +26,20 @@ def config(tmp_path: Path) -> Path:
 def test_audit_filters_by_code_pattern_and_contract(config: Path, capsys):
     status = main(["audit", "--config", str(config), "--code", "WA-*", "--contract", "ct-2", "--json"])
 
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     assert status == 0
     assert [(row["code"], row["contract_id"]) for row in rows] == [("WA-WRITE-S-001", "ct-2")]
+
+
+def test_audit_of_a_contract_shows_the_compliance_evidence_of_its_close(config: Path, capsys):
+    state = SqliteState(config.parent / "state" / "ck3raven.db")
+    compliance = {"outcome": "complies", "ruleset_hash": "ab" * 32, "symbols": [], "nsts": [], "findings": []}
+    state.evidence.put("close", "ct-2", json.dumps({"compliance": {**compliance, "lxes": ["lxe-1"]}}))
+    state.close()
+
+    main(["audit", "--config", str(config), "--contract", "ct-2"])
+
+    assert "close evidence: outcome complies, ruleset abababababab" in capsys.readouterr().out
 
 
 def test_audit_verify_holds_on_an_untouched_log(config: Path, capsys):

@@ -1,0 +1,194 @@
+"""What close checks beyond the declared targets (Phase 1.5): the ruleset is the one recorded at open,
+every new symbol has an NST, and lint findings in changed files are none or within what live LXEs excuse.
+
+The result says what was found either way, so the evidence of a close (or of a refused one) records it.
+"""
+
+import json
+
+from attrs import frozen
+
+from domain.compliance import ck3_checks, ruleset, symbols, tokens
+from domain.compliance.symbols import FileSymbols
+from domain.services import Services
+from domain.session import Session
+from ports.contracts import ContractRecord
+from ports.errors import NotFound, PortError
+from ports.linter import Finding
+
+FILE_LIMIT = 8 * 1024 * 1024
+
+
+@frozen
+class Assessment:
+    """The compliance facts of one close; `problem` names the first rule broken ("ruleset", "symbols",
+    "lint"), None when the work complies."""
+
+    ruleset_hash: str
+    recorded_hash: str | None
+    symbols: list[FileSymbols]
+    uncovered: list[dict[str, str]]
+    findings: list[Finding]
+    over: list[dict[str, object]]
+    nsts: list[tokens.Nst]
+    lxes: list[str]
+
+    @property
+    def problem(self) -> str | None:
+        if self.recorded_hash != self.ruleset_hash:
+            return "ruleset"
+        if self.uncovered:
+            return "symbols"
+        return "lint" if self.over else None
+
+    def evidence(self) -> dict[str, object]:
+        return {
+            "ruleset_hash": self.ruleset_hash,
+            "recorded_ruleset_hash": self.recorded_hash,
+            "symbols": [
+                {"address": f.address, "kind": f.kind, "added": list(f.added), "problem": f.problem}
+                for f in self.symbols
+            ],
+            "nsts": [{"name": n.name, "address": n.address, "reason": n.reason} for n in self.nsts],
+            "uncovered": self.uncovered,
+            "findings": [
+                {"rule": f.rule, "path": f.path, "line": f.line, "message": f.message} for f in self.findings
+            ],
+            "over": self.over,
+            "lxes": self.lxes,
+            "outcome": self.problem or "complies",
+        }
+
+
+def record_ruleset(services: Services, contract_id: str, inherited_from: str | None) -> None:
+    """Record the ruleset hash a contract is judged by: its predecessor's when renewing, else the current."""
+    inherited = services.evidence.document("ruleset", inherited_from) if inherited_from else None
+    if inherited is not None:
+        services.evidence.put("ruleset", contract_id, inherited)
+        return
+    rules = ruleset.current(services.linter)
+    services.evidence.put(
+        "ruleset", contract_id, json.dumps({"hash": ruleset.digest(rules), "ruleset": rules})
+    )
+
+
+def nsts_of(services: Services, contract_id: str) -> list[tokens.Nst]:
+    stored = services.evidence.document("nst", contract_id)
+    if stored is None:
+        return []
+    return [tokens.Nst(n["name"], n.get("address"), n["reason"]) for n in json.loads(stored)["nsts"]]
+
+
+def lineage(services: Services, record: ContractRecord) -> list[str]:
+    """The contract's id and those of the contracts it renews, newest first."""
+    ids = [record.contract_id]
+    previous = record.renewed_from
+    while previous and previous not in ids:
+        ids.append(previous)
+        found = services.contracts.get(previous)
+        previous = found.renewed_from if found else None
+    return ids
+
+
+def assess(
+    session: Session, services: Services, record: ContractRecord, changes: list[dict[str, object]]
+) -> Assessment:
+    """The compliance facts of closing `record` with `changes`. Raises PortError (history, linter, store)."""
+    recorded = services.evidence.document("ruleset", record.contract_id)
+    found_symbols: list[FileSymbols] = []
+    findings: list[Finding] = []
+    python: list[tuple[str, bytes]] = []
+    for change in changes:
+        if change["kind"] == "delete":
+            continue
+        read = _now_and_before(session, services, record, str(change["address"]), str(change["kind"]))
+        if read is None:
+            continue
+        parts, now, before, known = read
+        kind = symbols.kind_of(parts)
+        text = _text(now)
+        if kind is not None and text is not None and known:
+            found_symbols.append(symbols.added(str(change["address"]), kind, _text(before), text))
+        findings += ck3_checks.checks(str(change["address"]), parts, now)
+        if parts[-1].endswith(".py"):
+            python.append((str(change["address"]), now))
+    findings += services.linter.lint(python) if python else []
+    ids = lineage(services, record)
+    nsts = [nst for contract_id in ids for nst in nsts_of(services, contract_id)]
+    lxes = live_lxes(services, record, set(ids))
+    return Assessment(
+        ruleset.digest(ruleset.current(services.linter)),
+        json.loads(recorded)["hash"] if recorded else None,
+        found_symbols,
+        _uncovered(found_symbols, nsts),
+        findings,
+        _over(findings, tokens.allowance(lxes)),
+        nsts,
+        [lxe.lxe_id for lxe in lxes],
+    )
+
+
+def _now_and_before(
+    session: Session, services: Services, record: ContractRecord, address: str, kind: str
+) -> tuple[tuple[str, ...], bytes, bytes | None, bool] | None:
+    """The file's parts, its bytes now and at the baseline (None: it did not exist), and whether the
+    baseline is known at all (not in a root without git, whose baseline kept digests only). None when
+    the file cannot be read now."""
+    world = session.world
+    _, ref = world.resolve(address, session.home)
+    if ref is None or ref.kind != "file":
+        return None
+    parts = world.location_of(ref).parts
+    try:
+        now = world.read_file(ref, FILE_LIMIT)
+    except PortError:
+        return None
+    if kind == "add":
+        return parts, now, None, True
+    if record.baseline_sha is None:
+        return parts, now, None, False
+    return parts, now, services.history.content_at(record.root_category, record.baseline_sha, parts), True
+
+
+def live_lxes(services: Services, record: ContractRecord, ids: set[str]) -> list[tokens.Lxe]:
+    """The LXEs under policy/tokens/ of the contract's root that this server signed, bound to the contract
+    (or one it renews) and not expired. Raises PortError."""
+    authority = services.authority
+    try:
+        stored = services.tokens.read_all(record.root_category)
+    except NotFound:
+        return []
+    found = [tokens.lxe_from(document, authority.signer) for _, document in stored]
+    now = authority.clock.now()
+    return [lxe for lxe in found if lxe is not None and tokens.live(lxe, ids, now)]
+
+
+def _uncovered(found: list[FileSymbols], nsts: list[tokens.Nst]) -> list[dict[str, str]]:
+    declared = {(nst.name, nst.address) for nst in nsts}
+    return [
+        {"name": name, "address": item.address}
+        for item in found
+        for name in item.added
+        if (name, None) not in declared and (name, item.address) not in declared
+    ]
+
+
+def _over(findings: list[Finding], allowed: dict[tuple[str, str], int]) -> list[dict[str, object]]:
+    counted: dict[tuple[str, str], int] = {}
+    for finding in findings:
+        key = (finding.rule, finding.path)
+        counted[key] = counted.get(key, 0) + 1
+    return [
+        {"rule": rule, "path": path, "found": count, "excused": allowed.get((rule, path), 0)}
+        for (rule, path), count in sorted(counted.items())
+        if count > allowed.get((rule, path), 0)
+    ]
+
+
+def _text(data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -1,0 +1,203 @@
+"""`ck3_token` handlers (law §11.3-11.5; SPEC §14): declare new symbols (NST), propose a lint exception
+(LXE, approved by a human), list the open contract's tokens.
+
+An NST is kept in the state store for the open contract, never in a git-tracked folder. An LXE is asked of
+a human through the same channels as every approval, bound to exactly its rules, paths, maximum and
+reason; once approved the server writes it, signed, to `policy/tokens/` of the contract's root.
+"""
+
+import json
+import re
+from typing import ClassVar, Final
+
+from attrs import frozen
+
+from domain.compliance import closeout, tokens
+from domain.contracts.lifecycle import own
+from domain.policy import approvals
+from domain.policy.approvals import State
+from domain.replies.builder import Reply, ReplyBuilder
+from domain.services import Services
+from domain.session import Session
+from domain.use_cases.request import Request
+from ports.contracts import ContractRecord
+from ports.errors import PortError
+
+MAX_NAME: Final = 200
+MAX_VIOLATIONS: Final = 10_000
+_RULE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$")
+
+
+@frozen
+class DeclareNst(Request):
+    """Symbols (name, and optionally the address of the file it is in) intended as new, and why."""
+
+    TOOL: ClassVar[str] = "ck3_token"
+    symbols: tuple[tuple[str, str | None], ...]
+    reason: str
+    contract_id: str | None = None
+
+
+@frozen
+class ProposeLxe(Request):
+    """An exception from lint rules for paths, up to a number of violations, and why."""
+
+    TOOL: ClassVar[str] = "ck3_token"
+    rules: tuple[str, ...]
+    paths: tuple[str, ...]
+    max_violations: int
+    reason: str
+    contract_id: str | None = None
+
+
+@frozen
+class ListTokens(Request):
+    TOOL: ClassVar[str] = "ck3_token"
+    contract_id: str | None = None
+
+
+def declare_nst(session: Session, services: Services, request: DeclareNst) -> Reply:
+    """Record the symbols as intended for the open contract (added to those declared before)."""
+    record = own(session, services, request.contract_id)
+    if isinstance(record, Reply):
+        return record
+    problems = _nst_problems(request)
+    if problems:
+        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems})
+    declared = [
+        tokens.Nst(name, _canonical(session, address), request.reason) for name, address in request.symbols
+    ]
+    every = closeout.nsts_of(services, record.contract_id) + declared
+    document = {
+        "nsts": [{"name": n.name, "address": n.address, "reason": n.reason} for n in every],
+        "signature": services.authority.signer.sign(tokens.nst_payload(record.contract_id, every)),
+    }
+    try:
+        services.evidence.put("nst", record.contract_id, json.dumps(document))
+    except PortError:
+        return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
+    rows = [{"name": n.name, "address": n.address, "reason": n.reason} for n in every]
+    return ReplyBuilder().success(
+        "CT-GATE-S-010", {"contract_id": record.contract_id, "nsts": rows, "count": len(rows)}
+    )
+
+
+def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Reply:
+    """Ask a human for the exception; once approved, write it under policy/tokens/ of the contract's root."""
+    record = own(session, services, request.contract_id)
+    if isinstance(record, Reply):
+        return record
+    paths = _lxe_paths(session, record, request)
+    if isinstance(paths, Reply):
+        return paths
+    summary = (
+        f"Lint exception for contract {record.contract_id}: rules {', '.join(request.rules)} in "
+        f"{', '.join(paths)}, up to {request.max_violations} violations. Reason: {request.reason}"
+    )
+    if not approvals.fits(summary):
+        return _invalid("reason", "the request is too long to show a person whole")
+    payload = json.dumps(
+        [record.contract_id, list(request.rules), paths, request.max_violations, request.reason]
+    )
+    authority = services.authority
+    state, approval = approvals.settle(
+        authority, "lxe", payload.encode(), summary, session_id=session.session_id
+    )
+    if state is not State.APPROVED:
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-005",
+            {
+                "approval_id": approval.approval_id,
+                "state": state.value,
+                "targets": paths,
+                "hint": approvals.hint(authority, approval.approval_id, "propose the same LXE again"),
+            },
+        )
+    now = authority.clock.now()
+    lxe = tokens.Lxe(
+        authority.ids.new_id("lxe"),
+        record.contract_id,
+        request.rules,
+        tuple(paths),
+        request.max_violations,
+        request.reason,
+        approval.approval_id,
+        now.isoformat(),
+        (now + tokens.LXE_TTL).isoformat(),
+    )
+    try:
+        written = services.tokens.write(
+            record.root_category, lxe.lxe_id, tokens.lxe_document(lxe, authority.signer)
+        )
+    except PortError:
+        return ReplyBuilder().error("WA-IO-E-001", {"address": f"{record.root_category}:/policy/tokens"})
+    return ReplyBuilder().success(
+        "CT-GATE-S-011",
+        {
+            "lxe_id": lxe.lxe_id,
+            "contract_id": record.contract_id,
+            "path": f"{record.root_category}:/{written}",
+            "expires_at": lxe.expires_at,
+        },
+    )
+
+
+def list_tokens(session: Session, services: Services, request: ListTokens) -> Reply:
+    """The NSTs and live LXEs that count for the open contract."""
+    record = own(session, services, request.contract_id)
+    if isinstance(record, Reply):
+        return record
+    ids = closeout.lineage(services, record)
+    nsts = [
+        {"name": n.name, "address": n.address, "reason": n.reason}
+        for i in ids
+        for n in closeout.nsts_of(services, i)
+    ]
+    try:
+        lxes = [lxe.body() for lxe in closeout.live_lxes(services, record, set(ids))]
+    except PortError:
+        return ReplyBuilder().error("WA-IO-E-001", {"address": f"{record.root_category}:/policy/tokens"})
+    return ReplyBuilder().success(
+        "CT-GATE-S-012", {"contract_id": record.contract_id, "nsts": nsts, "lxes": lxes}
+    )
+
+
+def _nst_problems(request: DeclareNst) -> list[dict[str, str]]:
+    problems = []
+    if not request.symbols:
+        problems.append({"field": "symbols", "problem": "name at least one symbol"})
+    if any(not name.strip() or len(name) > MAX_NAME for name, _ in request.symbols):
+        problems.append({"field": "symbols", "problem": f"each name is 1 to {MAX_NAME} characters"})
+    if not request.reason.strip():
+        problems.append({"field": "reason", "problem": "say why the symbols are intended"})
+    return problems
+
+
+def _lxe_paths(session: Session, record: ContractRecord, request: ProposeLxe) -> list[str] | Reply:
+    """The paths as canonical addresses in the contract's root, or the Invalid reply naming the problem."""
+    if not request.rules or not all(_RULE.match(rule) for rule in request.rules):
+        return _invalid("rules", "rule codes such as F401 or CK3-BOM")
+    if not 1 <= request.max_violations <= MAX_VIOLATIONS:
+        return _invalid("max_violations", f"from 1 to {MAX_VIOLATIONS}")
+    if not request.reason.strip() or not request.paths:
+        return _invalid("reason" if request.paths else "paths", "give the paths and why they are excepted")
+    paths = []
+    for path in request.paths:
+        reply, ref = session.world.resolve(path, session.home, must_exist=False)
+        if ref is None:
+            return reply
+        if session.world.location_of(ref).root != record.root_category:
+            return _invalid("paths", f"{ref.address} is not in {record.root_category}, the contract's root")
+        paths.append(ref.address)
+    return paths
+
+
+def _canonical(session: Session, address: str | None) -> str | None:
+    if address is None:
+        return None
+    _, ref = session.world.resolve(address, session.home, must_exist=False)
+    return ref.address if ref is not None else address
+
+
+def _invalid(name: str, problem: str) -> Reply:
+    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})

@@ -1,0 +1,77 @@
+"""The semantic validator's analysers on the sample world's own CK3 and Python files."""
+
+from pathlib import Path
+
+from domain.compliance.symbols import (
+    added,
+    event_symbols,
+    kind_of,
+    localisation_symbols,
+    python_symbols,
+    script_symbols,
+)
+from tests.worlds import SAMPLE
+
+GAME = SAMPLE / "game"
+
+
+def text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def test_top_level_trait_definitions_are_the_symbols_of_a_traits_file():
+    assert script_symbols(text(GAME / "common" / "traits" / "00_traits.txt")) == {"brave", "craven"}
+
+
+def test_scripted_effects_are_named_by_their_top_level_keys_not_their_inner_ones():
+    found = script_symbols(text(GAME / "common" / "scripted_effects" / "00_sample_effects.txt"))
+
+    assert found == {"add_brave_effect", "remove_craven_effect"}
+
+
+def test_an_events_file_gives_its_namespace_and_event_ids():
+    assert event_symbols(text(GAME / "events" / "birth_events.txt")) == {"namespace:birth", "birth.0001"}
+
+
+def test_localisation_keys_are_symbols_and_the_language_header_is_not():
+    found = localisation_symbols(text(GAME / "localization" / "english" / "traits_l_english.yml"))
+
+    assert found == {"trait_brave", "trait_craven"}
+
+
+def test_module_level_functions_classes_and_names_are_python_symbols():
+    source = (
+        text(SAMPLE / "repo" / "src" / "greeting.py") + "\nclass Greeter:\n    inner = 1\nWORDS: list = []\n"
+    )
+
+    assert python_symbols(source) == {"greet", "Greeter", "WORDS"}
+
+
+def test_a_symbol_is_new_only_when_the_baseline_lacked_it():
+    before = text(GAME / "common" / "traits" / "00_traits.txt")
+
+    found = added(
+        "ROOT_GAME:/common/traits/00_traits.txt", "ck3-script", before, before + "\nzealous = {\n}\n"
+    )
+
+    assert found.added == ("zealous",)
+
+
+def test_a_file_that_does_not_parse_is_reported_not_raised():
+    found = added("ROOT_REPO:/a.py", "python", None, "def broken(:\n")
+
+    assert (found.added, found.problem is not None) == ((), True)
+
+
+def test_unbalanced_braces_make_a_script_file_unparsable():
+    assert added("x", "ck3-script", None, "brave = {\n").problem == "unparsable: a `{` is never closed"
+
+
+def test_the_file_kind_comes_from_its_folders_and_suffix():
+    assert [
+        kind_of(("mod", "common", "traits", "t.txt")),
+        kind_of(("events", "e.txt")),
+        kind_of(("localization", "english", "a_l_english.yml")),
+        kind_of(("src", "a.py")),
+        kind_of(("README.md",)),
+    ] == ["ck3-script", "ck3-events", "ck3-localisation", "python", None]
