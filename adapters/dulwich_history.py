@@ -18,12 +18,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from dulwich.errors import NotTreeError
-from dulwich.ignore import IgnoreFilterManager
 from dulwich.index import Index, IndexEntry
 from dulwich.object_store import iter_tree_contents, tree_lookup_path
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.repo import Repo
 
+from adapters.git_ignores import SafeIgnores
 from ports.errors import Unavailable
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
@@ -44,7 +44,11 @@ class _Place:
 
     def inside(self, parts: tuple[str, ...]) -> bytes:
         """The repository path of root-relative `parts`."""
-        return (self.prefix + "/".join(parts[len(self.offset) :])).encode()
+        return self.text(parts).encode()
+
+    def text(self, parts: tuple[str, ...]) -> str:
+        """The repository path of root-relative `parts`, as text (a name that is not UTF-8 kept as found)."""
+        return self.prefix + "/".join(parts[len(self.offset) :])
 
     def changes(self, found: dict[str, ChangeKind]) -> list[Change]:
         """Root-relative changes from repository paths, leaving out those outside the root."""
@@ -66,7 +70,7 @@ class DulwichHistory(History):
         self._places = {name: _place(base) for name, base in self._bases.items()}
         self._indexes: dict[Path, tuple[tuple[int, int, int], Index]] = {}
         self._trees: OrderedDict[bytes, dict[bytes, bytes]] = OrderedDict()
-        self._ignores: dict[Path, tuple[float, IgnoreFilterManager]] = {}
+        self._ignores: dict[Path, tuple[float, SafeIgnores]] = {}
 
     def repository(self, root: str, folder: tuple[str, ...] = ()) -> tuple[str, ...] | None:
         place = self._find(root, folder)
@@ -93,26 +97,24 @@ class DulwichHistory(History):
             return None
 
         def ignored(parts: tuple[str, ...], *, folder: bool) -> bool:
-            path = place.inside(parts).decode()
-            return bool(path) and bool(manager.is_ignored(path + "/" if folder else path))
+            path = place.text(parts)
+            return bool(path) and manager.ignored(path + "/" if folder else path)
 
-        above = place.inside(folder).decode().strip("/").split("/")
-        if any(_ignored_folder(manager, "/".join(above[: n + 1])) for n in range(len(above)) if above[0]):
+        above = place.text(folder).strip("/").split("/")
+        if any(manager.ignored("/".join(above[: n + 1]) + "/") for n in range(len(above)) if above[0]):
             return None  # the folder itself lies in an ignored one: it is no part of the repository's world
         return ignored
 
-    def _ignore_rules(self, top: Path) -> IgnoreFilterManager | None:
+    def _ignore_rules(self, top: Path) -> SafeIgnores | None:
         """The repository's ignore rules, read again once they are IGNORES_FRESH seconds old (a listing
         right after a .gitignore edit may still see the rules of a moment before)."""
         now = time.monotonic()
         kept = self._ignores.get(top)
         if kept is not None and now - kept[0] < IGNORES_FRESH:
             return kept[1]
-        try:
-            with closing(Repo(str(top))) as repo:
-                manager = IgnoreFilterManager.from_repo(repo)
-        except (OSError, ValueError, KeyError):  # an unreadable repository ignores nothing
+        if not (top / ".git").is_dir():
             return None
+        manager = SafeIgnores(str(top))
         self._ignores[top] = (now, manager)
         return manager
 
@@ -250,7 +252,7 @@ class DulwichHistory(History):
             candidates.update(path for path in base if path not in head)
         candidates.update(_index_vs_tree(index, head))  # staged
         candidates.update(_unstaged(index, top))
-        candidates.update(_untracked(repo, top, index))
+        candidates.update(_untracked(top, index))
         found: dict[str, ChangeKind] = {}
         for path in candidates:
             kind = _kind(base.get(path), _working_sha(top, path))
@@ -280,11 +282,6 @@ class DulwichHistory(History):
             if len(self._trees) > _TREES_KEPT:
                 self._trees.popitem(last=False)
         return flat
-
-
-def _ignored_folder(manager: IgnoreFilterManager, folder: str) -> bool:
-    """Whether the repository ignores the folder at repository path `folder`."""
-    return bool(manager.is_ignored(folder + "/"))
 
 
 def _tree_of(repo: Repo, commit_id: bytes) -> ObjectID:
@@ -336,11 +333,11 @@ def _unstaged(index: Index, top: Path) -> list[bytes]:
     return suspects
 
 
-def _untracked(repo: Repo, top: Path, index: Index) -> list[bytes]:
+def _untracked(top: Path, index: Index) -> list[bytes]:
     """Files in no index entry, from one walk that skips .git and ignored folders without tracked files."""
     tracked = set(index.paths())
     folders = _folders(tracked)
-    ignore = IgnoreFilterManager.from_repo(repo)
+    ignore = SafeIgnores(str(top))
     found: list[bytes] = []
     pending = [b""]
     root = os.fsencode(top)
@@ -352,10 +349,10 @@ def _untracked(repo: Repo, top: Path, index: Index) -> list[bytes]:
                 if entry.is_dir(follow_symlinks=False):
                     if entry.name == b".git" or _nested_repository(entry.path):
                         continue  # git's own data, or another repository: git does not look inside either
-                    if rel not in folders and ignore.is_ignored(os.fsdecode(rel) + "/"):
+                    if rel not in folders and ignore.ignored(os.fsdecode(rel) + "/"):
                         continue
                     pending.append(rel)
-                elif rel not in tracked and not ignore.is_ignored(os.fsdecode(rel)):
+                elif rel not in tracked and not ignore.ignored(os.fsdecode(rel)):
                     found.append(rel)
     return found
 

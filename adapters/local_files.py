@@ -16,7 +16,16 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge, Unavailable
+from ports.errors import (
+    AlreadyExists,
+    LinkRefused,
+    NotADirectory,
+    NotFound,
+    PortError,
+    SpecialFile,
+    TooLarge,
+    Unavailable,
+)
 from ports.files import Entry, Files, Kind, Location
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -86,13 +95,13 @@ class LocalFiles(Files):
                     found.append(exc)
         return found
 
-    def write(self, location: Location, data: bytes) -> None:
+    def write(self, location: Location, data: bytes, *, exclusive: bool = False) -> None:
         if not location.parts:
             raise SpecialFile("a root is not a file")
         with self._dir(Location(location.root, location.parts[:-1]), create=True) as parent:
             name = location.parts[-1]
             mode = _replaceable_mode(name, parent)
-            _replace_atomically(parent, name, data, mode)
+            _replace_atomically(parent, name, data, mode, exclusive=exclusive)
 
     def delete(self, location: Location) -> None:
         if not location.parts:
@@ -211,7 +220,7 @@ TEMP_SUFFIX = ".ck3raven-tmp"
 _TEMP = re.compile(r"\.[0-9a-f]{16}\.ck3raven-tmp")
 
 
-def _replace_atomically(parent: int, name: str, data: bytes, mode: int) -> None:
+def _replace_atomically(parent: int, name: str, data: bytes, mode: int, *, exclusive: bool = False) -> None:
     temp = f".{secrets.token_hex(8)}{TEMP_SUFFIX}"
     fd = _anonymous_file(parent, mode)
     named = fd is None
@@ -224,10 +233,16 @@ def _replace_atomically(parent: int, name: str, data: bytes, mode: int) -> None:
         if not named:
             # give the anonymous file a name only once it is complete: a crash before leaves nothing
             os.link(f"/proc/self/fd/{fd}", temp, dst_dir_fd=parent)
-        os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
+        if exclusive:  # a link fails where anything stands: no file that appeared meanwhile is replaced
+            os.link(temp, name, src_dir_fd=parent, dst_dir_fd=parent, follow_symlinks=False)
+            os.unlink(temp, dir_fd=parent)
+        else:
+            os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(temp, dir_fd=parent)
+        if isinstance(exc, FileExistsError) and exclusive:
+            raise AlreadyExists("a file stands there") from exc
         if isinstance(exc, OSError):
             raise Unavailable("the file cannot be written") from exc
         raise

@@ -5,6 +5,7 @@ of a session at a time. `HumanLoop` answers a command whose reply may ask a huma
 elicitation when it can, else the reply names the approval id for the operator's terminal.
 """
 
+import functools
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -13,7 +14,7 @@ from fastmcp import Context
 from mcp.types import InputRequiredResult
 
 from adapters.elicitation import Elicitor
-from adapters.mcp_sessions import McpSessions, SessionSlot
+from adapters.mcp_sessions import MAX_WAITING, McpSessions, SessionSlot
 from adapters.reply_middleware import CALL, ReplyResult
 from adapters.tool_routes import Route
 from domain.replies.builder import Reply
@@ -33,23 +34,42 @@ class Dispatcher:
     def slot(self, ctx: Context) -> SessionSlot:
         return self._sessions.slot(ctx)
 
-    def answer(
-        self, ctx: Context, tool: str, command: str, args: Mapping[str, Any], slot: SessionSlot | None = None
+    def answer(  # noqa: PLR0913 - the call, and how it is to be answered
+        self,
+        ctx: Context,
+        tool: str,
+        command: str,
+        args: Mapping[str, Any],
+        slot: SessionSlot | None = None,
+        *,
+        paced: bool = False,
     ) -> Reply:
-        """The reply in the caller's session (or in `slot`, the session an approval was asked in)."""
+        """The reply in the caller's session (or in `slot`, the session an approval was asked in). The
+        rate limit is counted before the session's lock is waited for (`paced`: counted already)."""
         route = self._routes[tool][command]
         request = route.request(command, {name: value for name, value in args.items() if value is not None})
         if isinstance(request, Reply):
             return request
         slot = slot or self._sessions.slot(ctx)
-        with slot.lock:  # one call of a session at a time; sessions run side by side
-            reply = self.core.answer(slot.session, route.handler, request)
-            facts = CALL.get()
-            if facts is not None:  # for the audit row
-                session = slot.session
-                contract_id = self.core.governing_id(session)
-                facts.update(command=command, session_id=session.session_id, contract_id=contract_id)
-            return reply
+        if not paced:
+            with slot.pacing:
+                refusal = self.core.pace(slot.session, request)
+            if refusal is not None:
+                return refusal
+        waiting = slot.enter()
+        if waiting is None:
+            return self.core.busy(MAX_WAITING)
+        try:
+            with slot.lock:  # one call of a session at a time; sessions run side by side
+                reply = self.core.answer(slot.session, route.handler, request, paced=True)
+                facts = CALL.get()
+                if facts is not None:  # for the audit row
+                    session = slot.session
+                    contract_id = self.core.governing_id(session)
+                    facts.update(command=command, session_id=session.session_id, contract_id=contract_id)
+                return reply
+        finally:
+            slot.leave()
 
 
 ASKS_A_HUMAN: Final = frozenset({"MCP-CFG-I-002", "CT-GATE-I-005"})
@@ -77,8 +97,9 @@ class HumanLoop:
             asked = await self._elicitor.ask(ctx, approval_id, summary, keep=slot)
             if isinstance(asked, InputRequiredResult):
                 return asked
-            if asked:
-                reply = await anyio.to_thread.run_sync(dispatch, ctx, tool, command, args, slot)
+            if asked:  # the same call, answered again now that a human decided: not counted twice
+                again = functools.partial(dispatch, ctx, tool, command, args, slot, paced=True)
+                reply = await anyio.to_thread.run_sync(again)
         return ReplyResult.of(reply)
 
 

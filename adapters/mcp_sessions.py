@@ -5,8 +5,11 @@
   session, made on first use and kept on the MCP connection, so it is dropped when that session ends.
 - Streamable HTTP, 2026-07-28: the protocol is sessionless and such a request carries nothing that
   identifies its client from one request to the next, so each request gets a fresh session at the
-  operator's defaults. Nothing it changes outlives the call, and nothing reaches another client.
-Calls of one session run one at a time (its lock); different sessions run in parallel.
+  operator's defaults. Nothing it changes outlives the call, and nothing reaches another client; but
+  their rate limits are one allowance, shared by every sessionless request (otherwise each would start
+  with a full one).
+Calls of one session run one at a time (its lock), and at most MAX_WAITING wait for it; different sessions
+run in parallel.
 """
 
 import threading
@@ -22,12 +25,32 @@ _HTTP = frozenset({"streamable-http", "sse", "http"})
 _LEGACY = "2025-11-25"
 
 
-class SessionSlot:
-    """One governance session and the lock its calls take."""
+MAX_WAITING = 4
+"""Calls of one session that may wait for its lock; more are refused as busy, so one session cannot hold
+the server's worker threads."""
 
-    def __init__(self, session: Session) -> None:
+
+class SessionSlot:
+    """One governance session, the lock its calls take, and the lock its rate limits are counted under."""
+
+    def __init__(self, session: Session, pacing: "threading.Lock | None" = None) -> None:
         self.session = session
         self.lock = threading.Lock()
+        self.pacing = pacing or threading.Lock()
+        self._waiting = 0
+        self._count = threading.Lock()
+
+    def enter(self) -> int | None:
+        """Join the calls waiting for this session; None when too many wait already (then leave nothing)."""
+        with self._count:
+            if self._waiting >= MAX_WAITING + 1:
+                return None
+            self._waiting += 1
+            return self._waiting
+
+    def leave(self) -> None:
+        with self._count:
+            self._waiting -= 1
 
 
 class McpSessions:
@@ -37,6 +60,8 @@ class McpSessions:
         self._start = start
         self._process: SessionSlot | None = None
         self._guard = threading.Lock()
+        self._sessionless: Session | None = None
+        self._sessionless_pacing = threading.Lock()
 
     def slot(self, ctx: Context) -> SessionSlot:
         """The slot of the session `ctx` belongs to."""
@@ -45,13 +70,21 @@ class McpSessions:
             return self._process_slot()
         connection = getattr(request.session, "_connection", None)
         if request.protocol_version > _LEGACY or connection is None:
-            return SessionSlot(self._start(f"request-{uuid4().hex}"))
+            return self._sessionless_slot()
         with self._guard:
             slot = connection.state.get(_KEY)
             if not isinstance(slot, SessionSlot):
                 slot = SessionSlot(self._start(f"http-{uuid4().hex}"))
                 connection.state[_KEY] = slot
         return slot
+
+    def _sessionless_slot(self) -> SessionSlot:
+        session = self._start(f"request-{uuid4().hex}")
+        with self._guard:
+            if self._sessionless is None:
+                self._sessionless = session
+            session.allowance = self._sessionless.allowance  # one allowance for every sessionless request
+        return SessionSlot(session, self._sessionless_pacing)
 
     def _process_slot(self) -> SessionSlot:
         with self._guard:

@@ -216,7 +216,8 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         old: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
         new: Annotated[str | None, Field(description="edit: its replacement")] = None,
         edits: Annotated[
-            list[Replacement] | None, Field(description="edit: several replacements, in order, all or none")
+            list[Replacement] | None,
+            Field(max_length=50, description="edit: several replacements (up to 50), in order, all or none"),
         ] = None,
         expected_sha256: Sha256 = None,
         create_only: Annotated[

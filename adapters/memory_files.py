@@ -9,7 +9,7 @@ from typing import Final
 
 from attrs import frozen
 
-from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge
+from ports.errors import AlreadyExists, LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge
 from ports.files import Entry, Files, Kind, Location
 
 
@@ -63,7 +63,7 @@ class MemoryFiles(Files):
             raise TooLarge("the file is larger than the limit")
         return node
 
-    def write(self, location: Location, data: bytes) -> None:
+    def write(self, location: Location, data: bytes, *, exclusive: bool = False) -> None:
         if not location.parts:
             raise SpecialFile("a root is not a file")
         folder = self._folder(Location(location.root, ()))
@@ -75,6 +75,8 @@ class MemoryFiles(Files):
                 raise NotADirectory("not a folder")
             folder = node
         existing = folder.get(location.parts[-1])
+        if exclusive and location.parts[-1] in folder:
+            raise AlreadyExists("something stands there")
         if isinstance(existing, Link):
             raise LinkRefused("the target is a symbolic link")
         if existing is not None and not isinstance(existing, bytes):

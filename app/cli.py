@@ -180,7 +180,8 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> 
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
-    sweep_in_background(core)
+    if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
+        sweep_in_background(core)
     made_token = token is not None and settings.http.token is None
     server = build(settings, core=core, token=token)
     channel = approval_channel(settings, core)

@@ -97,6 +97,24 @@ def _segment(text: str, number: int) -> Reply | None:  # noqa: PLR0911 - one ret
     return None
 
 
+def addressable_name(name: str) -> bool:
+    """Whether a file or folder name found on disk could be a segment of an address: what a listing, tree
+    or search may show (a name no address can spell is never named to an agent, nor read for one)."""
+    if not name or name in {".", ".."} or ":" in name or "\\" in name or name[-1] in ". ":
+        return False
+    if "~" in name and _SHORT_NAME.search(name):
+        return False
+    stem = name.split(".", maxsplit=1)[0].rstrip(" ")
+    if len(stem) <= 6 and _DEVICE.fullmatch(stem):  # noqa: PLR2004 - the longest device name, CONOUT$
+        return False
+    if not (name.isascii() and name.isprintable()):
+        if any(unicodedata.category(char) in _REFUSED_CATEGORIES or char in _LOOKALIKES for char in name):
+            return False
+        if not unicodedata.is_normalized("NFC", name):
+            return False
+    return len(name.encode("utf-8")) <= MAX_SEGMENT_BYTES
+
+
 def _invalid(code: str, rule: str, **details: object) -> Reply:
     return ReplyBuilder().invalid(code, {"rule": rule, "expected": VALID_FORMS, **details})
 

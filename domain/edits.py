@@ -2,9 +2,10 @@
 old text must occur exactly once when its turn comes.
 
 When an old text is not found exactly, it is looked for again with line endings (CRLF or LF) and trailing
-spaces and tabs at line ends disregarded, on both sides; a single such match is replaced and the edit says
-it matched `tolerant`. The replacement takes the file's own line ending when the file uses one ending
-throughout; everything outside the replaced span, a byte-order mark included, stays as it was.
+spaces and tabs at line ends disregarded, on both sides, as whole lines only (the match starts where a line
+starts and ends where one ends); a single such match is replaced and the edit says it matched `tolerant`.
+The replacement takes the file's own line ending when the file uses one ending throughout; everything
+outside the replaced span, a byte-order mark included, stays as it was.
 """
 
 import difflib
@@ -107,6 +108,10 @@ def _tolerant_spans(text: str, old: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     found = haystack.find(needle)
     while found != -1 and len(spans) < 2:  # noqa: PLR2004 - one is a match; a second makes it ambiguous
-        spans.append((starts[found], ends[found + len(needle) - 1]))
+        end = found + len(needle)
+        starts_a_line = found == 0 or haystack[found - 1] == "\n"
+        ends_a_line = needle.endswith("\n") or end == len(haystack) or haystack[end] == "\n"
+        if starts_a_line and ends_a_line:
+            spans.append((starts[found], ends[end - 1]))
         found = haystack.find(needle, found + 1)
     return spans

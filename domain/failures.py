@@ -5,11 +5,22 @@ code resolution gives; a store that fails is an Error the operator must look at.
 """
 
 from domain.replies.builder import Reply, ReplyBuilder
-from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge, Unavailable
+from ports.errors import (
+    AlreadyExists,
+    LinkRefused,
+    NotADirectory,
+    NotFound,
+    PortError,
+    SpecialFile,
+    TooLarge,
+    Unavailable,
+)
 
 
 def port_failure(exc: PortError, address: str) -> Reply:
     """The reply for a Files port failure at `address` (a canonical address)."""
+    if isinstance(exc, AlreadyExists):
+        return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": address})
     if isinstance(exc, LinkRefused):
         return ReplyBuilder().invalid("WA-RES-I-012", {"address": address})
     if isinstance(exc, SpecialFile):

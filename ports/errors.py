@@ -21,6 +21,10 @@ class SpecialFile(PortError):
     """Not a regular file or folder (FIFO, device, socket), or a file with several hard links."""
 
 
+class AlreadyExists(PortError):
+    """A file stands where an exclusive write was to create one."""
+
+
 class TooLarge(PortError):
     """The file is larger than the caller's limit."""
 

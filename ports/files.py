@@ -63,10 +63,11 @@ class Files(Protocol):
         error it raises), the folder opened once. Raises a port error only when the folder cannot be."""
         ...
 
-    def write(self, location: Location, data: bytes) -> None:
+    def write(self, location: Location, data: bytes, *, exclusive: bool = False) -> None:
         """Create or replace the file at `location` atomically: the old content or the new, never a mix,
         and nothing left behind on failure. Missing parent folders are created. Raises SpecialFile when a
-        folder, special file or hard-linked file stands there, LinkRefused for a link."""
+        folder, special file or hard-linked file stands there, LinkRefused for a link; with `exclusive`,
+        AlreadyExists when anything stands there at the moment the file would appear."""
         ...
 
     def delete(self, location: Location) -> None:

@@ -11,7 +11,7 @@ import json
 
 from domain.contracts import reconciliation
 from domain.contracts.lifecycle import active_contract, own
-from domain.contracts.stash import save_and_restore
+from domain.contracts.stash import readable, restore
 from domain.failures import history_failure
 from domain.policy import approvals
 from domain.policy.approvals import State
@@ -37,18 +37,16 @@ def revert(session: Session, services: Services, contract_id: str | None, *, dry
         return ReplyBuilder().success(
             "CT-GATE-S-008", {"contract_id": record.contract_id, "files": plan, "count": len(plan)}
         )
-    refs = _permitted(session, services, plan)
-    if isinstance(refs, Reply):
-        return refs
+    files = _prepared(session, services, record.contract_id, plan)
+    if isinstance(files, Reply):
+        return files
     approval_id = _approved(session, services, record.contract_id, plan)
     if isinstance(approval_id, Reply):
         return approval_id
-    files = [(str(p["address"]), str(p["kind"]), ref) for p, ref in zip(plan, refs, strict=True)]
     at = (record.root_category, str(record.baseline_sha))
-    try:
-        save_and_restore(session, services, at, files, ("revert", approval_id))
-    except PortError:
-        return history_failure(record.root_category)
+    failed = restore(session, services, at, files, ("revert", approval_id, record.contract_id))
+    if failed is not None:
+        return failed
     return ReplyBuilder().success(
         "CT-GATE-S-009",
         {"contract_id": record.contract_id, "files": plan, "count": len(plan), "saved_as": approval_id},
@@ -97,6 +95,22 @@ def _approved(
             "hint": approvals.hint(services.authority, approval.approval_id, "revert again"),
         },
     )
+
+
+def _prepared(
+    session: Session, services: Services, contract_id: str, plan: list[dict[str, object]]
+) -> list[tuple[str, str, VisibilityRef]] | Reply:
+    """The files to revert, each permitted now and each one whose content can be saved first; or the
+    refusal, before a human is asked."""
+    refs = _permitted(session, services, plan)
+    if isinstance(refs, Reply):
+        return refs
+    files = [(str(p["address"]), str(p["kind"]), ref) for p, ref in zip(plan, refs, strict=True)]
+    unsaveable = readable(session, files)
+    if unsaveable is not None:
+        problem = f"{unsaveable} cannot be saved before it is restored (too large, or not a regular file)"
+        return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": contract_id, "problem": problem})
+    return files
 
 
 def _permitted(

@@ -20,6 +20,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.vocabulary import RootCategory
+from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
 from ports.errors import NotFound, PortError
 
@@ -61,10 +62,9 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
             },
         )
     files = [(f.address, f.kind, ref) for f, ref in zip(chosen, refs, strict=True)]
-    try:
-        save_and_restore(session, services, (root, head), files, ("stash", record.approval_id))
-    except PortError:
-        return history_failure(root)
+    failed = restore(session, services, (root, head), files, ("stash", record.approval_id, cluster))
+    if failed is not None:
+        return failed
     with suppress(PortError), services.transactions.atomic():
         # the files are stashed and reverted: a counter left high is recomputed by the next open, so a
         # store failure here must not turn the reply into an Error for work that landed
@@ -86,6 +86,27 @@ def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[Visibi
     return refs
 
 
+class RestoreStopped(PortError):
+    """Restoring stopped partway; what could be put back was, and `left_changed` names the rest."""
+
+    def __init__(self, left_changed: list[str]) -> None:
+        super().__init__("restoring stopped partway")
+        self.left_changed = left_changed
+
+
+def readable(session: Session, files: list[tuple[str, str, VisibilityRef]]) -> str | None:
+    """The address of the first file whose content cannot be saved (too large, not a regular file), so
+    the request is refused before a human is asked; None when all can be."""
+    for address, _, ref in files:
+        try:
+            session.world.read_file(ref, LIMIT)
+        except NotFound:
+            continue
+        except PortError:
+            return address
+    return None
+
+
 def save_and_restore(
     session: Session,
     services: Services,
@@ -95,24 +116,67 @@ def save_and_restore(
 ) -> None:
     """Save each file's content now (or that it is absent) in the state store under `saved_as` (kind,
     id), then, only once all is saved, put each back as it is at the commit `at` names (a file absent
-    there is removed). Every file goes through its ref. Raises PortError."""
+    there is removed). Every file goes through its ref. When a restore fails, the files restored so far are
+    put back as they were and RestoreStopped names any that could not be; raises PortError when the saving
+    fails (then nothing changed)."""
     root, commit = at
-    saved = []
+    world = session.world
+    saved: list[dict[str, object]] = []
+    before_now: list[bytes | None] = []
     for address, kind, ref in files:
         try:
-            now: bytes | None = session.world.read_file(ref, LIMIT)
+            now: bytes | None = world.read_file(ref, LIMIT)
         except NotFound:
             now = None
+        before_now.append(now)
         content = base64.b64encode(now).decode("ascii") if now is not None else None
         saved.append({"address": address, "kind": kind, "content": content})
     services.evidence.put(
         saved_as[0], saved_as[1], json.dumps({"root": root, "commit": commit, "files": saved})
     )
-    for _, _, ref in files:
-        parts = session.world.target(ref).parts
-        before = services.history.content_at(root, commit, parts)
-        if before is None:
-            with suppress(NotFound):  # already absent: nothing to remove
-                session.world.delete_file(ref)
-        else:
-            session.world.write_file(ref, before)
+    for done, (_, _, ref) in enumerate(files):
+        try:
+            _put(world, ref, services.history.content_at(root, commit, world.target(ref).parts))
+        except PortError as exc:
+            undone = files[:done]
+            left = [
+                a for (a, _, r), now in zip(undone, before_now, strict=False) if not _restored(world, r, now)
+            ]
+            raise RestoreStopped(left) from exc
+
+
+def _put(world: WorldAdapter, ref: VisibilityRef, content: bytes | None) -> None:
+    if content is None:
+        with suppress(NotFound):  # already absent: nothing to remove
+            world.delete_file(ref)
+    else:
+        world.write_file(ref, content)
+
+
+def _restored(world: WorldAdapter, ref: VisibilityRef, content: bytes | None) -> bool:
+    """Put one file back as it was; whether that worked."""
+    try:
+        _put(world, ref, content)
+    except PortError:
+        return False
+    return True
+
+
+def restore(
+    session: Session,
+    services: Services,
+    at: tuple[str, str],
+    files: list[tuple[str, str, VisibilityRef]],
+    saved_as: tuple[str, str, str | None],
+) -> Reply | None:
+    """`save_and_restore`, answered: None when every file is back at `at`; else the Error saying what is
+    left (`saved_as`: the evidence kind and id, and the contract or cluster it is for)."""
+    kind, name, contract_id = saved_as
+    try:
+        save_and_restore(session, services, at, files, (kind, name))
+    except RestoreStopped as stopped:
+        data = {"contract_id": contract_id, "saved_as": name, "left_changed": stopped.left_changed}
+        return ReplyBuilder().error("CT-GATE-E-004", data)
+    except PortError:
+        return history_failure(at[0])
+    return None

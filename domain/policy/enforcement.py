@@ -107,3 +107,15 @@ def pace(bucket: Bucket, now: datetime, *, mutation: bool) -> Reply | None:
             "rule": f"rate-limit-{kind}",
         },
     )
+
+
+BUSY_RETRY_MS = 1000
+
+
+def busy(waiting: int) -> Reply:
+    """D for a call that finds `waiting` calls of its session waiting already (one session's calls run one
+    at a time, and only so many may queue)."""
+    return ReplyBuilder().denied(
+        "EN-EXEC-D-002",
+        {"waiting": waiting, "retry_after_ms": BUSY_RETRY_MS, "required": None, "rule": "session-busy"},
+    )

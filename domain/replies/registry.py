@@ -282,6 +282,11 @@ _PACING: tuple[CodeSpec, ...] = (
         "This session is over its limit of {per_minute} {kind} a minute; retry after data.retry_after_ms.",
         {"kind", "per_minute", "retry_after_ms", "required", "rule"},
     ),
+    CodeSpec(
+        "EN-EXEC-D-002",
+        "This session already has {waiting} calls waiting for it; retry after data.retry_after_ms.",
+        {"waiting", "retry_after_ms", "required", "rule"},
+    ),
 )
 
 _SCOPE = {
@@ -407,6 +412,12 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-E-002",
         "The evidence of closing {contract_id} could not be stored, so it stays open; report the trace id.",
         {"contract_id"},
+    ),
+    CodeSpec(
+        "CT-GATE-E-004",
+        "Restoring stopped partway; the files restored so far were put back, except data.left_changed. "
+        "Every file's content before is saved as {saved_as}; report the trace id.",
+        {"contract_id", "saved_as", "left_changed"},
     ),
     CodeSpec(
         "CT-GATE-E-003",

@@ -8,13 +8,13 @@ from attrs import Factory, frozen
 
 from domain.contracts.lifecycle import governing
 from domain.policy import approvals
-from domain.policy.enforcement import pace
+from domain.policy.enforcement import busy, pace
 from domain.policy.pacing import Rates, buckets
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session, mode_required
 from domain.use_cases.mode_switch import initialise
-from domain.use_cases.request import Handler, R
+from domain.use_cases.request import Handler, R, Request
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter, WorldView
 
@@ -48,19 +48,29 @@ class Core:
             initialise(session, defaults.mode, "operator", self.services.authority)
         return session
 
-    def answer(self, session: Session, handler: Handler[R], request: R) -> Reply:
-        """The one reply to `request` in `session`: refused over the session's rate limit, and while no mode
-        is initialised unless modeless."""
-        bucket = session.allowance.get(request.MUTATES)
-        if bucket is not None:
-            refusal = pace(bucket, self.services.authority.clock.now(), mutation=request.MUTATES)
-            if refusal is not None:
-                return refusal
+    def answer(self, session: Session, handler: Handler[R], request: R, *, paced: bool = False) -> Reply:
+        """The one reply to `request` in `session`: refused over the session's rate limit (unless `paced`:
+        counted already), and while no mode is initialised unless modeless."""
+        refusal = None if paced else self.pace(session, request)
+        if refusal is not None:
+            return refusal
         if not request.MODELESS:
             refusal = mode_required(session, request.TOOL)
             if refusal is not None:
                 return refusal
         return handler(session, self.services, request)
+
+    def pace(self, session: Session, request: Request) -> Reply | None:
+        """Count `request` against the session's rate limit: None when it may go on, else the refusal."""
+        bucket = session.allowance.get(request.MUTATES)
+        if bucket is None:
+            return None
+        return pace(bucket, self.services.authority.clock.now(), mutation=request.MUTATES)
+
+    @staticmethod
+    def busy(waiting: int) -> Reply:
+        """The refusal of a call that finds too many of its session's calls waiting already."""
+        return busy(waiting)
 
     def decide_approval(self, approval_id: str, *, approve: bool) -> bool:
         """Record a human's decision arriving through the client (elicitation); False if undecidable."""

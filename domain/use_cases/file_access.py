@@ -32,6 +32,10 @@ READ_LIMIT: Final = 2 * 1024 * 1024
 FILE_LIMIT: Final = 64 * 1024 * 1024
 """The largest file a read opens; what it returns is bounded by READ_LIMIT."""
 WRITE_LIMIT: Final = 2 * 1024 * 1024
+UNREADABLE_TEXT: Final = frozenset({"WA-READ-I-002"})
+"""What a write's dry run shows as empty content, since the write replaces the file anyway."""
+MAX_EDITS: Final = 50
+"""The most replacements one edit call makes (each may scan the whole file)."""
 
 
 @frozen
@@ -146,23 +150,41 @@ def write(session: Session, services: Services, request: Write) -> Reply:
     created = opened.kind is None
     if request.create_only and not created:
         return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": opened.address})
-    before = _current(session.world, opened, request.expected_sha256, read=request.dry_run)
+    before = _current(session.world, opened, request.expected_sha256, read=request.dry_run, replacing=True)
     if isinstance(before, Reply):
         return before
     existing = None if created else _UNREAD
-    return _land(session, opened, data, (before, existing), created=created, dry_run=request.dry_run)
+    return _land(
+        session,
+        opened,
+        data,
+        (before, existing),
+        created=created,
+        dry_run=request.dry_run,
+        exclusive=request.create_only,
+    )
 
 
 def edit(session: Session, services: Services, request: Edit) -> Reply:
     """Apply the replacements to a file, all or none (see `domain.edits` for how text is matched)."""
     if not request.replacements or any(not r.old for r in request.replacements):
         return ReplyBuilder().invalid("WA-WRITE-I-004", {"rule": "old-text-empty"})
+    given = sum(len(r.old) + len(r.new) for r in request.replacements)
+    if len(request.replacements) > MAX_EDITS or given > WRITE_LIMIT:
+        problem = f"at most {MAX_EDITS} replacements, {WRITE_LIMIT} characters of text in all"
+        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
     opened = _governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
     text = _current(session.world, opened, request.expected_sha256, read=True)
-    if isinstance(text, Reply):
-        return text
+    if (
+        isinstance(text, Reply) or len(text or "") > WRITE_LIMIT
+    ):  # a file too large to write back: not scanned
+        return (
+            text
+            if isinstance(text, Reply)
+            else ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
+        )
     edited = _edited(opened, text or "", request.replacements)
     if isinstance(edited, Reply):
         return edited
@@ -182,6 +204,7 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     created: bool,
     dry_run: bool,
     matched: list[Matched] | None = None,
+    exclusive: bool = False,
 ) -> Reply:
     """Apply the game's file rules to `data`, then write it, or (dry run) show the diff from `before`
     (the text now, and the bytes now or _UNREAD)."""
@@ -191,7 +214,9 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     data, notes = prepared
     if dry_run:
         return _preview(ref, before[0] or "", data, created=created, matched=matched, notes=notes)
-    return _store(session.world, ref, data, created=created, matched=matched, notes=notes)
+    return _store(
+        session.world, ref, data, created=created, matched=matched, notes=notes, exclusive=exclusive
+    )
 
 
 _UNREAD: Final = b"\x00unread"
@@ -270,16 +295,18 @@ def delete(session: Session, services: Services, request: Delete) -> Reply:
 
 
 def _current(
-    world: WorldAdapter, ref: VisibilityRef, expected: str | None, *, read: bool
+    world: WorldAdapter, ref: VisibilityRef, expected: str | None, *, read: bool, replacing: bool = False
 ) -> str | Reply | None:
     """The file's text now when it is needed (`read`), None for a file that does not exist. With
     `expected`, the file's bytes must have that SHA-256 (and a file that exists against an expected
-    absence, or the reverse, fails too): otherwise Invalid, since the file changed since it was read."""
+    absence, or the reverse, fails too): otherwise Invalid, since the file changed since it was read.
+    `replacing` (a write's dry run): a file that is no text, or too large to read, is shown as empty,
+    since the write would replace it all the same."""
     if not read and expected is None:
         return None
     data = _bytes(world, ref) if ref.kind is not None else None
     if isinstance(data, Reply):
-        return data
+        return "" if replacing and expected is None and data.code in UNREADABLE_TEXT else data
     if expected is not None:
         actual = None if data is None else hashlib.sha256(data).hexdigest()
         if actual != expected.lower():
@@ -289,7 +316,9 @@ def _current(
     if not read or data is None:
         return None
     text = _text(data)
-    return ReplyBuilder().invalid("WA-READ-I-001", {"address": ref.address}) if text is None else text
+    if text is None:
+        return "" if replacing else ReplyBuilder().invalid("WA-READ-I-001", {"address": ref.address})
+    return text
 
 
 def _bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | Reply:
@@ -377,10 +406,12 @@ def _store(  # noqa: PLR0913 - the call, its result, and what to say of it
     created: bool,
     matched: list[Matched] | None = None,
     notes: list[str],
+    exclusive: bool = False,
 ) -> Reply:
-    """Write `data`; the write's reply, or the edit's when `matched` says how its replacements matched."""
+    """Write `data` (`exclusive`: only if no file appeared meanwhile); the write's reply, or the edit's when
+    `matched` says how its replacements matched."""
     try:
-        world.write_file(ref, data)
+        world.write_file(ref, data, exclusive=exclusive)
     except PortError as exc:
         return port_failure(exc, ref.address)
     if matched is not None:

@@ -12,7 +12,7 @@ from typing import Final
 
 from attrs import frozen
 
-from domain.addresses import Parsed, canonical, parse
+from domain.addresses import Parsed, addressable_name, canonical, parse
 from domain.policy.enforcement import Target
 from domain.policy.protection import MANIFEST, Protection
 from domain.replies.builder import Reply, ReplyBuilder
@@ -148,12 +148,12 @@ class WorldAdapter:
             return [
                 Listed(prefix + entry.name, entry.name, entry.kind, entry.size)
                 for entry in entries
-                if not hidden(entry.name)
+                if addressable_name(entry.name) and not hidden(entry.name)
             ]
         return [
             Listed(self._view.spell(child), entry.name, entry.kind, entry.size)
             for entry in entries
-            if self._view.visible(child := location.child(entry.name))
+            if addressable_name(entry.name) and self._view.visible(child := location.child(entry.name))
         ]
 
     def walk_dirs(
@@ -179,7 +179,11 @@ class WorldAdapter:
             return
 
         def keep(parts: tuple[str, ...]) -> bool:
-            return compiled.visible(Location(root, base + parts)) and not (skip and skip(parts, "dir"))
+            return (
+                addressable_name(parts[-1])
+                and compiled.visible(Location(root, base + parts))
+                and not (skip and skip(parts, "dir"))
+            )
 
         for parts in self._files.walk_dirs(location, depth, keep):
             yield compiled.spell(Location(root, base + parts))
@@ -199,7 +203,8 @@ class WorldAdapter:
             hidden = compiled.hidden_name
 
             def named(parts: tuple[str, ...], kind: Kind) -> bool:
-                return not hidden(parts[-1]) and not (skip and skip(parts, kind))
+                name = parts[-1]
+                return addressable_name(name) and not hidden(name) and not (skip and skip(parts, kind))
 
             for parts, kind in self._files.walk(location, depth, named):
                 address = prefix + "/".join(parts)
@@ -210,7 +215,11 @@ class WorldAdapter:
             return
 
         def keep(parts: tuple[str, ...], kind: Kind) -> bool:
-            return compiled.visible(Location(root, base + parts)) and not (skip and skip(parts, kind))
+            return (
+                addressable_name(parts[-1])
+                and compiled.visible(Location(root, base + parts))
+                and not (skip and skip(parts, kind))
+            )
 
         for parts, kind in self._files.walk(location, depth, keep):
             place = Location(root, base + parts)
@@ -272,9 +281,10 @@ class WorldAdapter:
         """The bytes of the file behind `ref`. Raises port errors."""
         return self._files.read(_seal.locate(ref), limit)
 
-    def write_file(self, ref: VisibilityRef, data: bytes) -> None:
-        """Create or atomically replace the file behind `ref`. Raises port errors."""
-        self._files.write(_seal.locate(ref), data)
+    def write_file(self, ref: VisibilityRef, data: bytes, *, exclusive: bool = False) -> None:
+        """Create or atomically replace the file behind `ref` (`exclusive`: only create). Raises port
+        errors."""
+        self._files.write(_seal.locate(ref), data, exclusive=exclusive)
 
     def delete_file(self, ref: VisibilityRef) -> None:
         """Remove the file behind `ref`. Raises port errors."""
@@ -401,5 +411,5 @@ class _Compiled:
         return self._secret is not None and self._secret.match(name.casefold()) is not None
 
     def unhidden(self, parts: tuple[str, ...]) -> bool:
-        """Whether the last of `parts` is not a hidden name (a walk's keep test)."""
-        return not self.hidden_name(parts[-1])
+        """Whether the last of `parts` is an addressable name and not a hidden one (a walk's keep test)."""
+        return addressable_name(parts[-1]) and not self.hidden_name(parts[-1])

@@ -152,3 +152,20 @@ async def test_one_http_client_over_its_rate_limit_leaves_another_its_own(tmp_pa
 
     assert spent[-1]["code"] == "EN-EXEC-D-001"
     assert other["code"] == "MCP-CFG-S-001"
+
+
+async def test_sessionless_requests_share_one_rate_limit_instead_of_each_starting_full(tmp_path: Path):
+    from attrs import evolve
+
+    from domain.policy.pacing import Rates
+
+    settings = evolve(sample_world_on_disk(tmp_path, Mode.CK3LENS), limits=Rates(3, 1))
+    core = build_core(settings)
+    with http_server(settings, core) as url:
+        async with Client(url, auth=TOKEN) as first:  # the 2026-07-28 protocol: no session
+            spent = [await call(first, "ck3_dir", command="pwd") for _ in range(3)]
+        async with Client(url, auth=TOKEN) as second:
+            over = await call(second, "ck3_dir", command="pwd")
+
+    assert [reply["code"] for reply in spent] == ["MCP-CFG-S-001"] * 3
+    assert over["code"] == "EN-EXEC-D-001"

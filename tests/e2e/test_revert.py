@@ -155,3 +155,41 @@ async def test_a_client_that_can_ask_its_user_reverts_in_one_call_over_stdio(
 
     assert done["code"] == "CT-GATE-S-009"
     assert not (repo / "src" / "new.py").exists()
+
+
+async def test_a_revert_that_fails_partway_puts_back_what_it_restored_and_says_so(
+    git_settings: Settings, repo: Path
+):
+    from adapters.local_files import LocalFiles
+    from ports.errors import Unavailable
+    from ports.files import Location
+
+    class FailingOnB(LocalFiles):
+        def write(self, location: Location, data: bytes, *, exclusive: bool = False) -> None:
+            if location.parts == ("src", "b.py"):
+                raise Unavailable("injected: the disk failed here")
+            super().write(location, data, exclusive=exclusive)
+
+    files = FailingOnB({root.value: path for root, path in git_settings.roots.items()})
+    core = build_core(git_settings, files=files)
+    async with Client(build(git_settings, core=core)) as client:
+        await work(client)
+        asked = await call(client, "ck3_contract", REVERT)
+        core.decide_approval(asked["data"]["approval_id"], approve=True)
+        stopped = await call(client, "ck3_contract", REVERT)
+
+    assert (stopped["code"], stopped["data"]["left_changed"]) == ("CT-GATE-E-004", [])
+    assert (repo / "src" / "a.py").read_text(encoding="utf-8") == "a = 2\n"
+    assert (repo / "src" / "new.py").exists()
+
+
+async def test_a_file_that_cannot_be_saved_refuses_the_revert_before_a_human_is_asked(
+    git_settings: Settings, repo: Path
+):
+    async with Client(build(git_settings)) as client:
+        await work(client)
+        (repo / "twin.py").hardlink_to(repo / "src" / "a.py")  # a file with two links is never read
+        refused = await call(client, "ck3_contract", REVERT)
+
+    assert refused["code"] == "CT-GATE-I-006"
+    assert "ROOT_REPO:/src/a.py" in refused["data"]["problem"]

@@ -179,3 +179,13 @@ async def test_a_malformed_sha256_is_refused_by_the_schema(repo_settings: Settin
 
     assert env["code"] == "MCP-VAL-I-001"
     assert (repo / "a.py").read_bytes() == b"kept\n"
+
+
+async def test_a_dry_run_over_a_binary_file_answers_as_the_write_would(repo_settings: Settings, repo: Path):
+    (repo / "img.dds").write_bytes(b"DDS \x00\x01\x02")
+
+    shown = await edit(repo_settings, command="write", path="wip/img.dds", content="text now\n", dry_run=True)
+    written = await edit(repo_settings, command="write", path="wip/img.dds", content="text now\n")
+
+    assert (shown["code"], written["code"]) == ("WA-WRITE-S-006", "WA-WRITE-S-001")
+    assert "+text now" in shown["data"]["diff"]

@@ -141,3 +141,23 @@ async def test_a_content_search_never_follows_a_link(repo_settings: Settings, re
     env = await search(repo_settings, command="contents", pattern="needle")
 
     assert env["data"]["hits"] == []
+
+
+@pytest.mark.parametrize("name", ["server.pem.", "id.key ", "CON", "C:\\Users\\bob", "bad\udcff.txt"])
+async def test_a_name_no_address_can_spell_is_never_listed_nor_searched(
+    repo_settings: Settings, repo: Path, name: str
+):
+    import os
+
+    (repo / "plain.txt").write_text("needle\n", encoding="utf-8")
+    with open(os.path.join(os.fsencode(repo), os.fsencode(name)), "wb") as odd:  # noqa: PTH123 - a raw name
+        odd.write(b"needle\n")
+
+    found = await search(repo_settings, command="contents", pattern="needle")
+    named = await search(repo_settings, command="names", glob="*")
+    async with Client(build(repo_settings)) as client:
+        listed = (await client.call_tool("ck3_dir", {"command": "list"})).structured_content
+
+    assert addresses(found, "hits") == ["ROOT_REPO:/plain.txt"]
+    assert addresses(named) == ["ROOT_REPO:/plain.txt"]
+    assert [entry["address"] for entry in listed["data"]["entries"]] == ["ROOT_REPO:/plain.txt"]

@@ -195,3 +195,48 @@ def test_a_root_inside_a_folder_its_repository_ignores_ignores_nothing(repo: Pat
 
 def test_a_folder_in_no_repository_has_no_ignore_rules(tmp_path: Path):
     assert DulwichHistory({"ROOT_GAME": tmp_path}).ignores("ROOT_GAME") is None
+
+
+def test_a_gitignore_that_is_a_fifo_ignores_nothing_and_never_blocks(repo: Path):
+    import os
+
+    os.mkfifo(repo / "src" / ".gitignore")
+    rules = DulwichHistory({"ROOT_REPO": repo}).ignores("ROOT_REPO")
+
+    assert rules is not None
+    assert rules(("src", "a.py"), folder=False) is False
+
+
+def test_a_gitignore_that_is_a_folder_ignores_nothing(repo: Path):
+    (repo / "src" / ".gitignore").mkdir()
+    rules = DulwichHistory({"ROOT_REPO": repo}).ignores("ROOT_REPO")
+
+    assert rules is not None
+    assert rules(("src", "a.py"), folder=False) is False
+
+
+def test_a_pattern_of_many_stars_is_left_out(repo: Path):
+    (repo / ".gitignore").write_text("*a*b*c*\n*.log\n", encoding="utf-8")
+    rules = DulwichHistory({"ROOT_REPO": repo}).ignores("ROOT_REPO")
+
+    assert rules is not None
+    assert (rules(("xaxbxcx",), folder=False), rules(("x.log",), folder=False)) == (False, True)
+
+
+def test_an_excludes_file_named_by_the_repository_config_is_not_read(repo: Path, tmp_path: Path):
+    excludes = tmp_path / "excludes"
+    excludes.write_text("*.py\n", encoding="utf-8")
+    with (repo / ".git" / "config").open("a", encoding="utf-8") as config:
+        config.write(f"[core]\n\texcludesFile = {excludes}\n")
+
+    rules = DulwichHistory({"ROOT_REPO": repo}).ignores("ROOT_REPO")
+
+    assert rules is not None
+    assert rules(("src", "a.py"), folder=False) is False
+
+
+def test_a_name_that_is_not_utf8_is_answered_not_raised(repo: Path):
+    rules = DulwichHistory({"ROOT_REPO": repo}).ignores("ROOT_REPO")
+
+    assert rules is not None
+    assert rules(("src", "bad\udcff.py"), folder=False) is False

@@ -161,3 +161,25 @@ def test_a_writer_killed_mid_write_leaves_the_old_content_and_no_temp_file(root)
     content = (root / "big.bin").read_bytes()
     assert content in {b"old", b"n" * (256 * 1024 * 1024)}
     assert leftovers(root) == []
+
+
+def test_an_exclusive_write_where_a_file_appeared_keeps_that_file(tmp_path: Path):
+    from ports.errors import AlreadyExists
+    from ports.files import Location
+
+    (tmp_path / "late.txt").write_text("someone else's", encoding="utf-8")
+    files = LocalFiles({"ROOT_REPO": tmp_path})
+
+    with pytest.raises(AlreadyExists):
+        files.write(Location("ROOT_REPO", ("late.txt",)), b"mine", exclusive=True)
+
+    assert (tmp_path / "late.txt").read_text(encoding="utf-8") == "someone else's"
+    assert [p.name for p in tmp_path.iterdir()] == ["late.txt"]
+
+
+def test_an_exclusive_write_creates_a_new_file(tmp_path: Path):
+    from ports.files import Location
+
+    LocalFiles({"ROOT_REPO": tmp_path}).write(Location("ROOT_REPO", ("new.txt",)), b"mine", exclusive=True)
+
+    assert (tmp_path / "new.txt").read_bytes() == b"mine"

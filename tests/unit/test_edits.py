@@ -47,3 +47,11 @@ def test_any_uniform_crlf_or_lf_file_keeps_its_ending_after_a_tolerant_edit(body
 
     assert not isinstance(result, Missed)
     assert result[0] == text.replace("start", "begin", 1)
+
+
+def test_a_tolerant_match_never_ends_inside_a_line():
+    assert apply("max_level = 10\n", (Replacement("max_level = 1 ", "max_level = 2"),)) == Missed(1, 0)
+
+
+def test_a_tolerant_match_never_starts_inside_a_line():
+    assert apply("x = 1\nfoo\n", (Replacement("  \nfoo", "bar"),)) == Missed(1, 0)
