@@ -42,8 +42,24 @@ class Reply:
 
     def message(self) -> str:
         """A human convenience rendered from the registry template; never authoritative."""
-        values = {name: _render(thaw(self.data.get(name))) for name in placeholders(self.spec.template)}
+        values = {name: _Shown(thaw(self.data.get(name))) for name in placeholders(self.spec.template)}
         return self.spec.template.format_map(values)
+
+
+class _Shown:
+    """A value as a message shows it; `{count:entry|entries}` shows a count with its noun in number."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        if "|" in spec:
+            one, many = spec.split("|", maxsplit=1)
+            return f"{self.value} {one if self.value == 1 else many}"
+        return _render(self.value)
+
+    def __str__(self) -> str:
+        return _render(self.value)
 
 
 def _render(value: object) -> str:

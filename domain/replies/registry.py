@@ -112,12 +112,12 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-001",
-        "{address}: {count} of the {total} visible entries that match (data.next_cursor: more follow).",
+        "{address}: {count:entry|entries} of {total} that match (data.next_cursor: more follow).",
         {"address", "entries", "count", "total", "truncated", "next_cursor", "hint"},
     ),
     CodeSpec(
         "WA-READ-S-002",
-        "{count} folders below {address}, {depth} levels deep.",
+        "{count:folder|folders} below {address}, down {depth:level|levels}.",
         {"address", "depth", "directories", "count", "truncated", "hint"},
     ),
     CodeSpec(
@@ -141,12 +141,12 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-007",
-        "{count} names match {glob} ({scanned} entries looked at).",
+        "{count:name matches|names match} {glob} ({scanned:entry|entries} looked at).",
         {"glob", "matches", "count", "scanned", "truncated", "hint"},
     ),
     CodeSpec(
         "WA-READ-S-008",
-        "{count} lines hold the pattern, in {files_matched} of {files_read} files read.",
+        "{count:line holds|lines hold} the pattern, in {files_matched} of {files_read:file|files} read.",
         {
             "pattern",
             "hits",
@@ -176,7 +176,7 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-WRITE-I-001", "The content is larger than {limit} bytes.", {"limit"}),
     CodeSpec(
         "WA-WRITE-I-002",
-        "The old text of edit {edit} occurs {count} times in {address}; each needs exactly one. Nothing "
+        "The old text of edit {edit} occurs {count:time|times} in {address}; each needs exactly one. Nothing "
         "was changed.",
         {"address", "count", "edit"},
     ),
@@ -200,12 +200,14 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-WRITE-I-007", "{address} already exists; create_only does not replace a file.", {"address"}),
     CodeSpec("WA-WRITE-I-004", "An edit needs a non-empty old text.", {"rule"}),
     CodeSpec(
-        "WA-READ-S-004", "{count} changes under {root} since HEAD.", {"root", "head", "changes", "count"}
+        "WA-READ-S-004",
+        "{count:change|changes} under {root} since HEAD.",
+        {"root", "head", "changes", "count"},
     ),
     CodeSpec("WA-READ-S-005", "The changes of {address} since HEAD.", {"address", "diff"}, opaque={"diff"}),
     CodeSpec(
         "WA-READ-S-006",
-        "The {count} newest commits of the repository holding {root}.",
+        "The newest {count:commit|commits} of the repository holding {root}.",
         {"root", "commits", "count"},
         opaque={"commits"},  # messages and authors are people's text, like file content
     ),
@@ -216,13 +218,13 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-WRITE-I-005", "Nothing to do: {problem}.", {"problem"}),
     CodeSpec(
         "WA-CFG-S-001",
-        "{count} playsets; the active one is {active}.",
+        "{count:playset|playsets}; the active one is {active}.",
         {"active", "playsets", "count"},
         opaque={"playsets"},  # names from files the agent may write, invalid ones included
     ),
     CodeSpec(
         "WA-CFG-S-002",
-        "Playset {name} has {count} mods.",
+        "Playset {name} has {count:mod|mods}.",
         {"name", "active", "mods", "count"},
         opaque={"mods"},  # names and descriptors come from files the agent may write
     ),
@@ -233,7 +235,7 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-010",
-        "{count} files in {path} across vanilla and the playset's mods; data.files names each winner.",
+        "{count:file|files} in {path} across vanilla and the playset's mods; data.files names each winner.",
         {"path", "files", "count", "truncated", "note"},
     ),
     CodeSpec(
@@ -318,7 +320,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-005",
-        "{count} contracts; those marked inert belong to earlier sessions or were edited.",
+        "{count:contract|contracts}; those marked inert belong to earlier sessions or were edited.",
         {"contracts", "count"},
     ),
     CodeSpec(
@@ -331,12 +333,12 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-008",
-        "Reverting contract {contract_id} would change {count} files (data.files); nothing was changed.",
+        "Reverting contract {contract_id} would change {count:file|files} (data.files); nothing was changed.",
         {"contract_id", "files", "count"},
     ),
     CodeSpec(
         "CT-GATE-S-009",
-        "Reverted {count} files of contract {contract_id}; their content before is saved as {saved_as}.",
+        "Reverted {count:file|files} of contract {contract_id}; their content before is saved as {saved_as}.",
         {"contract_id", "files", "count", "saved_as"},
     ),
     CodeSpec(
@@ -377,8 +379,8 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-I-009",
-        "{count} new symbols of contract {contract_id} have no NST (data.uncovered); if they are intended, "
-        "declare them: data.request is the ck3_token call.",
+        "{count:new symbol|new symbols} of contract {contract_id} without an NST (data.uncovered); if "
+        "intended, declare them: data.request is the ck3_token call.",
         {"contract_id", "uncovered", "count", "request"},
     ),
     CodeSpec(
@@ -394,7 +396,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-010",
-        "NST recorded for contract {contract_id}: {count} symbols.",
+        "NST recorded for contract {contract_id}: {count:symbol|symbols}.",
         {"contract_id", "nsts", "count"},
     ),
     CodeSpec(

@@ -6,6 +6,7 @@ import pytest
 from fastmcp import Client
 
 from adapters.fastmcp_server import build_server
+from adapters.mcp_sessions import MAX_WAITING
 from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.leaks import LeakGate
@@ -145,10 +146,41 @@ async def test_calls_of_one_session_reach_the_core_one_at_a_time(repo_settings: 
 
     server = build(repo_settings, routes=pwd_answered_by(slow))
     async with Client(server) as client, anyio.create_task_group() as group:
-        for _ in range(6):
+        for _ in range(MAX_WAITING + 1):  # one running, the rest waiting: none turned away
             group.start_soon(client.call_tool, "ck3_dir", {})
 
     assert most[0] == 1
+
+
+async def test_a_call_that_finds_too_many_of_its_session_waiting_is_turned_away_as_busy(
+    repo_settings: Settings,
+):
+    import threading
+
+    import anyio
+
+    from domain.replies.builder import ReplyBuilder
+
+    release = threading.Event()
+
+    def held(session, services, request):
+        release.wait(5)
+        return ReplyBuilder().success("MCP-CFG-S-001", {"home": "ROOT_REPO", "address": "ROOT_REPO:/"})
+
+    codes: list[str] = []
+
+    async def one(client: Client) -> None:
+        result = await client.call_tool("ck3_dir", {}, raise_on_error=False)
+        codes.append(result.structured_content["code"])
+        if result.structured_content["code"] == "EN-EXEC-D-002":
+            release.set()
+
+    server = build(repo_settings, routes=pwd_answered_by(held))
+    async with Client(server) as client, anyio.create_task_group() as group:
+        for _ in range(MAX_WAITING + 2):
+            group.start_soon(one, client)
+
+    assert codes.count("EN-EXEC-D-002") == 1
 
 
 @pytest.mark.parametrize(

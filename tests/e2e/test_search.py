@@ -147,11 +147,8 @@ async def test_a_content_search_never_follows_a_link(repo_settings: Settings, re
 async def test_a_name_no_address_can_spell_is_never_listed_nor_searched(
     repo_settings: Settings, repo: Path, name: str
 ):
-    import os
-
     (repo / "plain.txt").write_text("needle\n", encoding="utf-8")
-    with open(os.path.join(os.fsencode(repo), os.fsencode(name)), "wb") as odd:  # noqa: PTH123 - a raw name
-        odd.write(b"needle\n")
+    (repo / name).write_bytes(b"needle\n")  # a name that is not UTF-8 goes to disk as its raw bytes
 
     found = await search(repo_settings, command="contents", pattern="needle")
     named = await search(repo_settings, command="names", glob="*")
