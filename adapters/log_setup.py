@@ -83,19 +83,39 @@ def configure_logging(
         opened = os.fdopen(descriptor, "a", encoding="utf-8")
         streams.append(opened)
     sink = Sink(*streams, owned=opened)
+    stamped: list[structlog.typing.Processor] = [
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.ExceptionRenderer(
+            structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
+        ),
+    ]
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.ExceptionRenderer(
-                structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
-            ),
-            structlog.processors.JSONRenderer(),
-        ],
+        processors=[structlog.contextvars.merge_contextvars, *stamped, structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(file=cast("TextIO", sink)),
         cache_logger_on_first_use=False,  # True would pin module loggers to the first sink for good
     )
-    logging.basicConfig(stream=sink, level=logging.WARNING, format="%(name)s %(levelname)s %(message)s")
+    _route_stdlib(sink, stamped)
     return sink
+
+
+def _route_stdlib(sink: Sink, stamped: list[structlog.typing.Processor]) -> None:
+    """The libraries' own loggers (FastMCP's, the MCP SDK's, uvicorn's) as JSON lines on the same sink:
+    FastMCP's rich console handlers are replaced, every other record goes through the root logger."""
+    handler = logging.StreamHandler(cast("TextIO", sink))
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.JSONRenderer(),
+            ],
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, *stamped],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.WARNING)
+    library = logging.getLogger("fastmcp")
+    library.handlers = [handler]
+    library.propagate = False

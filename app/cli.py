@@ -202,9 +202,15 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> 
                 f"`Authorization: Bearer {token}` (kept in {state / 'http_token'})",
                 file=sys.stderr,
             )
-            uvicorn.run(http_app(settings, server), host=host, port=port, log_level="warning")
+            uvicorn.run(
+                http_app(settings, server), host=host, port=port, log_level="warning", log_config=None
+            )
         else:
-            server.run(transport="stdio", show_banner=False)
+            import anyio
+
+            from adapters.stdio_drain import serve_stdio
+
+            anyio.run(serve_stdio, server)
     finally:
         if started:
             channel.close()

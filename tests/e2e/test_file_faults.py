@@ -20,7 +20,7 @@ R = RootCategory
 class FailingWrites(LocalFiles):
     """The local disk, whose writes fail (a full disk, a lost mount)."""
 
-    def write(self, location: Location, data: bytes) -> None:
+    def write(self, location: Location, data: bytes, *, exclusive: bool = False) -> None:
         raise Unavailable("injected: no space left on the device")
 
     def delete(self, location: Location) -> None:

@@ -1,6 +1,7 @@
 """`ck3raven serve` over stdio, driven by the official `mcp` client in both protocol eras."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,3 +61,51 @@ async def test_list_over_stdio_serves_the_sample_world_with_mod_addresses(tmp_pa
         "mod:More Events:/",
     ]
     assert str(tmp_path) not in result.content[0].text
+
+
+def piped(config: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Run `ck3raven serve` on requests written all at once, then end of input: the answers, and the
+    lines of stderr."""
+    import json
+    import subprocess
+
+    from tests.e2e.stdio import CK3RAVEN
+
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "ck3_dir", "arguments": {}}},
+    ]
+    done = subprocess.run(
+        [CK3RAVEN, "serve", "--config", str(config)],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return answers, [line for line in done.stderr.splitlines() if line.strip()]
+
+
+INITIALIZE = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "pipe", "version": "0"},
+}
+
+
+def test_every_line_the_server_writes_on_stderr_is_json(config: Path):
+    import json
+
+    _, lines = piped(config)
+
+    assert lines
+    assert all(isinstance(json.loads(line), dict) for line in lines), lines
+
+
+def test_every_request_read_before_end_of_input_is_answered(config: Path):
+    answers, _ = piped(config)
+
+    assert sorted(answer["id"] for answer in answers if "id" in answer) == [1, 2, 3]
