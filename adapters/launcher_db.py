@@ -18,7 +18,7 @@ DATABASE = "launcher-v2.sqlite"
 DOCUMENTS = "ROOT_USER_DOCS"
 WORKSHOP = "ROOT_STEAM"
 INTEGER_MIGRATION = "modifyPositionToInteger"
-_PATH_LINE = re.compile(r'^\s*path\s*=\s*"([^"]*)"', re.MULTILINE)
+_PATH_LINE = re.compile(r'^[ \t]*path[ \t]*=[ \t]*"([^"\n]*)"', re.MULTILINE)
 
 
 class SqliteLauncher:
@@ -69,7 +69,7 @@ class SqliteLauncher:
         return LauncherMod(
             str(shown or name or ""),
             bool(enabled),
-            int(str(position or 0)),  # zero-padded text in older schemas, an integer after the migration
+            _position(position),
             steam,
             str(registry) if registry else None,
             str(source) if source else None,
@@ -93,11 +93,11 @@ class SqliteLauncher:
         if not registry or DOCUMENTS not in self._roots:
             return None
         parts = PurePosixPath(registry.replace("\\", "/")).parts
-        if not parts or any(part in {"..", ".", "/"} for part in parts):
+        if not parts or any(part in {"..", ".", "/"} or "\x00" in part for part in parts):
             return None
         try:
             text = self._files.read(Location(DOCUMENTS, tuple(parts)), 64 * 1024).decode("utf-8", "replace")
-        except PortError:
+        except (PortError, ValueError):
             return None
         match = _PATH_LINE.search(text)
         return match.group(1) if match else None
@@ -115,3 +115,12 @@ class SqliteLauncher:
             if parts and ".." not in parts:
                 return name, tuple(parts)
         return None
+
+
+def _position(value: object) -> int:
+    """A load-order position: zero-padded text in older schemas, an integer after the migration; anything
+    else sorts last."""
+    try:
+        return int(str(value or 0))
+    except ValueError:
+        return 1 << 31

@@ -1,14 +1,14 @@
-"""The Linter port over ruff, run from the server's own environment as a subprocess with `--isolated`: the
-repository's ruff configuration is never read. The rules are a fixed list, or the operator's list in the
-ruleset file of the state directory (`lint-ruleset.json`: {"select": ["E9", "F"]}), read on every call so
-that a change to it shows in the ruleset's hash.
+"""The Linter port over ruff: the ruff executable of the server's own environment, found by absolute path
+at start and run directly (never `python -m ruff`, which would import whatever `ruff` the working folder
+holds), in a private empty folder, with `--isolated` (no configuration file is read) and `--ignore-noqa`
+(a `# noqa` comment cannot silence a rule). The rules are a fixed list, or the operator's list in the
+ruleset file of the state directory (`lint-ruleset.json`: {"select": ["E9", "F"]}), read on every call;
+the ruleset names ruff's version and the SHA-256 of its executable, so a changed ruff changes its hash.
 """
 
+import hashlib
 import json
 import subprocess
-import sys
-import tempfile
-from functools import cache
 from pathlib import Path
 from typing import Final
 
@@ -25,13 +25,18 @@ class RuffLinter:
 
     def __init__(self, ruleset_file: Path) -> None:
         self._file = ruleset_file
+        self._binary: Path | None = None
+        self._identity: tuple[tuple[int, int, int], str, str] | None = None
+        self._folder = ruleset_file.parent / "lint-work"  # in the state directory: private and empty
 
     def ruleset(self) -> dict[str, object]:
-        return {"tool": "ruff", "version": _version(), "select": list(self._rules())}
+        version, digest = self._tool()
+        return {"tool": "ruff", "version": version, "sha256": digest, "select": list(self._rules())}
 
     def lint(self, sources: list[tuple[str, bytes]]) -> list[Finding]:
         rules = ",".join(self._rules())
-        return [finding for name, data in sources for finding in _one(name, data, rules)]
+        binary = self._find()
+        return [finding for name, data in sources for finding in self._one(binary, name, data, rules)]
 
     def _rules(self) -> tuple[str, ...]:
         try:
@@ -46,36 +51,52 @@ class RuffLinter:
             raise Unavailable("the lint ruleset file must hold {'select': [rule codes]}")
         return tuple(chosen)
 
+    def _find(self) -> Path:
+        if self._binary is None:
+            try:
+                from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]
 
-def _one(name: str, data: bytes, rules: str) -> list[Finding]:
-    command = [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", rules]
-    command += ["--output-format", "json", "--stdin-filename", "changed.py", "-"]
-    try:
-        done = subprocess.run(
-            command, input=data, capture_output=True, timeout=TIMEOUT, cwd=tempfile.gettempdir(), check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise Unavailable("ruff cannot run") from exc
-    if done.returncode not in {0, 1}:
-        raise Unavailable("ruff failed")
-    try:
-        reported = json.loads(done.stdout or b"[]")
-    except ValueError as exc:
-        raise Unavailable("ruff answered something else than JSON") from exc
-    return [
-        Finding(str(item.get("code") or "E999"), name, int(item["location"]["row"]), str(item["message"]))
-        for item in reported
-    ]
+                self._binary = Path(find_ruff_bin()).resolve()
+            except (ImportError, FileNotFoundError) as exc:
+                raise Unavailable("ruff is not installed in the server's environment") from exc
+        return self._binary
 
+    def _tool(self) -> tuple[str, str]:
+        """Ruff's version and its executable's SHA-256, read again whenever the executable changed."""
+        binary = self._find()
+        try:
+            info = binary.stat()
+        except OSError as exc:
+            raise Unavailable("ruff's executable is gone") from exc
+        stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
+        if self._identity is None or self._identity[0] != stamp:
+            done = self._run([str(binary), "--version"], b"")
+            digest = hashlib.sha256(binary.read_bytes()).hexdigest()
+            self._identity = (stamp, done.stdout.decode("utf-8", "replace").strip(), digest)
+        return self._identity[1], self._identity[2]
 
-@cache
-def _version() -> str:
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "ruff", "--version"], capture_output=True, timeout=TIMEOUT, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise Unavailable("ruff cannot run") from exc
-    if done.returncode != 0:
-        raise Unavailable("ruff is not installed in the server's environment")
-    return done.stdout.decode("utf-8", "replace").strip()
+    def _one(self, binary: Path, name: str, data: bytes, rules: str) -> list[Finding]:
+        command = [str(binary), "check", "--isolated", "--no-cache", "--ignore-noqa", "--select", rules]
+        command += ["--output-format", "json", "--stdin-filename", "changed.py", "-"]
+        done = self._run(command, data)
+        if done.returncode not in {0, 1}:
+            raise Unavailable("ruff failed")
+        try:
+            reported = json.loads(done.stdout or b"[]")
+            return [
+                Finding(
+                    str(item.get("code") or "E999"), name, int(item["location"]["row"]), str(item["message"])
+                )
+                for item in reported
+            ]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise Unavailable("ruff answered something else than its JSON") from exc
+
+    def _run(self, command: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
+        try:
+            self._folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            return subprocess.run(
+                command, input=data, capture_output=True, timeout=TIMEOUT, cwd=self._folder, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise Unavailable("ruff cannot run") from exc

@@ -95,12 +95,14 @@ def missing(descriptor: Descriptor, *, registry: bool) -> list[str]:
 def _tokens(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     tokens: list[tuple[int, str]] = []
     problems: list[tuple[int, str]] = []
-    position = 0
+    position, line, counted = 0, 1, 0
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None or match.end() == position:
             break
-        line = text.count("\n", 0, match.start(match.lastindex or 0)) + 1
+        start = match.start(match.lastindex or 0)
+        line += text.count("\n", counted, start)  # counted once per character: linear in the text
+        counted = start
         _, quoted, stray, mark, word = match.groups()  # the first group is a comment
         if stray:
             problems.append((line, "a string is not closed on its line"))

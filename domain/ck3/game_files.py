@@ -32,8 +32,9 @@ def game_path(root: str, parts: tuple[str, ...]) -> tuple[str, ...] | None:
 
 def descriptor_problems(root: str, parts: tuple[str, ...], data: bytes) -> list[str] | None:
     """What is wrong with `data` as the descriptor at this place (None: the place holds no descriptor)."""
-    registry = root == R.ROOT_USER_DOCS.value and len(parts) == 2 and parts[0] == "mod"  # noqa: PLR2004
-    if not (registry and parts[1].endswith(".mod")) and game_path(root, parts) != ("descriptor.mod",):
+    folded = tuple(part.casefold() for part in parts)
+    registry = root == R.ROOT_USER_DOCS.value and len(folded) == 2 and folded[0] == "mod"  # noqa: PLR2004
+    if not (registry and folded[1].endswith(".mod")) and game_path(root, folded) != ("descriptor.mod",):
         return None
     try:
         text = data.decode("utf-8")
@@ -50,6 +51,7 @@ def adjusted(
     """`data` as the game needs it at game-relative `path` (given what the file held, if it existed),
     and the names of the adjustments made."""
     notes: list[str] = []
+    path = tuple(part.casefold() for part in path)  # the game reads its folders in any case
     if existing is not None:
         if existing.startswith(BOM) and not data.startswith(BOM):
             data, notes = BOM + data, [*notes, "bom-kept"]

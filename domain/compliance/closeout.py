@@ -4,7 +4,9 @@ every new symbol has an NST, and lint findings in changed files are none or with
 The result says what was found either way, so the evidence of a close (or of a refused one) records it.
 """
 
+import hashlib
 import json
+from collections import Counter
 
 from attrs import frozen
 
@@ -60,16 +62,32 @@ class Assessment:
         }
 
 
-def record_ruleset(services: Services, contract_id: str, inherited_from: str | None) -> None:
-    """Record the ruleset hash a contract is judged by: its predecessor's when renewing, else the current."""
+def ruleset_record(services: Services, inherited_from: str | None) -> str:
+    """The record of the ruleset a contract is judged by: its predecessor's when renewing, else the
+    current one. Raises PortError (the linter cannot say what it runs)."""
     inherited = services.evidence.document("ruleset", inherited_from) if inherited_from else None
     if inherited is not None:
-        services.evidence.put("ruleset", contract_id, inherited)
-        return
+        return inherited
     rules = ruleset.current(services.linter)
-    services.evidence.put(
-        "ruleset", contract_id, json.dumps({"hash": ruleset.digest(rules), "ruleset": rules})
-    )
+    return json.dumps({"hash": ruleset.digest(rules), "ruleset": rules})
+
+
+def agent_work(
+    session: Session, services: Services, root: str, changes: list[dict[str, object]]
+) -> list[dict[str, object]]:
+    """The changes less the LXE files this server wrote, unchanged since (their digest is on record in
+    the state store, which outlives a restart): those are the record of a human's approval, not an
+    agent's work, in a close as in a later open's carry-over."""
+    try:
+        stored = services.tokens.read_all(root)
+    except PortError:
+        return changes
+    ours = {
+        session.world.address_of(root, (*tokens.TOKEN_FOLDER, name)).casefold()
+        for name, document in stored
+        if services.evidence.document("lxe-file", f"{root}/{name}") == hashlib.sha256(document).hexdigest()
+    }
+    return [change for change in changes if str(change["address"]).casefold() not in ours]
 
 
 def nsts_of(services: Services, contract_id: str) -> list[tokens.Nst]:
@@ -97,7 +115,9 @@ def assess(
     recorded = services.evidence.document("ruleset", record.contract_id)
     found_symbols: list[FileSymbols] = []
     findings: list[Finding] = []
+    before_findings: list[Finding] = []
     python: list[tuple[str, bytes]] = []
+    python_before: list[tuple[str, bytes]] = []
     for change in changes:
         if change["kind"] == "delete":
             continue
@@ -109,10 +129,14 @@ def assess(
         text = _text(now)
         if kind is not None and text is not None and known:
             found_symbols.append(symbols.added(str(change["address"]), kind, _text(before), text))
-        findings += ck3_checks.checks(str(change["address"]), parts, now)
-        if parts[-1].endswith(".py"):
-            python.append((str(change["address"]), now))
+        address = str(change["address"])
+        findings += ck3_checks.checks(address, parts, now)
+        before_findings += ck3_checks.checks(address, parts, before) if before is not None else []
+        if parts[-1].casefold().endswith(".py"):
+            python.append((address, now))
+            python_before += [(address, before)] if before is not None else []
     findings += services.linter.lint(python) if python else []
+    before_findings += services.linter.lint(python_before) if python_before else []
     ids = lineage(services, record)
     nsts = [nst for contract_id in ids for nst in nsts_of(services, contract_id)]
     lxes = live_lxes(services, record, set(ids))
@@ -122,7 +146,7 @@ def assess(
         found_symbols,
         _uncovered(found_symbols, nsts),
         findings,
-        _over(findings, tokens.allowance(lxes)),
+        _over(findings, before_findings, tokens.allowance(lxes)),
         nsts,
         [lxe.lxe_id for lxe in lxes],
     )
@@ -173,11 +197,13 @@ def _uncovered(found: list[FileSymbols], nsts: list[tokens.Nst]) -> list[dict[st
     ]
 
 
-def _over(findings: list[Finding], allowed: dict[tuple[str, str], int]) -> list[dict[str, object]]:
-    counted: dict[tuple[str, str], int] = {}
-    for finding in findings:
-        key = (finding.rule, finding.path)
-        counted[key] = counted.get(key, 0) + 1
+def _over(
+    findings: list[Finding], before: list[Finding], allowed: dict[tuple[str, str], int]
+) -> list[dict[str, object]]:
+    """Per (rule, path): the findings the work added (now, less those the baseline had), where more than
+    live LXEs excuse."""
+    counted = Counter((f.rule, f.path) for f in findings)
+    counted.subtract(Counter((f.rule, f.path) for f in before))
     return [
         {"rule": rule, "path": path, "found": count, "excused": allowed.get((rule, path), 0)}
         for (rule, path), count in sorted(counted.items())

@@ -17,7 +17,7 @@ from typing import Final
 
 from attrs import frozen
 
-_LOCALISATION_KEY = re.compile(r'^\s*([A-Za-z0-9_.\-]+):\d*\s+"', re.MULTILINE)
+_LOCALISATION_KEY = re.compile(r'^[ \t]*([A-Za-z0-9_.\-]+):\d*[ \t]+"', re.MULTILINE)
 _SCRIPT_TOKEN = re.compile(r'\s*(?:(#[^\n]*)|("(?:[^"\\\n]|\\.)*")|([={}])|([^\s={}"#]+))')
 MAX_SYMBOLS: Final = 500
 
@@ -38,8 +38,8 @@ class FileSymbols:
 
 def kind_of(parts: tuple[str, ...]) -> str | None:
     """The analyser for a root-relative path, or None when no analyser reads that kind of file."""
-    name = parts[-1] if parts else ""
-    folders = set(parts[:-1])
+    name = parts[-1].casefold() if parts else ""
+    folders = {part.casefold() for part in parts[:-1]}
     if name.endswith(".py"):
         return "python"
     if name.endswith(".txt") and "events" in folders:
@@ -66,18 +66,28 @@ def added(address: str, kind: str, before: str | None, after: str) -> FileSymbol
 
 
 def python_symbols(text: str) -> set[str]:
+    """Module-level names: functions, classes and assigned names, also inside top-level `if`, `try`,
+    `with` and loop blocks, and every name of a tuple or list target."""
     try:
-        module = ast.parse(text)
-    except (SyntaxError, ValueError) as exc:
-        raise Unparsable(f"line {getattr(exc, 'lineno', '?')}: {getattr(exc, 'msg', exc)}") from exc
+        module = ast.parse(text.removeprefix("\ufeff"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise Unparsable(
+            f"line {getattr(exc, 'lineno', '?')}: {getattr(exc, 'msg', type(exc).__name__)}"
+        ) from exc
     found: set[str] = set()
-    for node in module.body:
+    pending = list(module.body)
+    while pending:
+        node = pending.pop()
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
-        elif isinstance(node, ast.Assign):
-            found |= {target.id for target in node.targets if isinstance(target, ast.Name)}
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            found.add(node.target.id)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found |= {
+                name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)
+            }
+        elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
+            pending += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            pending += [stmt for handler in getattr(node, "handlers", []) for stmt in handler.body]
     return found
 
 

@@ -88,7 +88,7 @@ def lxe_from(document: bytes, signer: Signer) -> Lxe | None:
             str(raw["expires_at"]),
         )
         signature = str(raw["signature"])
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, OverflowError, RecursionError):
         return None
     return lxe if signer.verify(lxe_payload(lxe), signature) else None
 

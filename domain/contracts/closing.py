@@ -11,8 +11,7 @@ and S answered.
 import json
 from contextlib import suppress
 
-from domain.compliance import closeout, tokens
-from domain.compliance.tokens import TOKEN_FOLDER
+from domain.compliance import closeout
 from domain.contracts import reconciliation, records
 from domain.contracts.lifecycle import own, summary
 from domain.contracts.records import Status
@@ -33,7 +32,7 @@ def close_contract(session: Session, services: Services, contract_id: str | None
         changes = reconciliation.changes(session.world, services.history, session.home, record)
     except PortError:
         return history_failure(record.root_category)
-    changes = _agent_work(session, services, record, changes)
+    changes = closeout.agent_work(session, services, record.root_category, changes)
     declared = {t.address.casefold(): t.edit_kind for t in record.targets}
     undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
     if undeclared:
@@ -61,24 +60,6 @@ def close_contract(session: Session, services: Services, contract_id: str | None
     return ReplyBuilder().success(
         "CT-GATE-S-002", {"contract_id": record.contract_id, "changes": changes, "artifact": artifact}
     )
-
-
-def _agent_work(
-    session: Session, services: Services, record: ContractRecord, changes: list[dict[str, object]]
-) -> list[dict[str, object]]:
-    """The changes less the LXE files this server wrote (verified by their signature): those are the
-    record of a human's approval, not the agent's work."""
-    try:
-        stored = services.tokens.read_all(record.root_category)
-    except PortError:
-        return changes
-    signer = services.authority.signer
-    ours = {
-        session.world.address_of(record.root_category, (*TOKEN_FOLDER, name)).casefold()
-        for name, document in stored
-        if tokens.lxe_from(document, signer) is not None
-    }
-    return [change for change in changes if str(change["address"]).casefold() not in ours]
 
 
 def _complies(

@@ -56,6 +56,10 @@ def open_contract(
     except PortError:
         return history_failure(root.value)
     declared = {target.record.address.casefold() for target in targets}
+    try:
+        rules = closeout.ruleset_record(services, renewed_from.contract_id if renewed_from else None)
+    except PortError:
+        return ReplyBuilder().error("CT-GATE-E-003", {"contract_id": None})
     # read, escalate and write the counters in one transaction: two sessions opening at once never both
     # count from the same old value
     with services.transactions.atomic():
@@ -74,9 +78,7 @@ def open_contract(
         baseline = renewed_from.baseline_sha if renewed_from else head
         record = _record(session, services, request, targets, (baseline, approved, renewed_from))
         services.contracts.put(record)
-        closeout.record_ruleset(
-            services, record.contract_id, renewed_from.contract_id if renewed_from else None
-        )
+        services.evidence.put("ruleset", record.contract_id, rules)
         if not renewed_from:
             services.ledger.save(root.value, counts)
     session.contract_id = record.contract_id
@@ -135,6 +137,7 @@ def carried_files(
     visible = reconciliation.visible_changes(
         session.world, root.value, services.history.changes_since(root.value, head)
     )
+    visible = closeout.agent_work(session, services, root.value, visible)
     changes = [(str(change["address"]), str(change["kind"])) for change in visible]
     authority = services.authority
     now = authority.clock.now()

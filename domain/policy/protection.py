@@ -3,8 +3,10 @@
 The default entries apply at the top of every root and of every mod folder (`ROOT_STEAM:/<id>/`,
 `ROOT_USER_DOCS:/mod/<name>/`): the policy folder, git's own folder, CI and editor configuration and
 the files agents take instructions from. A `.git` segment is protected at any depth, because a nested
-repository's hooks run code just as the top one's do. The manifest `ROOT_REPO:/policy/protected_files.json`
-adds canonical addresses (a trailing `/` protects a whole folder). Matching is on the case-folded
+repository's hooks run code just as the top one's do; so is a `.gitignore`, because what it ignores
+leaves the view of `close` (a `.gitignore` that ignored new work would hide it from reconciliation).
+The manifest `ROOT_REPO:/policy/protected_files.json` adds canonical addresses (a trailing `/` protects a
+whole folder). Matching is on the case-folded
 identity, so `.GIT/config`, `Policy/` or a Kelvin-sign `K` alias the same entry, and it needs no file on
 disk: a name that does not exist yet is protected too. A manifest that cannot be read as a list of valid
 addresses protects all of ROOT_REPO (fail closed). Case-folding decides only what is protected; what an
@@ -63,7 +65,7 @@ class Protection:
     def covers(self, root: str, parts: tuple[str, ...]) -> bool:
         """Whether the target (root, parts) is protected."""
         folded = tuple(part.casefold() for part in parts)
-        if root in WHOLE_ROOTS or ".git" in folded:
+        if root in WHOLE_ROOTS or ".git" in folded or (folded and folded[-1] == ".gitignore"):
             return True
         if any(_matches("/".join(folded[top:]), DEFAULT_ENTRIES) for top in _tops(root, folded)):
             return True

@@ -212,6 +212,8 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     if isinstance(prepared, Reply):
         return prepared
     data, notes = prepared
+    if len(data) > WRITE_LIMIT:  # the game's line endings made it longer than a write may be
+        return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     if dry_run:
         return _preview(ref, before[0] or "", data, created=created, matched=matched, notes=notes)
     return _store(

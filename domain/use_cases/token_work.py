@@ -6,6 +6,7 @@ a human through the same channels as every approval, bound to exactly its rules,
 reason; once approved the server writes it, signed, to `policy/tokens/` of the contract's root.
 """
 
+import hashlib
 import json
 import re
 from typing import ClassVar, Final
@@ -91,8 +92,9 @@ def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Re
     if isinstance(paths, Reply):
         return paths
     summary = (
-        f"Lint exception for contract {record.contract_id}: rules {', '.join(request.rules)} in "
-        f"{', '.join(paths)}, up to {request.max_violations} violations. Reason: {request.reason}"
+        f"Lint exception for contract {record.contract_id}: up to {request.max_violations} violations of "
+        f"each of the rules {', '.join(request.rules)} in each of {', '.join(paths)}. "
+        f"Reason: {request.reason}"
     )
     if not approvals.fits(summary):
         return _invalid("reason", "the request is too long to show a person whole")
@@ -125,10 +127,11 @@ def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Re
         now.isoformat(),
         (now + tokens.LXE_TTL).isoformat(),
     )
+    document = tokens.lxe_document(lxe, authority.signer)
     try:
-        written = services.tokens.write(
-            record.root_category, lxe.lxe_id, tokens.lxe_document(lxe, authority.signer)
-        )
+        written = services.tokens.write(record.root_category, lxe.lxe_id, document)
+        digest = hashlib.sha256(document).hexdigest()  # so a later close, or open, knows the file as ours
+        services.evidence.put("lxe-file", f"{record.root_category}/{lxe.lxe_id}.json", digest)
     except PortError:
         return ReplyBuilder().error("WA-IO-E-001", {"address": f"{record.root_category}:/policy/tokens"})
     return ReplyBuilder().success(

@@ -256,3 +256,56 @@ async def test_on_the_sample_world_a_new_trait_in_the_local_mod_needs_an_nst(tmp
 
     assert refused["data"]["uncovered"] == [{"name": "zealous", "address": trait}]
     assert closed["code"] == "CT-GATE-S-002"
+
+
+async def test_a_noqa_comment_does_not_silence_a_lint_rule(git_settings: Settings, repo: Path):
+    async with Client(build(git_settings)) as client:
+        await call(client, "ck3_contract", {**OPEN, "targets": [*OPEN["targets"], _added("src/b.py")]})
+        await call(
+            client, "ck3_file", {"command": "write", "path": "src/b.py", "content": "import os  # noqa\n"}
+        )
+        refused = await call(client, "ck3_contract", {"command": "close"})
+
+    assert [row["rule"] for row in refused["data"]["over"]] == ["F401"]
+
+
+async def test_a_finding_the_file_had_at_its_baseline_needs_no_lxe(git_settings: Settings, repo: Path):
+    (repo / "src" / "old.py").write_text("import os\n", encoding="utf-8")
+    porcelain.add(str(repo), paths=[str(repo / "src" / "old.py")])
+    porcelain.commit(str(repo), message=b"old", author=b"T <t@x>", committer=b"T <t@x>")
+    modified = {"address": "ROOT_REPO:/src/old.py", "edit_kind": "modify"}
+    async with Client(build(git_settings)) as client:
+        await call(client, "ck3_contract", {**OPEN, "targets": [modified]})
+        await call(
+            client, "ck3_file", {"command": "write", "path": "src/old.py", "content": "import os\n# kept\n"}
+        )
+        closed = await call(client, "ck3_contract", {"command": "close"})
+
+    assert closed["code"] == "CT-GATE-S-002"
+
+
+async def test_the_servers_own_lxe_file_is_not_carried_over_into_the_next_contract(
+    git_settings: Settings, repo: Path
+):
+    core = build_core(git_settings)
+    async with Client(build(git_settings, core=core)) as client:
+        await call(client, "ck3_contract", {**OPEN, "targets": [*OPEN["targets"], _added("src/b.py")]})
+        await call(client, "ck3_file", LINTED)
+        asked = await call(client, "ck3_token", LXE)
+        core.decide_approval(asked["data"]["approval_id"], approve=True)
+        await call(client, "ck3_token", LXE)
+        await call(client, "ck3_contract", {"command": "close"})
+        reopened = await call(client, "ck3_contract", {**OPEN, "targets": [_added("src/c.py")]})
+
+    carried = reopened["data"]["carry_over"] or {}
+    assert "policy/tokens" not in json.dumps(carried)
+
+
+def test_close_runs_ruff_by_its_absolute_path_never_as_a_module_of_the_working_folder(tmp_path: Path):
+    from adapters.ruff_linter import RuffLinter
+
+    linter = RuffLinter(tmp_path / "lint-ruleset.json")
+
+    assert linter.ruleset()["tool"] == "ruff"
+    assert linter._find().is_absolute()
+    assert linter._find().name.startswith("ruff")

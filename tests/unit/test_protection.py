@@ -35,7 +35,7 @@ def test_defaults_protect_the_manifest_git_and_agent_config_in_any_case(parts):
 
 @pytest.mark.parametrize(
     "parts",
-    [("src", "server.py"), ("policyx", "a"), (".gitignore",), ("docs", "git"), ("docs", "agents.md.bak")],
+    [("src", "server.py"), ("policyx", "a"), (".gitignore.bak",), ("docs", "git"), ("docs", "agents.md.bak")],
 )
 def test_other_repo_files_are_not_protected_by_default(parts):
     assert not DEFAULTS.covers("ROOT_REPO", parts)
@@ -117,3 +117,12 @@ def test_the_world_adapter_marks_protected_targets_from_the_manifest_on_disk():
     assert ref is not None
 
     assert world.target(ref).protected is True
+
+
+def test_a_gitignore_at_any_depth_is_protected_since_it_decides_what_close_sees():
+    from domain.policy.protection import Protection
+
+    protection = Protection.from_manifest(None)
+
+    assert protection.covers("ROOT_REPO", ("src", "deep", ".gitignore"))
+    assert protection.covers("ROOT_STEAM", ("2217000001", ".GitIgnore"))
