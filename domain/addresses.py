@@ -97,16 +97,27 @@ def _segment(text: str, number: int) -> Reply | None:  # noqa: PLR0911 - one ret
     return None
 
 
+_PLAIN: Final = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,254}")
+"""Names that need no further look but the device-name one: ASCII letters, digits, `_`, `-` and dots
+inside (a last dot is refused below)."""
+
+
 def addressable_name(name: str) -> bool:
     """Whether a file or folder name found on disk could be a segment of an address: what a listing, tree
     or search may show (a name no address can spell is never named to an agent, nor read for one)."""
+    if _PLAIN.fullmatch(name) and name[-1] != ".":  # most names: one match
+        return name[0] not in "cCpPaAnNlL" or not _DEVICE.fullmatch(name.split(".", maxsplit=1)[0])
     if not name or name in {".", ".."} or ":" in name or "\\" in name or name[-1] in ". ":
         return False
-    if "~" in name and _SHORT_NAME.search(name):
-        return False
     stem = name.split(".", maxsplit=1)[0].rstrip(" ")
-    if len(stem) <= 6 and _DEVICE.fullmatch(stem):  # noqa: PLR2004 - the longest device name, CONOUT$
+    device = len(stem) <= 7 and _DEVICE.fullmatch(stem) is not None  # noqa: PLR2004 - CONOUT$ is longest
+    if device or ("~" in name and _SHORT_NAME.search(name)):
         return False
+    return _text_fits(name)
+
+
+def _text_fits(name: str) -> bool:
+    """Whether a name is characters an address may hold, in NFC, short enough for a segment."""
     if not (name.isascii() and name.isprintable()):
         if any(unicodedata.category(char) in _REFUSED_CATEGORIES or char in _LOOKALIKES for char in name):
             return False

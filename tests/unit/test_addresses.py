@@ -219,3 +219,26 @@ def test_every_refusal_names_its_rule_and_the_valid_forms():
 
     assert reply.data["rule"] == "dot-segment"
     assert "ROOT_X:/rel/path" in str(reply.data["expected"])
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("00_traits.txt", True),
+        (".env", True),
+        ("CON", False),
+        ("conout$", False),
+        ("lpt9.log", False),
+        ("key.pem.", False),
+        ("id.key ", False),
+        ("x~1", False),
+        ("a\\b", False),
+        ("bad\udcff.txt", False),
+        ("e\u0301", False),
+        ("é", True),
+    ],
+)
+def test_a_name_on_disk_is_shown_only_when_an_address_can_spell_it(name, shown):
+    from domain.addresses import addressable_name
+
+    assert addressable_name(name) is shown
