@@ -133,11 +133,7 @@ LXE = {
 async def test_an_lxe_a_human_approved_excuses_the_finding(git_settings: Settings, repo: Path):
     core = build_core(git_settings)
     async with Client(build(git_settings, core=core)) as client:
-        await call(client, "ck3_contract", {**OPEN, "targets": [*OPEN["targets"], _added("src/b.py")]})
-        await call(client, "ck3_file", LINTED)
-        asked = await call(client, "ck3_token", LXE)
-        core.decide_approval(asked["data"]["approval_id"], approve=True)
-        granted = await call(client, "ck3_token", LXE)
+        asked, granted = await linted_then_excused(client, core)
         closed = await call(client, "ck3_contract", {"command": "close"})
 
     assert asked["code"] == "CT-GATE-I-005"
@@ -175,11 +171,7 @@ async def test_an_lxe_no_longer_counts_eight_hours_after_its_approval(git_settin
 async def test_an_lxe_file_edited_by_hand_is_undeclared_work_not_a_token(git_settings: Settings, repo: Path):
     core = build_core(git_settings)
     async with Client(build(git_settings, core=core)) as client:
-        await call(client, "ck3_contract", {**OPEN, "targets": [*OPEN["targets"], _added("src/b.py")]})
-        await call(client, "ck3_file", LINTED)
-        asked = await call(client, "ck3_token", LXE)
-        core.decide_approval(asked["data"]["approval_id"], approve=True)
-        granted = await call(client, "ck3_token", LXE)
+        _, granted = await linted_then_excused(client, core)
         token = repo / "policy" / "tokens" / f"{granted['data']['lxe_id']}.json"
         edited = json.loads(token.read_text(encoding="utf-8"))
         token.write_text(json.dumps({**edited, "max_violations": 99}), encoding="utf-8")
@@ -225,6 +217,16 @@ async def test_over_stdio_a_python_function_and_a_ck3_trait_need_nsts_then_close
 
     assert {s["name"] for s in refused["data"]["uncovered"]} == {"greet", "craven"}
     assert closed["code"] == "CT-GATE-S-002"
+
+
+async def linted_then_excused(client: Client, core: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Open a contract adding src/b.py, write it with a lint finding, propose the LXE that excuses it and
+    have a human approve it: the asking reply and the granting one."""
+    await call(client, "ck3_contract", {**OPEN, "targets": [*OPEN["targets"], _added("src/b.py")]})
+    await call(client, "ck3_file", LINTED)
+    asked = await call(client, "ck3_token", LXE)
+    core.decide_approval(asked["data"]["approval_id"], approve=True)
+    return asked, await call(client, "ck3_token", LXE)
 
 
 def _added(path: str) -> dict[str, str]:
@@ -289,11 +291,7 @@ async def test_the_servers_own_lxe_file_is_not_carried_over_into_the_next_contra
 ):
     core = build_core(git_settings)
     async with Client(build(git_settings, core=core)) as client:
-        await call(client, "ck3_contract", {**OPEN, "targets": [*OPEN["targets"], _added("src/b.py")]})
-        await call(client, "ck3_file", LINTED)
-        asked = await call(client, "ck3_token", LXE)
-        core.decide_approval(asked["data"]["approval_id"], approve=True)
-        await call(client, "ck3_token", LXE)
+        await linted_then_excused(client, core)
         await call(client, "ck3_contract", {"command": "close"})
         reopened = await call(client, "ck3_contract", {**OPEN, "targets": [_added("src/c.py")]})
 
