@@ -62,4 +62,16 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
     if not read_only:
         add_mutation_tools(server, dispatcher, loop)
         add_token_tool(server, loop)
+    _serve_only_tools(server)
     return server
+
+
+_UNSERVED = ("prompts/", "resources/")
+
+
+def _serve_only_tools(server: FastMCP) -> None:
+    """Leave out the prompt and resource methods FastMCP registers on its own: ck3raven has none, so it
+    neither advertises those capabilities nor answers them (a client is told the method does not exist)."""
+    handlers = server._mcp_server._request_handlers  # noqa: SLF001 - capabilities follow the handlers
+    for method in [name for name in handlers if name.startswith(_UNSERVED)]:
+        del handlers[method]

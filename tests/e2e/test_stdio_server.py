@@ -109,3 +109,11 @@ def test_every_request_read_before_end_of_input_is_answered(config: Path):
     answers, _ = piped(config)
 
     assert sorted(answer["id"] for answer in answers if "id" in answer) == [1, 2, 3]
+
+
+def test_the_server_advertises_tools_and_no_prompts_or_resources_it_does_not_serve(config: Path):
+    answers, _ = piped(config)
+
+    capabilities = next(answer for answer in answers if answer.get("id") == 1)["result"]["capabilities"]
+    assert "tools" in capabilities
+    assert not {"prompts", "resources"} & capabilities.keys()
