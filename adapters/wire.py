@@ -31,13 +31,15 @@ ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
             "properties": {
                 "trace_id": {"type": "string"},
                 "duration_ms": {"type": "number"},
-                "tool": {"type": ["string", "null"]},
+                "tool": {"anyOf": [{"type": "string"}, {"type": "null"}]},
             },
             "required": ["trace_id", "duration_ms", "tool"],
         },
         "error": {
-            "type": ["object", "null"],
-            "properties": {"trace_id": {"type": "string"}},
+            "anyOf": [
+                {"type": "object", "properties": {"trace_id": {"type": "string"}}, "required": ["trace_id"]},
+                {"type": "null"},
+            ]
         },
     },
     "required": ["status", "reply_type", "code", "message", "data", "meta", "error"],

@@ -211,3 +211,11 @@ async def test_a_delete_with_content_changes_nothing_on_disk(repo_settings: Sett
     )
 
     assert target.read_text(encoding="utf-8") == "before"
+
+
+def test_no_schema_a_tool_declares_uses_a_list_of_types_for_a_nullable_value(repo_settings: Settings):
+    import json
+
+    from adapters.wire import ENVELOPE_SCHEMA
+
+    assert '"type": [' not in json.dumps(ENVELOPE_SCHEMA)
