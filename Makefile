@@ -4,9 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers install clean
+.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers install clean clients
 
 RUN_DIR := .run
+CLIENTS       := tests/clients
+CLIENTS_STAMP := $(CLIENTS)/node_modules/.installed
 
 run: $(STAMP)  ## serve a scratch copy of the sample world over stdio (stdout is the MCP protocol: nothing else may print there)
 	@test -f $(RUN_DIR)/config.toml || $(BIN)/ck3raven init --sample $(RUN_DIR) 1>&2
@@ -15,8 +17,14 @@ run: $(STAMP)  ## serve a scratch copy of the sample world over stdio (stdout is
 run-reset:  ## start the scratch world of `make run` over
 	rm -rf $(RUN_DIR)
 
-test: $(STAMP)  ## the whole test suite
+test: $(STAMP) $(CLIENTS_STAMP)  ## the whole test suite (with the real MCP clients it drives)
 	$(BIN)/pytest -q
+
+clients: $(CLIENTS_STAMP)  ## the real MCP clients the e2e tests drive (pinned by tests/clients/package-lock.json)
+
+$(CLIENTS_STAMP): $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
+	npm ci --prefix $(CLIENTS) --no-audit --no-fund --loglevel=error 1>&2
+	@touch $@
 
 check: lint typecheck arch archlint test  ## everything CI checks
 	$(BIN)/python .ci/conformance.py --check
@@ -64,4 +72,4 @@ bench-peers: $(STAMP)  ## the MCP reference filesystem server (npm) on the same 
 	$(BIN)/python bench/peers.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache $(CLIENTS)/node_modules
