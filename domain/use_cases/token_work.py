@@ -129,9 +129,11 @@ def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Re
     )
     document = tokens.lxe_document(lxe, authority.signer)
     try:
-        written = services.tokens.write(record.root_category, lxe.lxe_id, document)
-        digest = hashlib.sha256(document).hexdigest()  # so a later close, or open, knows the file as ours
+        # the digest first, so a later close, or open, knows the file as ours: a write that then fails
+        # leaves only a record of a file that is not there, never a token close would count as agent work
+        digest = hashlib.sha256(document).hexdigest()
         services.evidence.put("lxe-file", f"{record.root_category}/{lxe.lxe_id}.json", digest)
+        written = services.tokens.write(record.root_category, lxe.lxe_id, document)
     except PortError:
         return ReplyBuilder().error("WA-IO-E-001", {"address": f"{record.root_category}:/policy/tokens"})
     return ReplyBuilder().success(
