@@ -1,6 +1,7 @@
-"""`ck3_git` handlers: status, diff and log read the history of the repository holding a visible address
-(a root, or a mod folder that is its own repository); add and commit are governed WRITEs (each file they
-touch goes through enforcement, so they need a contract), and a commit's message is recorded as evidence.
+"""`ck3_git` handlers (status, diff and log read the history of the repository holding a visible address:
+a root, or a mod folder that is its own repository) and `ck3_commit` handlers (add and commit are governed
+WRITEs: each file they touch goes through enforcement, so they need a contract; a commit's message is
+recorded as evidence).
 
 The file rules hold on this route too: `add` stages the bytes it read through the file's ref, so a link,
 a special file, a file with several links or an invisible one is refused exactly as `ck3_file` refuses
