@@ -129,9 +129,8 @@ class LocalFiles(Files):
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:
-        with self._dir(location) as fd:  # folders only: anything else is refused before it is yielded
-            for parts, _ in _walk_all(fd, (), depth, lambda parts, kind: kind == "dir" and keep(parts)):
-                yield parts
+        with self._dir(location) as fd:
+            yield from _walk(fd, (), depth, keep)
 
     def sweep(self, older_than: float = 60.0) -> int:
         """Remove the temporary files of writes that never finished (a crash, a kill), in every root; only
@@ -351,6 +350,31 @@ def _entry(item: os.DirEntry[str]) -> Entry | None:
         return None
     kind = _kind_of(info)
     return Entry(item.name, kind, info.st_size if kind == "file" else 0)
+
+
+def _walk(
+    fd: int, here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...]], bool]
+) -> Iterator[tuple[str, ...]]:
+    if depth <= 0:
+        return
+    try:
+        with os.scandir(fd) as it:
+            names = sorted(item.name for item in it if item.is_dir(follow_symlinks=False))
+    except OSError as exc:
+        raise Unavailable("a folder cannot be listed") from exc
+    for name in names:
+        parts = (*here, name)
+        if not keep(parts):
+            continue
+        try:
+            child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except OSError:  # swapped for a link or removed since readdir: skipped, never followed
+            continue
+        try:
+            yield parts
+            yield from _walk(child, parts, depth - 1, keep)
+        finally:
+            os.close(child)
 
 
 def _walk_all(

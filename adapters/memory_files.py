@@ -118,9 +118,7 @@ class MemoryFiles(Files):
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:
-        folder = self._folder(location)  # folders only: anything else is refused before it is yielded
-        for parts, _ in _walk_all(folder, (), depth, lambda parts, kind: kind == "dir" and keep(parts)):
-            yield parts
+        yield from _walk(self._folder(location), (), depth, keep)
 
     def _folder(self, location: Location) -> dict[str, object]:
         if location.root not in self._roots:
@@ -151,6 +149,19 @@ def _kind_of(node: object) -> Kind:
 
 def _size(node: object) -> int:
     return len(node) if isinstance(node, bytes) else 0
+
+
+def _walk(
+    folder: dict[str, object], here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...]], bool]
+) -> Iterator[tuple[str, ...]]:
+    if depth <= 0:
+        return
+    for name in sorted(folder):
+        child = folder[name]
+        parts = (*here, name)
+        if isinstance(child, dict) and keep(parts):
+            yield parts
+            yield from _walk(child, parts, depth - 1, keep)
 
 
 def _walk_all(
