@@ -30,6 +30,7 @@ from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Stag
 _REGULAR = 0o100644
 _TREES_KEPT = 8
 IGNORES_FRESH = 2.0
+_ANSWERS_KEPT = 1024
 """Seconds a repository's parsed ignore rules are used before they are read again."""
 
 
@@ -71,6 +72,7 @@ class DulwichHistory(History):
         self._indexes: dict[Path, tuple[tuple[int, int, int], Index]] = {}
         self._trees: OrderedDict[bytes, dict[bytes, bytes]] = OrderedDict()
         self._ignores: dict[Path, tuple[float, SafeIgnores]] = {}
+        self._ignores_of: dict[tuple[str, tuple[str, ...]], tuple[float, Ignores | None]] = {}
 
     def repository(self, root: str, folder: tuple[str, ...] = ()) -> tuple[str, ...] | None:
         place = self._find(root, folder)
@@ -89,6 +91,17 @@ class DulwichHistory(History):
             raise Unavailable("the repository cannot be read") from exc
 
     def ignores(self, root: str, folder: tuple[str, ...] = ()) -> Ignores | None:
+        now = time.monotonic()
+        kept = self._ignores_of.get((root, folder))
+        if kept is not None and now - kept[0] < IGNORES_FRESH:  # a listing's repeated question, answered once
+            return kept[1]
+        found = self._ignores_now(root, folder)
+        if len(self._ignores_of) >= _ANSWERS_KEPT:
+            self._ignores_of.clear()
+        self._ignores_of[(root, folder)] = (now, found)
+        return found
+
+    def _ignores_now(self, root: str, folder: tuple[str, ...]) -> Ignores | None:
         place = self._find(root, folder)
         if place is None:
             return None
