@@ -43,9 +43,13 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
     summary = f"Stash (save, then revert to HEAD) {len(chosen)} carried-over files: " + ", ".join(
         f.address for f in chosen
     )
-    if head is None or not chosen or refs is None or not approvals.fits(summary):
+    # refused before a human is asked: a file whose content could not be saved first would fail the stash
+    unsaveable = readable(session, [(f.address, f.kind, r) for f, r in zip(chosen, refs or [], strict=False)])
+    if head is None or not chosen or refs is None or unsaveable or not approvals.fits(summary):
         # a person must see all of what they approve: a list too long to show is refused, never cut
         problem = "too many files to show a person at once" if chosen and refs else "no carry-over to stash"
+        if unsaveable:
+            problem = f"{unsaveable} cannot be saved before it is restored (too large, or not a regular file)"
         return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": cluster, "problem": problem})
     payload = json.dumps([root, cluster, sorted((f.address, f.kind) for f in chosen)]).encode()
     state, record = approvals.settle(
