@@ -16,8 +16,8 @@ from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.mcp_dispatch import Dispatcher, HumanLoop
+from adapters.output_schemas import output_schema
 from adapters.reply_middleware import ReplyResult
-from adapters.wire import ENVELOPE_SCHEMA
 
 Address = Annotated[
     str | None, Field(description="ROOT_X:/rel/path, mod:<Name>:/rel/path or a relative path")
@@ -79,7 +79,7 @@ class DeclaredTarget(BaseModel):
 
 
 def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
+    @server.tool(output_schema=output_schema("ck3_dir"), annotations=READS)
     def ck3_dir(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         command: Literal["pwd", "list", "tree"] = "pwd",
@@ -108,7 +108,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         args |= {"limit": limit, "include_ignored": include_ignored}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_dir", command, args))
 
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
+    @server.tool(output_schema=output_schema("ck3_read"), annotations=READS)
     def ck3_read(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         path: Address,
@@ -124,7 +124,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         args = {"path": path, "offset": offset, "limit": limit, "head": head, "tail": tail}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_read", "read", args))
 
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
+    @server.tool(output_schema=output_schema("ck3_search"), annotations=READS)
     def ck3_search(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         command: Literal["names", "contents"],
@@ -159,7 +159,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         args |= {"max_hits": max_hits, "max_bytes": max_bytes}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", command, args))
 
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=READS)
+    @server.tool(output_schema=output_schema("ck3_git"), annotations=READS)
     def ck3_git(
         ctx: Context,
         command: Literal["status", "diff", "log"],
@@ -176,7 +176,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
 
 
 def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=SESSION)
+    @server.tool(output_schema=output_schema("ck3_mode"), annotations=SESSION)
     async def ck3_mode(
         ctx: Context,
         command: Literal["status", "init", "cd"] = "status",
@@ -189,7 +189,7 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
         approve; then call `init` again. `cd`: make a root (`path`, e.g. ROOT_GAME) the session home."""
         return await loop.answer(ctx, "ck3_mode", command, {"mode": mode, "path": path})
 
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=SESSION)
+    @server.tool(output_schema=output_schema("ck3_playset"), annotations=SESSION)
     def ck3_playset(
         ctx: Context,
         command: Literal["list", "show", "switch", "which"] = "list",
@@ -207,7 +207,7 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
 
 
 def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=MUTATES)
+    @server.tool(output_schema=output_schema("ck3_file"), annotations=MUTATES)
     def ck3_file(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         command: Literal["write", "edit", "delete"],
@@ -239,7 +239,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         args |= {"expected_sha256": expected_sha256, "create_only": create_only, "dry_run": dry_run}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
 
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=MUTATES)
+    @server.tool(output_schema=output_schema("ck3_commit"), annotations=MUTATES)
     def ck3_commit(
         ctx: Context,
         command: Literal["add", "commit"],
@@ -254,7 +254,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         args = {"root": root, "paths": paths, "message": message}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_commit", command, args))
 
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=MUTATES)
+    @server.tool(output_schema=output_schema("ck3_contract"), annotations=MUTATES)
     async def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over", "revert"],
@@ -292,7 +292,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
 
 
 def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
-    @server.tool(output_schema=ENVELOPE_SCHEMA, annotations=ADDS)
+    @server.tool(output_schema=output_schema("ck3_token"), annotations=ADDS)
     async def ck3_token(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         command: Literal["nst", "lxe", "list"],

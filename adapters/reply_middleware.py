@@ -25,6 +25,7 @@ from mcp.types import CallToolRequestParams, TextContent
 from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
+from adapters.output_schemas import codes_of
 from adapters.wire import envelope_text
 from domain.contracts.carry_over import PERSISTENT
 from domain.leaks import LeakGate, is_address
@@ -62,6 +63,7 @@ class ReplyMiddleware(Middleware):
         self._gate = gate
         self._tool_names = tool_names
         self._audit = audit
+        self._codes = {tool: frozenset(codes_of(tool)) for tool in tool_names}
 
     async def on_call_tool(
         self,
@@ -102,6 +104,9 @@ class ReplyMiddleware(Middleware):
             log.error("reply.withheld", code=reply.code, pointers=self._gate.findings(json.loads(text)))
             reply = ReplyBuilder().error("MCP-SYS-E-003", {"trace_id": trace_id})
             text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
+        if tool is not None and reply.code not in self._codes.get(tool, ()):
+            # the tool's output schema does not name this code: a client that validates will refuse it
+            log.error("reply.code_not_in_output_schema", code=reply.code)
         log.info("tool.replied", code=reply.code, duration_ms=round(_ms(started), 3))
         return reply, _tool_result(text, is_error=reply.terminal)
 

@@ -11,6 +11,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from app.config import ConfigError, Settings, config_path, load
 from domain.replies.registry import REGISTRY
@@ -375,6 +376,7 @@ def render_codes(fmt: str) -> str:
             "area": s.area.value,
             "type": s.reply_type.value,
             "template": s.template,
+            "data": s.data_schema(),
         }
         for s in sorted(REGISTRY.values(), key=lambda spec: spec.code)
     ]
@@ -387,14 +389,36 @@ def render_codes(fmt: str) -> str:
             "Generated from the registry by `ck3raven codes --format markdown`; do not edit by hand.",
             "Agents branch on `reply_type` and `code`; the message is a convenience.",
             "",
-            "| code | layer | area | type | message template |",
-            "|---|---|---|---|---|",
+            "`data` names each field and what it holds; `?` marks a field a reply may leave out. Each tool's",
+            "output schema carries the same declaration, so a client that validates checks it.",
+            "",
+            "| code | layer | area | type | message template | data |",
+            "|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| `{r['code']}` | {r['layer']} | {r['area']} | {r['type']} | {r['template']} |" for r in rows
+            f"| `{r['code']}` | {r['layer']} | {r['area']} | {r['type']} | {r['template']} | "
+            f"{_data_brief(REGISTRY[str(r['code'])].data_schema())} |"
+            for r in rows
         ]
         return "\n".join(lines)
     return "\n".join(f"{r['code']:<16} {r['template']}" for r in rows)
+
+
+def _data_brief(schema: dict[str, Any]) -> str:
+    """A data schema in a few words: `address: string, index?: integer`."""
+    required = set(schema["required"])
+    return ", ".join(
+        f"{name}{'' if name in required else '?'}: {_kind(shape)}"
+        for name, shape in schema["properties"].items()
+    )
+
+
+def _kind(shape: dict[str, Any]) -> str:
+    if "anyOf" in shape:
+        return " or ".join(_kind(option) for option in shape["anyOf"])
+    if shape.get("type") == "array":
+        return f"list of {_kind(shape['items'])}"
+    return str(shape["type"])
 
 
 def _doctor(args: argparse.Namespace) -> int:

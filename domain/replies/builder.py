@@ -13,6 +13,7 @@ from attrs import field, frozen
 from domain.replies.codes import CodeSpec, placeholders
 from domain.replies.frozen import FrozenMap, freeze_map, thaw
 from domain.replies.registry import REGISTRY
+from domain.replies.shapes import fits
 from domain.vocabulary import ReplyType
 
 _MINT: Final = object()
@@ -107,6 +108,12 @@ class ReplyBuilder:
         missing = spec.fields - frozen_data.keys()
         if missing:
             raise ValueError(f"{code} needs data fields {sorted(missing)}")
+        undeclared = frozen_data.keys() - spec.declared
+        if undeclared:
+            raise ValueError(f"{code} declares no data fields {sorted(undeclared)}")
+        misshapen = [name for name, value in frozen_data.items() if not fits(value, spec.shape(name))]
+        if misshapen:
+            raise ValueError(f"{code}: data fields {sorted(misshapen)} are not what the registry declares")
         reply = Reply(kind, code, frozen_data, _mint=_MINT)
         if reply.terminal:
             self._frozen = True

@@ -6,11 +6,12 @@ data field.
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from string import Formatter
 
 from attrs import field, frozen
 
+from domain.replies.shapes import FIELDS, Shape, data_schema
 from domain.vocabulary import LAYER_TYPES, Area, Layer, ReplyType
 
 CODE_PATTERN = re.compile(r"(?P<layer>[A-Z]+)-(?P<area>[A-Z]+)-(?P<type>[SIDE])-(?P<number>\d{3})")
@@ -46,13 +47,35 @@ class CodeSpec:
     fields: frozenset[str] = field(converter=_field_set, factory=frozenset)
     opaque: frozenset[str] = field(converter=_field_set, factory=frozenset, kw_only=True)
     """Fields that carry the user's own file content: the leak gate looks there for root paths only."""
+    optional: frozenset[str] = field(converter=_field_set, factory=frozenset, kw_only=True)
+    """Fields a reply of this code may carry, or leave out; no reply carries a field not declared."""
+    shapes: Mapping[str, Shape] = field(factory=dict, kw_only=True, eq=False)
+    """This code's own shape for a field whose content differs from what `FIELDS` says the name holds."""
 
     def __attrs_post_init__(self) -> None:
         missing = placeholders(self.template) - self.fields
         if missing:
             raise ValueError(f"{self.code}: template refers to undocumented fields {sorted(missing)}")
-        if not self.opaque <= self.fields:
+        if not self.opaque <= self.fields | self.optional:
             raise ValueError(f"{self.code}: opaque fields must be documented fields")
+        if self.optional & self.fields:
+            raise ValueError(f"{self.code}: a field is either always there or optional, not both")
+        unshaped = self.declared - FIELDS.keys() - self.shapes.keys()
+        if unshaped or not self.shapes.keys() <= self.declared:
+            raise ValueError(f"{self.code}: every declared field needs a shape, and only those")
+
+    @property
+    def declared(self) -> frozenset[str]:
+        """Every field a reply of this code may carry."""
+        return self.fields | self.optional
+
+    def shape(self, name: str) -> Shape:
+        """What field `name` holds in this code's data."""
+        return self.shapes.get(name) or FIELDS[name]
+
+    def data_schema(self) -> dict[str, object]:
+        """The JSON Schema of this code's `data`."""
+        return data_schema(self.fields, self.optional, self.shapes)
 
     @property
     def layer(self) -> Layer:

@@ -5,6 +5,9 @@ pins it, so a change to a code is a visible API change.
 """
 
 from domain.replies.codes import CodeSpec, index
+from domain.replies.shapes import CONTRACT, COUNT, FLAG, RECORD, TEXT, TEXTS, items, maybe, record
+
+_REVERTED = record({"address": TEXT, "kind": TEXT, "action": TEXT})
 
 _SPECS: tuple[CodeSpec, ...] = (
     # --- MCP: transport, wrapper, session -------------------------------------------------------------
@@ -51,7 +54,7 @@ _SPECS: tuple[CodeSpec, ...] = (
 _ADDRESS_RULE = {"rule", "expected"}
 _WORLD: tuple[CodeSpec, ...] = (
     # --- WA: resolution, visibility, reading the world -------------------------------------------------
-    CodeSpec("WA-RES-S-001", "Resolved {address}.", {"address", "kind"}),
+    CodeSpec("WA-RES-S-001", "Resolved {address}.", {"address", "kind"}, shapes={"kind": maybe(TEXT)}),
     CodeSpec(
         "WA-RES-I-001",
         "{address} is not addressable in this session: it does not exist or lies outside the visible world.",
@@ -67,6 +70,7 @@ _WORLD: tuple[CodeSpec, ...] = (
         "WA-RES-I-004",
         "The address holds a character that is not allowed ({character}).",
         {*_ADDRESS_RULE, "character"},
+        optional={"index", "segment"},  # where it is: a position in the text, or a segment's number
     ),
     CodeSpec(
         "WA-RES-I-005", "The address is not in Unicode NFC form; send it NFC-normalised.", _ADDRESS_RULE
@@ -81,6 +85,7 @@ _WORLD: tuple[CodeSpec, ...] = (
         "WA-RES-I-008",
         "The address or one of its segments is longer than {limit} bytes.",
         {*_ADDRESS_RULE, "limit"},
+        optional={"segment"},
     ),
     CodeSpec(
         "WA-RES-I-009", "That root is not configured in this session; the roots are: {roots}.", {"roots"}
@@ -88,7 +93,12 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec(
         "WA-RES-I-010", "No mod of the active playset has that name or id; the mods are: {mods}.", {"mods"}
     ),
-    CodeSpec("WA-RES-I-011", "The address is malformed ({rule}); use {expected}.", _ADDRESS_RULE),
+    CodeSpec(
+        "WA-RES-I-011",
+        "The address is malformed ({rule}); use {expected}.",
+        _ADDRESS_RULE,
+        optional={"segment"},
+    ),
     CodeSpec(
         "WA-RES-I-012",
         "{address} is or passes through a symbolic link; links are never followed.",
@@ -227,6 +237,7 @@ _WORLD: tuple[CodeSpec, ...] = (
         "Playset {name} has {count:mod|mods}.",
         {"name", "active", "mods", "count"},
         opaque={"mods"},  # names and descriptors come from files the agent may write
+        shapes={"active": FLAG, "mods": items(RECORD)},
     ),
     CodeSpec(
         "WA-READ-S-009",
@@ -237,6 +248,7 @@ _WORLD: tuple[CodeSpec, ...] = (
         "WA-READ-S-010",
         "{count:file|files} in {path} across vanilla and the playset's mods; data.files names each winner.",
         {"path", "files", "count", "truncated", "note"},
+        shapes={"files": items(record({"name": TEXT, "winner": TEXT, "overridden": FLAG, "sources": TEXTS}))},
     ),
     CodeSpec(
         "WA-CFG-I-001",
@@ -305,7 +317,9 @@ _SCOPE = {
 _CONTRACTS: tuple[CodeSpec, ...] = (
     # --- CT: the contract gates ---------------------------------------------------------------------------
     CodeSpec(
-        "CT-GATE-S-001", "Contract {contract_id} is open on {root_category} until {expires_at}.", _SCOPE
+        "CT-GATE-S-001",
+        "Contract {contract_id} is open on {root_category} until {expires_at}.",
+        {*_SCOPE, "carry_over"},
     ),
     CodeSpec(
         "CT-GATE-S-002",
@@ -317,6 +331,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-S-004",
         "The open contract, if any, is in data.active; the last one closed, in data.last_closed.",
         {"active", "last_closed"},
+        shapes={"active": maybe(CONTRACT)},
     ),
     CodeSpec(
         "CT-GATE-S-005",
@@ -335,11 +350,13 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-S-008",
         "Reverting contract {contract_id} would change {count:file|files} (data.files); nothing was changed.",
         {"contract_id", "files", "count"},
+        shapes={"files": items(_REVERTED)},
     ),
     CodeSpec(
         "CT-GATE-S-009",
         "Reverted {count:file|files} of contract {contract_id}; their content before is saved as {saved_as}.",
         {"contract_id", "files", "count", "saved_as"},
+        shapes={"files": items(_REVERTED)},
     ),
     CodeSpec(
         "CT-GATE-I-001", "The contract request is not valid; data.errors lists each problem.", {"errors"}
@@ -353,19 +370,25 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-I-003",
         "Some targets do not resolve inside the contract's root; see data.targets.",
         {"targets"},
+        shapes={"targets": items(record({"index": COUNT, "problem": TEXT}))},
     ),
     CodeSpec(
         "CT-GATE-I-004",
         "Scope infeasible: this mode permits none of data.targets' declared operations.",
         {"targets"},
+        shapes={"targets": items(record({"address": TEXT, "operation": TEXT}))},
     ),
     CodeSpec(
         "CT-GATE-I-005",
         "This needs a human approval ({approval_id}, {state}); see data.hint.",
         {"approval_id", "state", "targets", "hint"},
+        shapes={"targets": TEXTS},
     ),
     CodeSpec(
-        "CT-GATE-I-006", "That is not a contract this can apply to: {problem}.", {"contract_id", "problem"}
+        "CT-GATE-I-006",
+        "That is not a contract this can apply to: {problem}.",
+        {"contract_id", "problem"},
+        shapes={"contract_id": maybe(TEXT)},
     ),
     CodeSpec(
         "CT-GATE-I-007",
@@ -376,6 +399,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-I-008",
         "Carry-over files have outlived three opens: declare them or stash them; see data.required.",
         {"required", "carry_over"},
+        shapes={"required": TEXTS},
     ),
     CodeSpec(
         "CT-GATE-I-009",
@@ -420,6 +444,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "Restoring stopped partway; the files restored so far were put back, except data.left_changed. "
         "Every file's content before is saved as {saved_as}; report the trace id.",
         {"contract_id", "saved_as", "left_changed"},
+        shapes={"contract_id": maybe(TEXT)},
     ),
     CodeSpec(
         "CT-GATE-E-003",

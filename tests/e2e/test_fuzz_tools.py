@@ -12,6 +12,7 @@ import pytest
 from fastmcp import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from app.bootstrap import build
 from app.config import Settings
@@ -80,7 +81,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Path, di
 
     async def schemas() -> dict[str, Any]:
         async with Client(build(built)) as client:
-            return {tool.name: tool.input_schema for tool in await client.list_tools()}
+            return {tool.name: (tool.input_schema, tool.output_schema) for tool in await client.list_tools()}
 
     return built, base, anyio.run(schemas)
 
@@ -93,9 +94,11 @@ TOOLS += ["ck3_contract", "ck3_token"]
 def test_any_arguments_get_one_registered_envelope_and_a_refusal_changes_nothing(fuzzed, tool):
     built, base, schemas = fuzzed
     server = build(built)
+    inputs, outputs = schemas[tool]
+    shaped = Draft202012Validator(outputs)
 
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(arguments(schemas[tool]))
+    @given(arguments(inputs))
     def check(args: dict[str, Any]) -> None:
         before = on_disk(base)
 
@@ -106,6 +109,7 @@ def test_any_arguments_get_one_registered_envelope_and_a_refusal_changes_nothing
 
         envelope = anyio.run(call)
         assert envelope["code"] in REGISTRY, envelope
+        assert not list(shaped.iter_errors(envelope)), envelope  # its data is what its code declares
         assert envelope["reply_type"] != "E", envelope
         assert str(base) not in json.dumps(envelope), envelope
         if envelope["reply_type"] in {"I", "D"}:
