@@ -4,11 +4,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers install clean clients
+.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers install clean clients fuzzers
 
 RUN_DIR := .run
 CLIENTS       := tests/clients
 CLIENTS_STAMP := $(CLIENTS)/node_modules/.installed
+FUZZERS       := tests/mcpfuzz
+FUZZERS_STAMP := $(FUZZERS)/.venv/.installed
 
 run: $(STAMP)  ## serve a scratch copy of the sample world over stdio (stdout is the MCP protocol: nothing else may print there)
 	@test -f $(RUN_DIR)/config.toml || $(BIN)/ck3raven init --sample $(RUN_DIR) 1>&2
@@ -17,13 +19,20 @@ run: $(STAMP)  ## serve a scratch copy of the sample world over stdio (stdout is
 run-reset:  ## start the scratch world of `make run` over
 	rm -rf $(RUN_DIR)
 
-test: $(STAMP) $(CLIENTS_STAMP)  ## the whole test suite (with the real MCP clients it drives)
+test: $(STAMP) $(CLIENTS_STAMP) $(FUZZERS_STAMP)  ## the whole test suite (with the real MCP clients and the fuzzer it drives)
 	$(BIN)/pytest -q
 
 clients: $(CLIENTS_STAMP)  ## the real MCP clients the e2e tests drive (pinned by tests/clients/package-lock.json)
 
 $(CLIENTS_STAMP): $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
 	npm ci --prefix $(CLIENTS) --no-audit --no-fund --loglevel=error 1>&2
+	@touch $@
+
+fuzzers: $(FUZZERS_STAMP)  ## mcpfuzz in a venv of its own (it needs the mcp 1.x SDK; pinned by tests/mcpfuzz/requirements.txt)
+
+$(FUZZERS_STAMP): $(FUZZERS)/requirements.txt
+	@test -x $(FUZZERS)/.venv/bin/python || $(PYTHON) -m venv $(FUZZERS)/.venv 1>&2
+	@$(FUZZERS)/.venv/bin/python -m pip install -q -r $(FUZZERS)/requirements.txt 1>&2
 	@touch $@
 
 check: lint typecheck arch archlint test  ## everything CI checks

@@ -7,11 +7,18 @@ before it is kept, so `init` never leaves a config that `serve` would refuse (ov
 import json
 import shutil
 from collections.abc import Mapping
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from app.config import ConfigError, load
 
-SAMPLE_WORLD = Path(__file__).resolve().parent.parent / "examples" / "world"
+# An installed wheel carries the sample world inside the `app` package (see setup.py: no top-level name of
+# its own in site-packages); a checkout, editable installs included, has it in examples/world.
+_BUNDLED = "sample_world"
+_CHECKOUT = Path(__file__).resolve().parent.parent / "examples" / "world"
+# What a server run on the world directly leaves in it (git ignores these): never part of a scratch copy.
+_LEFTOVERS = {("ck3raven_data", name) for name in ("logs", "state", "wip", "artifacts")}
 _SAMPLE_ROOTS = {
     "ROOT_REPO": "repo",
     "ROOT_GAME": "game",
@@ -46,12 +53,27 @@ def write_checked(config: Path, text: str) -> None:
     candidate.replace(config)
 
 
+def sample_world() -> Traversable:
+    """The sample world this ck3raven carries: in the installed package, else in the checkout it runs from."""
+    bundled = resources.files("app") / _BUNDLED
+    if bundled.is_dir():
+        return bundled
+    if _CHECKOUT.is_dir():
+        return _CHECKOUT
+    raise ConfigError(
+        f"the sample world is missing: neither {bundled} nor {_CHECKOUT} exists; reinstall ck3raven"
+    )
+
+
 def sample(folder: Path) -> Path:
     """A scratch copy of the sample world in `folder` (copied once), its code repository made a git
     repository, and `folder/config.toml` serving it in ck3lens mode with its own state directory."""
     world = folder / "world"
-    if not world.is_dir():
-        shutil.copytree(SAMPLE_WORLD, world)
+    if not world.is_dir():  # copied whole or not at all: an interrupted copy is started over
+        partial = folder / "world.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        _copy(sample_world(), partial)
+        partial.rename(world)
     for name in _SAMPLE_ROOTS.values():
         (world / name).mkdir(parents=True, exist_ok=True)
     _make_repository(world / "repo")
@@ -62,6 +84,19 @@ def sample(folder: Path) -> Path:
     )
     write_checked(config, text)
     return config
+
+
+def _copy(source: Traversable, target: Path, at: tuple[str, ...] = ()) -> None:
+    """Copy a resource folder, whether on disk or in a zip, into `target`; leftovers are skipped."""
+    target.mkdir(parents=True, exist_ok=True)
+    for child in source.iterdir():
+        where = (*at, child.name)
+        if where[:2] in _LEFTOVERS or child.name == "__pycache__":
+            continue
+        if child.is_dir():
+            _copy(child, target / child.name, where)
+        else:
+            (target / child.name).write_bytes(child.read_bytes())
 
 
 def _make_repository(repo: Path) -> None:
