@@ -5,13 +5,15 @@ reaches its first answer quickly.
 """
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from app.config import ConfigError, Settings, config_path, load
 from domain.replies.registry import REGISTRY
@@ -146,9 +148,23 @@ def _serve(args: argparse.Namespace) -> int:
     # SIGTERM ends the server as Ctrl-C does: through the finally blocks (socket, token, lock cleaned up)
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        return _serve_locked(args, settings, state)
+        status = _serve_locked(args, settings, state)
     finally:
         lock.release()
+    if args.transport == "stdio":
+        _exit_at_once(status)
+    return status
+
+
+def _exit_at_once(status: int) -> NoReturn:
+    """End a stdio server as soon as its own cleanup is done: the interpreter's teardown of a few thousand
+    modules takes seconds on a busy machine, and stdio clients kill a server that has not exited two
+    seconds after they closed its input. Every write is already durable; logs and streams are flushed."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
 
 
 def _terminate(_signum: int, _frame: object) -> None:

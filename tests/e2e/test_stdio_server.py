@@ -66,6 +66,12 @@ async def test_list_over_stdio_serves_the_sample_world_with_mod_addresses(tmp_pa
 def piped(config: Path) -> tuple[list[dict[str, Any]], list[str]]:
     """Run `ck3raven serve` on requests written all at once, then end of input: the answers, and the
     lines of stderr."""
+    answers, lines, _ = piped_to_the_end(config)
+    return answers, lines
+
+
+def piped_to_the_end(config: Path) -> tuple[list[dict[str, Any]], list[str], int]:
+    """As `piped`, and the server's exit status."""
     import json
     import subprocess
 
@@ -86,7 +92,7 @@ def piped(config: Path) -> tuple[list[dict[str, Any]], list[str]]:
         check=False,
     )
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return answers, [line for line in done.stderr.splitlines() if line.strip()]
+    return answers, [line for line in done.stderr.splitlines() if line.strip()], done.returncode
 
 
 INITIALIZE = {
@@ -109,6 +115,16 @@ def test_every_request_read_before_end_of_input_is_answered(config: Path):
     answers, _ = piped(config)
 
     assert sorted(answer["id"] for answer in answers if "id" in answer) == [1, 2, 3]
+
+
+def test_a_server_whose_input_ended_exits_zero_with_its_last_reply_logged_and_its_lock_released(config: Path):
+    answers, _, status = piped_to_the_end(config)
+
+    trace_id = next(a for a in answers if a.get("id") == 3)["result"]["structuredContent"]["meta"]["trace_id"]
+    state = config.parent / "state"
+    assert status == 0
+    assert trace_id in (state / "logs" / "ck3raven.log").read_text(encoding="utf-8")
+    assert piped_to_the_end(config)[2] == 0  # a second server takes the state directory: the lock is free
 
 
 def test_the_server_advertises_tools_and_no_prompts_or_resources_it_does_not_serve(config: Path):
