@@ -26,10 +26,11 @@ from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
 from adapters.output_schemas import codes_of
-from adapters.wire import envelope_text
+from adapters.wire import Envelope, envelope_of, envelope_text
 from domain.contracts.carry_over import PERSISTENT
 from domain.leaks import LeakGate, is_address
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.frozen import to_json
 from ports.audit import AuditEntry, AuditLog
 
 log = structlog.get_logger()
@@ -99,16 +100,18 @@ class ReplyMiddleware(Middleware):
         if isinstance(reply, InputRequiredToolResult):
             log.info("tool.input_required", duration_ms=round(_ms(started), 3))
             return reply  # a question for the client's human, not an answer: no envelope yet
-        text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
+        sent = envelope_of(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
+        text = to_json(sent)
         if self._leaks(reply, text, trace_id):
             log.error("reply.withheld", code=reply.code, pointers=self._gate.findings(json.loads(text)))
             reply = ReplyBuilder().error("MCP-SYS-E-003", {"trace_id": trace_id})
-            text = envelope_text(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
+            sent = envelope_of(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
+            text = to_json(sent)
         if tool is not None and reply.code not in self._codes.get(tool, ()):
             # the tool's output schema does not name this code: a client that validates will refuse it
             log.error("reply.code_not_in_output_schema", code=reply.code)
         log.info("tool.replied", code=reply.code, duration_ms=round(_ms(started), 3))
-        return reply, _tool_result(text, is_error=reply.terminal)
+        return reply, _tool_result(text, sent, is_error=reply.terminal)
 
     def _record(self, reply: Reply, call: tuple[str, float, str | None], facts: dict[str, Any]) -> None:
         if self._audit is None:
@@ -229,9 +232,9 @@ def _ms(started: float) -> float:
     return (perf_counter() - started) * 1000
 
 
-def _tool_result(text: str, *, is_error: bool) -> ToolResult:
+def _tool_result(text: str, envelope: Envelope, *, is_error: bool) -> ToolResult:
+    """The reply as it goes out: the envelope itself as structured content (its frozen data is encoded by
+    the protocol layer, never copied or parsed back), and its JSON text as the text twin."""
     return ToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=json.loads(text),
-        is_error=is_error,
+        content=[TextContent(type="text", text=text)], structured_content=envelope, is_error=is_error
     )

@@ -3,8 +3,8 @@
 {"status", "reply_type", "code", "message", "data", "meta": {"trace_id", "duration_ms", "tool"},
  "error": null | {"trace_id"}}
 
-The envelope is written once, as compact JSON text straight from the reply's frozen data; the structured
-form the client also receives is parsed back from that text, so both views are the same bytes' meaning.
+The envelope is one mapping around the reply's frozen data (nothing copied): it is the structured content
+the client receives, and its compact JSON text, encoded once, is the text twin the protocol asks for.
 """
 
 import json
@@ -46,6 +46,27 @@ ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
+def envelope_of(
+    reply: Reply,
+    *,
+    trace_id: str,
+    duration_ms: float,
+    tool: str | None,
+    data: Mapping[str, object] | None = None,
+) -> Envelope:
+    """The envelope for `reply`, holding its frozen data as is; `error` carries the trace id for Error
+    replies only. `data` stands in for the reply's data (the leak gate uses it to set file content aside)."""
+    return {
+        "status": reply.reply_type.status,
+        "reply_type": reply.reply_type.value,
+        "code": reply.code,
+        "message": reply.message(),
+        "data": reply.data if data is None else data,
+        "meta": {"trace_id": trace_id, "duration_ms": round(duration_ms, 3), "tool": tool},
+        "error": {"trace_id": trace_id} if reply.reply_type is ReplyType.ERROR else None,
+    }
+
+
 def envelope_text(
     reply: Reply,
     *,
@@ -54,22 +75,11 @@ def envelope_text(
     tool: str | None,
     data: Mapping[str, object] | None = None,
 ) -> str:
-    """The envelope for `reply` as compact JSON; `error` carries the trace id for Error replies only.
-    `data` stands in for the reply's data (the leak gate uses it to set file content aside)."""
-    return to_json(
-        {
-            "status": reply.reply_type.status,
-            "reply_type": reply.reply_type.value,
-            "code": reply.code,
-            "message": reply.message(),
-            "data": reply.data if data is None else data,
-            "meta": {"trace_id": trace_id, "duration_ms": round(duration_ms, 3), "tool": tool},
-            "error": {"trace_id": trace_id} if reply.reply_type is ReplyType.ERROR else None,
-        }
-    )
+    """The envelope for `reply` as compact JSON."""
+    return to_json(envelope_of(reply, trace_id=trace_id, duration_ms=duration_ms, tool=tool, data=data))
 
 
 def envelope(reply: Reply, *, trace_id: str, duration_ms: float, tool: str | None) -> Envelope:
-    """The envelope for `reply` as plain data (parsed from its JSON text)."""
+    """The envelope for `reply` as plain, mutable data (parsed from its JSON text)."""
     parsed: Envelope = json.loads(envelope_text(reply, trace_id=trace_id, duration_ms=duration_ms, tool=tool))
     return parsed
