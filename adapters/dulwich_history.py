@@ -1,34 +1,41 @@
 """The History port over dulwich: HEAD and baseline-to-working-tree changes, hashing only candidates.
 
 Git answers `status` in C; to stay within a small factor of it, this adapter does what git does, once:
-the parsed index is kept while `.git/index` is unchanged, each tree is flattened once (trees are
-immutable, so that cache never goes stale), committed changes come from comparing two cached flat
-trees, working-tree changes from one lstat per tracked file against the index's stat data (racy entries
-are hashed), and untracked files from one scandir walk that skips ignored folders. Only the resulting
-candidates are hashed.
+the index is parsed by a `struct` reader (adapters.git_index, dulwich for anything unusual) and kept
+while `.git/index` is unchanged, each commit's tree is flattened once (adapters.git_trees: kept in
+memory, and on disk in the state directory when one is given), committed changes come from comparing
+two flat trees, working-tree changes from one lstat per tracked file against the index's stat data
+(racily clean entries are hashed), and untracked files from one scandir walk that skips ignored
+folders. Only the resulting candidates are hashed. `warm` does the parsing and flattening ahead of the
+first call.
 """
 
 import os
 import stat
+import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
-from contextlib import closing
+from contextlib import closing, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
+import structlog
 from dulwich.errors import NotTreeError
 from dulwich.index import Index, IndexEntry
-from dulwich.object_store import iter_tree_contents, tree_lookup_path
+from dulwich.object_store import tree_lookup_path
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.repo import Repo
 
 from adapters.git_ignores import SafeIgnores
+from adapters.git_index import IndexUnreadable, Staged, read_index
+from adapters.git_trees import Flat, FlatTrees
 from ports.errors import Unavailable
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
+log = structlog.get_logger()
+
 _REGULAR = 0o100644
-_TREES_KEPT = 8
+_SECOND = 1_000_000_000
 IGNORES_FRESH = 2.0
 _ANSWERS_KEPT = 1024
 """Seconds a repository's parsed ignore rules are used before they are read again."""
@@ -64,13 +71,15 @@ class _Place:
 
 
 class DulwichHistory(History):
-    """History of the repositories holding the given roots or folders in them (host paths stay in here)."""
+    """History of the repositories holding the given roots or folders in them (host paths stay in here).
+    With `tree_cache` (a folder of the server's state directory), flattened trees outlive the process."""
 
-    def __init__(self, roots: Mapping[str, Path]) -> None:
+    def __init__(self, roots: Mapping[str, Path], *, tree_cache: Path | None = None) -> None:
         self._bases = {name: Path(path).resolve() for name, path in roots.items()}
         self._places = {name: _place(base) for name, base in self._bases.items()}
-        self._indexes: dict[Path, tuple[tuple[int, int, int], Index]] = {}
-        self._trees: OrderedDict[bytes, dict[bytes, bytes]] = OrderedDict()
+        self._indexes: dict[Path, tuple[tuple[int, int, int, int], Staged]] = {}
+        self._reading = threading.Lock()
+        self._trees = FlatTrees(tree_cache)
         self._ignores: dict[Path, tuple[float, SafeIgnores]] = {}
         self._ignores_of: dict[tuple[str, tuple[str, ...]], tuple[float, Ignores | None]] = {}
 
@@ -136,16 +145,37 @@ class DulwichHistory(History):
         try:
             with closing(repo):
                 found = self._changes(repo, place.top, baseline.encode("ascii"))
-        except (OSError, KeyError) as exc:
+        except (OSError, KeyError, IndexUnreadable) as exc:
             raise Unavailable("the repository cannot be read") from exc
         return place.changes(found)
 
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
         place, repo = self._open(root, folder)
-        with closing(repo):
-            found = self._staged(repo, place.top)
+        try:
+            with closing(repo):
+                found = self._staged(repo, place.top)
+        except (OSError, KeyError, IndexUnreadable) as exc:
+            raise Unavailable("the repository cannot be read") from exc
         inside = place.changes(found)
         return Staging(inside, elsewhere=len(inside) < len(found))
+
+    def warm(self) -> None:
+        """Parse the index and flatten HEAD's tree of every root's repository now, so that the first
+        call finds them ready (a call arriving meanwhile waits for that work rather than repeating it).
+        Never raises: what fails is logged and left for the call that needs it."""
+        tops = {place[0] for place in self._places.values() if place is not None}
+        for top in sorted(tops):
+            try:
+                self._warm(top)
+            except Exception:  # a background chore: a failure is for the log, never for the server
+                log.warning("history.warm_failed", exc_info=True)
+
+    def _warm(self, top: Path) -> None:
+        with closing(Repo(str(top))) as repo:
+            with suppress(KeyError):  # no commit yet: no tree to flatten
+                self._trees.flat(repo, repo.head())
+            if (top / ".git" / "index").is_file():  # none until something is staged
+                self._index(repo, top).folders()
 
     def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
         place, repo = self._open(root, parts[:-1])
@@ -242,12 +272,11 @@ class DulwichHistory(History):
             raise Unavailable("the repository cannot be read") from exc
 
     def _staged(self, repo: Repo, top: Path) -> dict[str, ChangeKind]:
-        head = _tree_of(repo, repo.head())
+        _, flat = self._trees.flat(repo, repo.head())
         index = self._index(repo, top)
-        flat = self._flat(repo, head)
         found: dict[str, ChangeKind] = {}
         for path in _index_vs_tree(index, flat):
-            kind = _kind(flat.get(path), _sha_in(index, path) if path in index else None)
+            kind = _kind(flat.get(path), index.shas.get(index.key(path)))
             if kind is not None:
                 found[path.decode("utf-8", "surrogateescape")] = kind
         return found
@@ -255,101 +284,76 @@ class DulwichHistory(History):
     # ------------------------------------------------------------------ the changes, git's way
 
     def _changes(self, repo: Repo, top: Path, baseline: bytes) -> dict[str, ChangeKind]:
-        base_tree = _tree_of(repo, baseline)
-        head_tree = _tree_of(repo, repo.head())
+        base_tree, base = self._trees.flat(repo, baseline)
+        head_tree, head = self._trees.flat(repo, repo.head())
         index = self._index(repo, top)
         candidates: set[bytes] = set()
-        base, head = self._flat(repo, base_tree), self._flat(repo, head_tree)
         if base_tree != head_tree:  # committed since the baseline: two cached flat trees compared
             candidates.update(path for path, sha in head.items() if base.get(path) != sha)
             candidates.update(path for path in base if path not in head)
         candidates.update(_index_vs_tree(index, head))  # staged
-        candidates.update(_unstaged(index, top))
+        suspects, clean = _unstaged(index, top)
+        candidates.update(suspects)
         candidates.update(_untracked(top, index))
         found: dict[str, ChangeKind] = {}
         for path in candidates:
-            kind = _kind(base.get(path), _working_sha(top, path))
+            # A file whose stat data still proves it holds what the index holds is not read again.
+            now = index.shas[path] if path in clean else _working_sha(top, path)
+            kind = _kind(base.get(path), now)
             if kind is not None:
                 found[path.decode("utf-8", "surrogateescape")] = kind
         return found
 
-    def _index(self, repo: Repo, top: Path) -> Index:
-        info = (top / ".git" / "index").stat()
-        key = (info.st_mtime_ns, info.st_size, info.st_ino)
-        kept = self._indexes.get(top)
-        if kept is not None and kept[0] == key:
-            return kept[1]
-        index = repo.open_index()
-        self._indexes[top] = (key, index)
-        return index
-
-    def _flat(self, repo: Repo, tree: ObjectID) -> dict[bytes, bytes]:
-        flat = self._trees.get(tree)
-        if flat is None:
-            flat = {
-                e.path: e.sha
-                for e in iter_tree_contents(repo.object_store, ObjectID(tree))
-                if e.path and e.sha
-            }
-            self._trees[tree] = flat
-            if len(self._trees) > _TREES_KEPT:
-                self._trees.popitem(last=False)
-        return flat
+    def _index(self, repo: Repo, top: Path) -> Staged:
+        """The repository's index, parsed again only when `.git/index` is another file or was written."""
+        path = top / ".git" / "index"
+        with self._reading:
+            info = path.stat()
+            key = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
+            kept = self._indexes.get(top)
+            if kept is not None and kept[0] == key:
+                return kept[1]
+            index = read_index(repo, path)
+            self._indexes[top] = (key, index)
+            return index
 
 
-def _tree_of(repo: Repo, commit_id: bytes) -> ObjectID:
-    commit = repo[ObjectID(commit_id)]
-    if not isinstance(commit, Commit):
-        raise KeyError("not a commit")
-    return ObjectID(commit.tree)
-
-
-def _sha_in(index: Index, path: bytes) -> bytes | None:
-    """The staged blob of `path` (a conflicted entry has none)."""
-    entry = index[path]
-    return entry.sha if isinstance(entry, IndexEntry) else None
-
-
-def _index_vs_tree(index: Index, flat: dict[bytes, bytes]) -> set[bytes]:
-    shas = _shas(index)
+def _index_vs_tree(index: Staged, flat: Flat) -> set[bytes]:
+    shas = index.shas
     differ = {path for path, sha in shas.items() if flat.get(path) != sha}
     differ.update(path for path in flat if path not in shas)
     return differ
 
 
-def _shas(index: Index) -> dict[bytes, bytes | None]:
-    return {path: entry.sha if isinstance(entry, IndexEntry) else None for path, entry in index.items()}
+def _unstaged(index: Staged, top: Path) -> tuple[list[bytes], set[bytes]]:
+    """The suspects: tracked files whose stat differs from the index, or that are racily clean, deleted
+    ones and conflicted ones. And the clean: regular files, in the index and on disk, whose stat data
+    match and are not racy, so they hold what the index holds.
 
-
-def _unstaged(index: Index, top: Path) -> list[bytes]:
-    """Tracked files whose stat differs from the index (or that are racily clean), and deleted ones."""
-    try:
-        index_time = (top / ".git" / "index").stat().st_mtime_ns
-    except OSError:
-        index_time = 0
+    Racily clean, as git has it: recorded in the second the index was written, or later. An edit in that
+    second may keep both size and time (a coarse clock, or the edit landing between the stat and the
+    index write), so such an entry's stat data prove nothing and the file is hashed."""
+    written = index.written_ns - index.written_ns % _SECOND
     base = os.fsencode(top) + b"/"
-    suspects = []
-    for path, entry in index.items():
-        if not isinstance(entry, IndexEntry):
-            suspects.append(path)  # conflicted: look at the file itself
-            continue
+    lstat, regular = os.lstat, stat.S_ISREG
+    suspects = [path for path, sha in index.shas.items() if sha is None]  # conflicted: look at the file
+    clean: set[bytes] = set()
+    for path, mode, size, recorded in index.stats:
         try:
-            info = os.lstat(base + path)
+            info = lstat(base + path)
         except OSError:
             suspects.append(path)
             continue
-        mtime = entry.mtime
-        seconds, nanos = mtime if isinstance(mtime, tuple) else (int(mtime), 0)
-        entry_ns = seconds * 1_000_000_000 + nanos
-        if info.st_size != entry.size or info.st_mtime_ns != entry_ns or entry_ns >= index_time:
+        if info.st_size != size or info.st_mtime_ns != recorded or recorded >= written:
             suspects.append(path)
-    return suspects
+        elif regular(mode) and regular(info.st_mode):
+            clean.add(path)
+    return suspects, clean
 
 
-def _untracked(top: Path, index: Index) -> list[bytes]:
+def _untracked(top: Path, index: Staged) -> list[bytes]:
     """Files in no index entry, from one walk that skips .git and ignored folders without tracked files."""
-    tracked = set(index.paths())
-    folders = _folders(tracked)
+    tracked, folders = index.shas, index.folders()
     ignore = SafeIgnores(str(top))
     found: list[bytes] = []
     pending = [b""]
@@ -372,21 +376,6 @@ def _untracked(top: Path, index: Index) -> list[bytes]:
 
 def _nested_repository(path: bytes) -> bool:
     return os.path.lexists(path + b"/.git")
-
-
-def _folders(tracked: set[bytes]) -> set[bytes]:
-    """Every folder that holds a tracked file, at any depth."""
-    folders: set[bytes] = set()
-    for path in tracked:
-        folder = path
-        cut = folder.rfind(b"/")
-        while cut > 0:
-            folder = folder[:cut]
-            if folder in folders:
-                break
-            folders.add(folder)
-            cut = folder.rfind(b"/")
-    return folders
 
 
 def _working_sha(top: Path, path: bytes) -> bytes | None:

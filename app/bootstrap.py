@@ -3,6 +3,7 @@
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -45,6 +46,8 @@ from ports.signer import Signer
 from ports.transactions import Transactions
 
 DEFAULT_APPROVE: Final = "ck3raven approve {id}"
+WARM_AFTER: Final = 1.0
+"""Seconds from start-up to warming the history: past building the server and its first answers."""
 
 
 class StateStores(Transactions, Protocol):
@@ -113,7 +116,9 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         playsets=playsets,
         authority=authority,
         contracts=stores.contracts,
-        history=DulwichHistory({root.value: path for root, path in settings.roots.items()}),
+        history=DulwichHistory(
+            {root.value: path for root, path in settings.roots.items()}, tree_cache=state / "git-trees"
+        ),
         ledger=stores.ledger,
         evidence=stores.evidence,
         leaks=leak_gate(settings, approve_command),
@@ -129,10 +134,28 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
 
 
 def sweep_in_background(core: Core) -> None:
-    """Remove, off the request path, temporary files left by writes a crash or a kill interrupted."""
+    """Remove, off the request path, temporary files left by writes a crash or a kill interrupted; and
+    warm the repositories' history the same way (see warm_in_background)."""
     files = core.services.files
     if isinstance(files, LocalFiles):
         threading.Thread(target=files.sweep, name="ck3raven-sweep", daemon=True).start()
+    warm_in_background(core)
+
+
+def warm_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
+    """Parse each repository's index and flatten its HEAD tree on a daemon thread, `after` seconds from
+    now, so the first contract call runs at the warm cost. The wait keeps that work (Python, so it would
+    share the interpreter) clear of building the server and answering the client's first requests; a
+    call that comes sooner does the work itself, and one that comes meanwhile waits for it rather than
+    repeating it. Failures are only logged."""
+    history = core.services.history
+    if isinstance(history, DulwichHistory):
+
+        def warm() -> None:
+            time.sleep(after)
+            history.warm()
+
+        threading.Thread(target=warm, name="ck3raven-warm", daemon=True).start()
 
 
 def approval_channel(settings: Settings, core: Core) -> ApprovalChannel:

@@ -10,6 +10,7 @@ import hashlib
 import json
 from datetime import datetime, timedelta
 from enum import StrEnum, unique
+from functools import lru_cache
 from typing import Final
 
 from attrs import asdict, evolve
@@ -84,6 +85,7 @@ def as_active(record: ContractRecord) -> ActiveContract:
     )
 
 
+@lru_cache(maxsize=64)  # a pure function of a frozen record: every governed call verifies the same one
 def _identity(record: ContractRecord) -> bytes:
     fields = asdict(record, recurse=True)
     immutable = {name: fields[name] for name in _IMMUTABLE}

@@ -1,13 +1,16 @@
 """The History port over a real git repository made with dulwich, checked against git's own answer."""
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from dulwich import porcelain
+from structlog.testing import capture_logs
 
 from adapters.dulwich_history import DulwichHistory
+from ports.errors import Unavailable
 from ports.history import Change
 
 
@@ -198,8 +201,6 @@ def test_a_folder_in_no_repository_has_no_ignore_rules(tmp_path: Path):
 
 
 def test_a_gitignore_that_is_a_fifo_ignores_nothing_and_never_blocks(repo: Path):
-    import os
-
     os.mkfifo(repo / "src" / ".gitignore")
     rules = DulwichHistory({"ROOT_REPO": repo}).ignores("ROOT_REPO")
 
@@ -240,3 +241,91 @@ def test_a_name_that_is_not_utf8_is_answered_not_raised(repo: Path):
 
     assert rules is not None
     assert rules(("src", "bad\udcff.py"), folder=False) is False
+
+
+def racy_edit(repo: Path, *, recorded: int, written: int) -> None:
+    """Stage src/a.py as it is at time `recorded`, date the index `written`, then change the file's
+    content keeping its size and time: only the racy-git rule can tell that it changed."""
+    target = repo / "src" / "a.py"
+    os.utime(target, ns=(recorded, recorded))
+    porcelain.add(str(repo), paths=[str(target)])
+    os.utime(repo / ".git" / "index", ns=(written, written))
+    target.write_text("b\n", encoding="utf-8")
+    os.utime(target, ns=(recorded, recorded))
+
+
+def test_a_same_size_edit_in_the_tick_the_index_was_written_is_seen(repo: Path):
+    history = DulwichHistory({"ROOT_REPO": repo})
+    head = str(history.head("ROOT_REPO"))
+    racy_edit(repo, recorded=1_700_000_000_123_456_789, written=1_700_000_000_123_456_789)
+
+    assert history.changes_since("ROOT_REPO", head) == [Change(("src", "a.py"), "modify")]
+
+
+def test_a_same_size_edit_in_the_second_the_index_was_written_is_seen(repo: Path):
+    history = DulwichHistory({"ROOT_REPO": repo})
+    head = str(history.head("ROOT_REPO"))
+    racy_edit(repo, recorded=1_700_000_000_100_000_000, written=1_700_000_000_900_000_000)
+
+    assert history.changes_since("ROOT_REPO", head) == [Change(("src", "a.py"), "modify")]
+
+
+def test_a_change_made_after_warming_is_still_seen(repo: Path):
+    history = DulwichHistory({"ROOT_REPO": repo})
+    history.warm()
+    (repo / "src" / "a.py").write_text("changed after warming\n", encoding="utf-8")
+
+    changes = history.changes_since("ROOT_REPO", str(history.head("ROOT_REPO")))
+
+    assert changes == [Change(("src", "a.py"), "modify")]
+
+
+def test_an_index_staged_by_someone_else_after_a_call_is_read_again(repo: Path):
+    history = DulwichHistory({"ROOT_REPO": repo})
+    assert history.staged("ROOT_REPO").changes == []
+    (repo / "README.md").write_text("staged by the operator\n", encoding="utf-8")
+    porcelain.add(str(repo), paths=[str(repo / "README.md")])
+
+    assert history.staged("ROOT_REPO").changes == [Change(("README.md",), "modify")]
+
+
+def test_warming_a_repository_that_cannot_be_read_only_logs(repo: Path):
+    (repo / ".git" / "index").write_bytes(b"DIRC not an index at all")
+    history = DulwichHistory({"ROOT_REPO": repo})
+
+    with capture_logs() as logs:
+        history.warm()
+
+    assert [entry["event"] for entry in logs] == ["history.warm_failed"]
+
+
+def test_warming_a_repository_without_a_commit_logs_nothing(tmp_path: Path):
+    porcelain.init(str(tmp_path / "fresh"))
+    history = DulwichHistory({"ROOT_REPO": tmp_path / "fresh"})
+
+    with capture_logs() as logs:
+        history.warm()
+
+    assert logs == []
+
+
+def test_an_index_that_cannot_be_read_makes_the_changes_unavailable(repo: Path):
+    (repo / ".git" / "index").write_bytes(b"DIRC not an index at all")
+    history = DulwichHistory({"ROOT_REPO": repo})
+
+    with pytest.raises(Unavailable):
+        history.changes_since("ROOT_REPO", str(history.head("ROOT_REPO")))
+
+
+def test_changes_read_with_kept_trees_are_the_changes_read_without(repo: Path, tmp_path: Path):
+    kept = tmp_path / "git-trees"
+    baseline = str(DulwichHistory({"ROOT_REPO": repo}).head("ROOT_REPO"))
+    (repo / "src" / "a.py").write_text("committed\n", encoding="utf-8")
+    commit_all(repo, "second")
+    (repo / "src" / "b.py").unlink()
+    (repo / "src" / "new.py").write_text("untracked\n", encoding="utf-8")
+    DulwichHistory({"ROOT_REPO": repo}, tree_cache=kept).warm()
+
+    again = DulwichHistory({"ROOT_REPO": repo}, tree_cache=kept).changes_since("ROOT_REPO", baseline)
+
+    assert again == DulwichHistory({"ROOT_REPO": repo}).changes_since("ROOT_REPO", baseline)
