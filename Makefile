@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers install clean clients fuzzers
+.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash install clean clients fuzzers
 
 RUN_DIR := .run
 CLIENTS       := tests/clients
@@ -67,18 +67,15 @@ docs: $(STAMP)  ## regenerate docs/reply-codes.md from the registry
 	$(BIN)/ck3raven codes --format markdown > docs/reply-codes.md
 	$(BIN)/python .ci/conformance.py --write
 
-bench: $(STAMP)  ## start-up, per-call overhead, ck3_dir and ck3_search against their floors (prints ratios)
-	$(BIN)/python bench/startup.py
-	$(BIN)/python bench/files.py
-	$(BIN)/python bench/run.py
-	$(BIN)/python bench/search.py
-	$(BIN)/python bench/contracts.py
-	$(BIN)/python bench/stored_contracts.py
+bench: $(STAMP)  ## every bench in one table: start-up, calls over stdio against their floors and stock FastMCP, resolve+enforce, contracts vs git (JSON in bench/results/)
+	$(BIN)/python bench/suite.py
+
+bench-peers: $(STAMP)  ## the same start-up and calls with the MCP reference filesystem server (npm) beside them, same run
+	$(BIN)/python bench/suite.py --peers
+
+bench-crash: $(STAMP)  ## kill -9 during state decisions and file writes, then check nothing is torn
 	$(BIN)/python bench/kill_state.py
 	$(BIN)/python bench/kill_writes.py
 
-bench-peers: $(STAMP)  ## the MCP reference filesystem server (npm) on the same world, same run
-	$(BIN)/python bench/peers.py
-
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache $(CLIENTS)/node_modules
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache $(CLIENTS)/node_modules $(FUZZERS)/.venv

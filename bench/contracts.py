@@ -1,25 +1,48 @@
-"""Contract open (baseline + carry-over status) and close (reconciliation) against the git CLI doing the
-same work, on a generated repository: 20,000 files, 200 commits, 100 dirty files. Same run, medians.
+"""Contract open (HEAD + carry-over status) and close (reconciliation since HEAD~100) through the History
+adapter, against the git CLI doing the same work, on a generated repository: 20,000 files, 200 commits,
+100 dirty files (made once under bench/.repo).
+
+Cold: the first call of a fresh process (the adapter built and called once; the interpreter's start and
+imports are not counted), one process per sample, sampled every round; git is a fresh process every time
+anyway. Warm: the same adapter called again in this process. Every round takes git and ours in turn.
+
+    python bench/contracts.py [--rounds 9]
 """
 
 import argparse
+import json
 import random
 import shutil
+import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import median_ms
+from common import CHECKOUT, HERE, prepare_checkout_imports
+from report import Row, Target, table
+from timing import Contender, clocked, interleave
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
+prepare_checkout_imports()
 from adapters.dulwich_history import DulwichHistory  # noqa: E402 - the checkout is put on the path first
 
 REPO = HERE / ".repo"
 GIT = shutil.which("git") or "git"
+
+COLD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from adapters.dulwich_history import DulwichHistory
+repo, step, baseline = sys.argv[2], sys.argv[3], sys.argv[4]
+started = time.perf_counter()
+history = DulwichHistory({"ROOT_REPO": repo})
+if step == "open":
+    head = history.head("ROOT_REPO")
+    history.changes_since("ROOT_REPO", head)
+else:
+    history.changes_since("ROOT_REPO", baseline)
+print(json.dumps(time.perf_counter() - started))
+"""
 
 
 def git(*args: str) -> str:
@@ -54,14 +77,25 @@ def generate(files: int, commits: int, dirty: int) -> None:
     git("status", "--porcelain")  # refresh the index stat cache once, for both sides alike
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+def cold(step: str, baseline: str) -> Contender:
+    """A fresh process's first call, timed inside that process."""
+
+    def run() -> float:
+        printed = subprocess.run(
+            [sys.executable, "-c", COLD, str(CHECKOUT), str(REPO), step, baseline],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return float(json.loads(printed))
+
+    return run
+
+
+def measure(rounds: int) -> list[Row]:
     generate(files=20_000, commits=200, dirty=100)
-    history = DulwichHistory({"ROOT_REPO": REPO})
     baseline = git("rev-parse", "HEAD~100").strip()
-    head_sha = git("rev-parse", "HEAD").strip()
+    history = DulwichHistory({"ROOT_REPO": REPO})
 
     def ours_open() -> None:
         head = history.head("ROOT_REPO")
@@ -72,30 +106,49 @@ def main() -> None:
         git("rev-parse", "HEAD")
         git("status", "--porcelain", "-uall")
 
-    def ours_close() -> None:
-        history.changes_since("ROOT_REPO", baseline)
-
     def git_close() -> None:
         git("diff", "--name-status", "--no-renames", baseline)
         git("ls-files", "--others", "--exclude-standard")
 
-    rows = [
-        ("open (HEAD + carry-over status)", ours_open, git_open),
-        ("close (reconcile since HEAD~100)", ours_close, git_close),
-    ]
-    print(f"{'step':<36} {'git CLI ms':>11} {'ck3raven ms':>12} {'ratio':>6} {'cold ms':>9} {'ratio':>6}")
-    for name, ours, theirs in rows:
-        started = time.perf_counter()
-        DulwichHistory({"ROOT_REPO": REPO}).changes_since(
-            "ROOT_REPO", baseline if "close" in name else head_sha
-        )
-        cold = (time.perf_counter() - started) * 1000  # a fresh server: index parsed, trees flattened
-        ours()  # warm both once
-        theirs()
-        mine, floor = median_ms(ours, args.repeats), median_ms(theirs, args.repeats)
-        print(
-            f"{name:<36} {floor:>11.1f} {mine:>12.1f} {mine / floor:>6.2f} {cold:>9.1f} {cold / floor:>6.2f}"
-        )
+    samples = interleave(
+        {
+            "git open": clocked(git_open),
+            "open cold": cold("open", baseline),
+            "open warm": clocked(ours_open),
+            "git close": clocked(git_close),
+            "close cold": cold("close", baseline),
+            "close warm": clocked(lambda: history.changes_since("ROOT_REPO", baseline)),
+        },
+        rounds,
+    )
+    middle = {name: statistics.median(values) for name, values in samples.items()}
+    target = Target("ratio", 3.0)
+    rows = []
+    for step, git_label in (
+        ("open", "git rev-parse + status -uall"),
+        ("close", "git diff + ls-files --others"),
+    ):
+        for heat in ("cold", "warm"):
+            name = f"{step} {heat}"
+            rows.append(
+                Row(
+                    f"contract {step}, {heat}",
+                    middle[name],
+                    "ms",
+                    git_label,
+                    middle[f"git {step}"],
+                    target,
+                    samples={"ours": samples[name], "other": samples[f"git {step}"]},
+                )
+            )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=9)
+    args = parser.parse_args()
+    print(table(measure(args.rounds)))
 
 
 if __name__ == "__main__":

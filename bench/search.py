@@ -12,38 +12,35 @@ Cases, all below ROOT_GAME:/ (the world's game folder):
             Floor: os.scandir, lstat of each entry, fnmatch, sorted rows (address, kind, size).
 
 Ours is measured three ways: the core's handler called directly (no MCP), fastmcp's in-memory client,
-and over stdio with the official mcp client (a `ck3raven serve` child). Each case's result is checked
-against its floor's once. `--profile` prints the top cProfile functions of one direct names and contents
-search instead.
+and over stdio with the bench's raw JSON-RPC client (a `ck3raven serve` child; `make bench` reports this
+way, bench/calls.py). Each case's result is checked against its floor's once. `--profile` prints the top
+cProfile functions of one direct names and contents search instead.
 """
 
 import argparse
 import asyncio
 import cProfile
-import fnmatch
 import inspect
 import logging
 import os
 import pstats
-import re
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping
-from operator import attrgetter
+from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
-
-from mcp import StdioServerParameters
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import WIDE, config_for, ensure_world
+import floors
+from common import WIDE, Place, ensure_world, ours, scratch_place
+from inproc import Direct
+from rpc import RawServer
+from timing import clocked, interleave
 
-NAMES_GLOB = "**/*_l_english.yml"
-NAMES_REGEX = re.compile(r"(?:.*/)?[^/]*_l_english\.yml")  # what the glob means on a relative path
-LITERAL = "tournament_wedding"
-LIST_GLOB = "ce_*_01??.dds"
+NAMES_GLOB = floors.NAMES_GLOB
+LIST_GLOB = floors.LIST_GLOB
 UNDER = "ROOT_GAME:/"
 CASES: dict[str, tuple[str, dict[str, Any], float]] = {  # tool, arguments, target ratio
     "names": (
@@ -55,7 +52,7 @@ CASES: dict[str, tuple[str, dict[str, Any], float]] = {  # tool, arguments, targ
         "ck3_search",
         {
             "command": "contents",
-            "pattern": LITERAL,
+            "pattern": floors.LITERAL,
             "glob": "*.txt",
             "under": UNDER,
             "max_files": 200_000,
@@ -68,68 +65,14 @@ CASES: dict[str, tuple[str, dict[str, Any], float]] = {  # tool, arguments, targ
 }
 Data = Mapping[str, Any]
 Call = Callable[[str, dict[str, Any]], Any]  # (tool, arguments) -> the reply's Data, or an awaitable of it
+Clock = Callable[[str, dict[str, Any]], float]  # (tool, arguments) -> seconds the call took
 
 
-# ------------------------------------------------------------------ floors
-
-
-def floor_names(game: Path) -> list[str]:
-    found: list[str] = []
-
-    def walk(folder: str, rel: str) -> None:
-        with os.scandir(folder) as it:
-            entries = sorted(it, key=attrgetter("name"))
-        for entry in entries:
-            child = rel + entry.name
-            if NAMES_REGEX.fullmatch(child):
-                found.append("ROOT_GAME:/" + child)
-            if entry.is_dir(follow_symlinks=False):
-                walk(entry.path, child + "/")
-
-    walk(str(game), "")
-    return found
-
-
-def floor_contents(game: Path) -> list[dict[str, object]]:
-    hits: list[dict[str, object]] = []
-
-    def walk(folder: str, rel: str) -> None:
-        with os.scandir(folder) as it:
-            entries = sorted(it, key=attrgetter("name"))
-        for entry in entries:
-            child = rel + entry.name
-            if entry.is_dir(follow_symlinks=False):
-                walk(entry.path, child + "/")
-            elif fnmatch.fnmatchcase(entry.name, "*.txt"):
-                with open(entry.path, "rb") as fh:  # noqa: PTH123 - a floor: no Path object per file
-                    text = fh.read().decode("utf-8")
-                if LITERAL in text:
-                    for number, line in enumerate(text.split("\n"), 1):
-                        if (column := line.find(LITERAL)) >= 0:
-                            hit = {"line": number, "column": column + 1, "text": line}
-                            hits.append({"address": "ROOT_GAME:/" + child, **hit})
-
-    walk(str(game), "")
-    return hits
-
-
-def floor_list(folder: Path) -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
-    with os.scandir(folder) as it:
-        for entry in sorted(it, key=attrgetter("name")):
-            info = entry.stat(follow_symlinks=False)
-            if fnmatch.fnmatchcase(entry.name, LIST_GLOB):
-                kind = "dir" if entry.is_dir(follow_symlinks=False) else "file"
-                address = f"ROOT_GAME:/{WIDE}/{entry.name}"
-                rows.append({"address": address, "kind": kind, "size": info.st_size})
-    return rows
-
-
-def floors(game: Path) -> dict[str, Callable[[], list[Any]]]:
+def floors_of(game: Path) -> dict[str, Callable[[], list[Any]]]:
     return {
-        "names": lambda: floor_names(game),
-        "contents": lambda: floor_contents(game),
-        "list": lambda: floor_list(game / WIDE),
+        "names": lambda: floors.names(game),
+        "contents": lambda: floors.contents(game),
+        "list": lambda: floors.filtered_listing(game / WIDE, f"ROOT_GAME:/{WIDE}"),
     }
 
 
@@ -164,32 +107,35 @@ async def interleaved(
     return statistics.median(mine) * 1000, statistics.median(theirs) * 1000
 
 
-async def measure(call: Call, game: Path, rounds: int) -> dict[str, tuple[float, float]]:
-    """(ours ms, floor ms) per case for one way of calling; a result unlike its floor's stops the run."""
+async def measure(
+    call: Call, game: Path, rounds: int, clock: Clock | None = None
+) -> dict[str, tuple[float, float]]:
+    """(ours ms, floor ms) per case for one way of calling; a result unlike its floor's stops the run.
+    `clock` times a call itself (over stdio: request to response, bench/rpc.py); else the wall clock."""
     results = {}
-    for case, floor in floors(game).items():
+    for case, floor in floors_of(game).items():
         tool, args, _ = CASES[case]
         data = call(tool, args)
         data = await data if inspect.isawaitable(data) else data
         if not same(case, data, floor()):
             sys.exit(f"bench: {case} answered differently from its floor: {str(data)[:400]}")
-        results[case] = await interleaved(lambda tool=tool, args=args: call(tool, args), floor, rounds)
+        if clock is None:
+            results[case] = await interleaved(partial(call, tool, args), floor, rounds)
+        else:
+            samples = interleave({"floor": clocked(floor), "ours": partial(clock, tool, args)}, rounds)
+            results[case] = (
+                statistics.median(samples["ours"]) * 1000,
+                statistics.median(samples["floor"]) * 1000,
+            )
     return results
 
 
 def direct(config: Path) -> Call:
     """Calls of the core's handlers, routed from tool arguments as the MCP adapter routes them."""
-    from adapters.tool_routes import ROUTES
-    from app.bootstrap import build_core
-    from app.config import load
-
-    core = build_core(load(config, cwd=config.parent))
-    session = core.start_session("bench")
+    core = Direct(config)
 
     def call(tool: str, args: dict[str, Any]) -> Data:
-        rest = {name: value for name, value in args.items() if name != "command"}
-        route = ROUTES[tool][args["command"]]
-        return core.answer(session, route.handler, route.request(args["command"], rest)).data
+        return core.answer(tool, args).data
 
     return call
 
@@ -206,29 +152,26 @@ async def in_memory(config: Path, game: Path, rounds: int) -> dict[str, tuple[fl
     async with Client(build(load(config, cwd=config.parent))) as client:
 
         async def call(tool: str, args: dict[str, Any]) -> Data:
-            return (await client.call_tool(tool, args)).structured_content["data"]
+            data: Data = (await client.call_tool(tool, args)).structured_content["data"]
+            return data
 
         return await measure(call, game, rounds)
 
 
-def stdio_params(config: Path) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=str(Path(sys.executable).with_name("ck3raven")),
-        args=["serve", "--config", str(config)],
-        env={"FASTMCP_CHECK_FOR_UPDATES": "off", "FASTMCP_LOG_LEVEL": "WARNING"},
-    )
+async def over_stdio(place: Place, game: Path, rounds: int) -> dict[str, tuple[float, float]]:
+    with RawServer(ours(place), place.errlog("ck3raven")) as server:
+        server.initialize()
 
+        def call(tool: str, args: dict[str, Any]) -> Data:
+            data: Data = server.call_tool(tool, args).tool_result()["structuredContent"]["data"]
+            return data
 
-async def over_stdio(config: Path, game: Path, rounds: int, errlog: TextIO) -> dict[str, tuple[float, float]]:
-    from mcp import Client
-    from mcp.client.stdio import stdio_client
+        def clock(tool: str, args: dict[str, Any]) -> float:
+            answer = server.call_tool(tool, args)
+            answer.tool_result()
+            return answer.seconds
 
-    async with Client(stdio_client(stdio_params(config), errlog=errlog)) as client:
-
-        async def call(tool: str, args: dict[str, Any]) -> Data:
-            return (await client.call_tool(tool, args)).structured_content["data"]
-
-        return await measure(call, game, rounds)
+        return await measure(call, game, rounds, clock)
 
 
 def profile(call: Call) -> None:
@@ -248,24 +191,21 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
     os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
-    game = ensure_world() / "game"
-    # the stdio server's log lines (its stderr) would bury the table
-    with tempfile.TemporaryDirectory() as scratch, Path(os.devnull).open("w") as quiet:
-        config = config_for(game.parent, Path(scratch))
-        call = direct(config)
+    with scratch_place(ensure_world()) as place:
+        call = direct(place.config)
         if args.profile:
             profile(call)
             return
         ways = {
-            "direct": asyncio.run(measure(call, game, args.rounds)),
-            "in-memory": asyncio.run(in_memory(config, game, args.rounds)),
-            "stdio": asyncio.run(over_stdio(config, game, args.rounds, quiet)),
+            "direct": asyncio.run(measure(call, place.game, args.rounds)),
+            "in-memory": asyncio.run(in_memory(place.config, place.game, args.rounds)),
+            "stdio": asyncio.run(over_stdio(place, place.game, args.rounds)),
         }
     print(f"{'case':<9} {'via':<10} {'ours ms':>9} {'floor ms':>9} {'ratio':>6}  target")
     for case, (_, _, target) in CASES.items():
         for via, results in ways.items():
-            ours, floor = results[case]
-            print(f"{case:<9} {via:<10} {ours:>9.2f} {floor:>9.2f} {ours / floor:>6.2f}  <= {target}x")
+            mine, floor = results[case]
+            print(f"{case:<9} {via:<10} {mine:>9.2f} {floor:>9.2f} {mine / floor:>6.2f}  <= {target}x")
 
 
 if __name__ == "__main__":

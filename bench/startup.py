@@ -1,87 +1,81 @@
-"""Start-up and per-call overhead over stdio: ck3raven beside a stock FastMCP server, in the same run.
+"""Start-up over stdio: spawn to the first `tools/list` answer, ck3raven beside a stock FastMCP 4 server
+with one tool and the Node reference server (where Node.js and npm are installed), spawns interleaved
+(ours, stock, reference, ours, stock, ...), one untimed spawn of each first. Each spawn is a fresh
+process, shut down (end of input) before the next starts; its peak resident set is read just before.
 
-Prints: spawn to first `tools/list` answer (median of several spawns) and the median round trip of a
-trivial call (`ck3_dir pwd` vs the stock server's `pwd`), with the difference.
+    python bench/startup.py [--rounds 9]
 """
 
 import argparse
-import asyncio
-import json
 import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-from mcp import Client, StdioServerParameters
-
-HERE = Path(__file__).resolve().parent
-ENV = {
-    "FASTMCP_CHECK_FOR_UPDATES": "off",
-    "FASTMCP_LOG_LEVEL": "WARNING",
-    "FASTMCP_SHOW_SERVER_BANNER": "false",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import Place, ensure_world, ours, reference, reference_entry, scratch_place, stock
+from report import Row, Target, table
+from rpc import Started, first_tools_list
 
 
-def ck3raven(config: Path) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=str(Path(sys.executable).with_name("ck3raven")),
-        args=["serve", "--config", str(config)],
-        env=ENV,
+def measure(place: Place, rounds: int) -> list[Row]:
+    peers = reference_entry() is not None
+    specs = [ours(place), stock()] + ([reference(place)] if peers else [])
+    for spec in specs:  # warm the page cache and the import caches (.pyc) alike
+        first_tools_list(spec, place.errlog(spec.name))
+    started: dict[str, list[Started]] = {spec.name: [] for spec in specs}
+    for _ in range(rounds):
+        for spec in specs:
+            started[spec.name].append(first_tools_list(spec, place.errlog(spec.name)))
+    mine, theirs = started[specs[0].name], started[specs[1].name]
+    rows = [
+        _row(
+            "start-up: spawn -> first tools/list",
+            mine,
+            "stock FastMCP 4, one tool",
+            theirs,
+            Target("ratio", 1.1),
+        ),
+        _rss_row("peak RSS after start-up", mine, "stock FastMCP 4", theirs),
+    ]
+    if peers:
+        node = started[specs[2].name]
+        rows.insert(
+            1, _row("start-up: spawn -> first tools/list", mine, "reference server (Node)", node, None)
+        )
+        rows.append(_rss_row("peak RSS after start-up", mine, "reference server (Node)", node))
+    else:
+        rows[0].note = "the reference server is left out: Node.js and npm are not installed"
+    return rows
+
+
+def _row(case: str, mine: list[Started], against: str, theirs: list[Started], target: Target | None) -> Row:
+    return Row(
+        case,
+        statistics.median(s.seconds for s in mine),
+        "s",
+        against,
+        statistics.median(s.seconds for s in theirs),
+        target,
+        ours_bytes=mine[-1].size,
+        other_bytes=theirs[-1].size,
+        samples={"ours": [s.seconds for s in mine], "other": [s.seconds for s in theirs]},
     )
 
 
-def stock() -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=[str(HERE / "stock_server.py")], env=ENV)
+def _rss_row(case: str, mine: list[Started], against: str, theirs: list[Started]) -> Row:
+    def mib(found: list[Started]) -> float | None:
+        values = [s.peak_rss_kib / 1024 for s in found if s.peak_rss_kib is not None]
+        return statistics.median(values) if values else None
 
-
-async def first_answer(params: StdioServerParameters) -> float:
-    started = time.perf_counter()
-    async with Client(params, mode="legacy") as client:
-        await client.list_tools()
-        return time.perf_counter() - started
-
-
-async def round_trip(params: StdioServerParameters, tool: str, args: dict[str, str], calls: int) -> float:
-    async with Client(params) as client:
-        for _ in range(10):
-            await client.call_tool(tool, args)
-        samples = []
-        for _ in range(calls):
-            started = time.perf_counter()
-            await client.call_tool(tool, args)
-            samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
-
-
-async def measure(config: Path, spawns: int, calls: int) -> None:
-    ours = [await first_answer(ck3raven(config)) for _ in range(spawns)]
-    theirs = [await first_answer(stock()) for _ in range(spawns)]
-    ours_call = await round_trip(ck3raven(config), "ck3_dir", {"command": "pwd"}, calls)
-    stock_call = await round_trip(stock(), "pwd", {}, calls)
-    print(
-        f"spawn -> first answer   ck3raven {statistics.median(ours):.2f} s   stock FastMCP "
-        f"{statistics.median(theirs):.2f} s"
-    )
-    print(
-        f"trivial call (median)   ck3raven {ours_call:.2f} ms   stock FastMCP {stock_call:.2f} ms   "
-        f"difference {ours_call - stock_call:+.2f} ms"
-    )
+    return Row(case, mib(mine), "MiB", against, mib(theirs))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--spawns", type=int, default=5)
-    parser.add_argument("--calls", type=int, default=200)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        config = Path(scratch) / "config.toml"
-        config.write_text(
-            f'mode = "ck3lens"\n[roots]\nROOT_REPO = {json.dumps(scratch)}\n'
-            "[limits]\nreads_per_minute = 0\nmutations_per_minute = 0\n",
-            encoding="utf-8",
-        )
-        asyncio.run(measure(config, args.spawns, args.calls))
+    with scratch_place(ensure_world()) as place:
+        print(table(measure(place, args.rounds)))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """A governed write (resolve, enforce against the session's open contract, atomic write) with 0, 1,000
 and 10,000 other contracts in the state database: the cost must stay flat, since the governing contract
-is found by its id. The floor, measured in the same run, is the same write through the Files adapter
-alone (no governance). Medians over repeats, in-process through the real core.
+is found by its id. Each is held against the write with none stored, and that one against the same write
+through the Files adapter alone (no governance). In process through the real core; the four are taken in
+turn every round, medians over the rounds.
 """
 
 import argparse
+import statistics
 import sys
 import tempfile
 from functools import partial
@@ -12,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import median_ms
+from report import Row, table
+from timing import Contender, clocked, interleave
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -70,23 +73,52 @@ def _handler(command: str) -> Handler[Any]:
     return ROUTES["ck3_contract"][command].handler
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeats", type=int, default=200)
-    args = parser.parse_args()
+def measure(rounds: int) -> list[Row]:
+    """A governed write with 0, 1,000 and 10,000 stored contracts, and the Files adapter's write alone,
+    taken in turn every round."""
     from adapters.tool_routes import ROUTES
 
     write = ROUTES["ck3_file"]["write"].handler
-    print(f"{'stored contracts':>16} {'floor ms':>9} {'governed ms':>12} {'ratio':>6}")
-    for stored in (0, 1_000, 10_000):
-        with tempfile.TemporaryDirectory() as folder:
-            core, session, files = world(Path(folder), stored)
-            body = Write("ROOT_REPO:/a.txt", "x" * 100)
-            governed = median_ms(partial(core.answer, session, write, body), args.repeats)
-            floor = median_ms(
-                partial(files.write, Location("ROOT_REPO", ("a.txt",)), b"x" * 100), args.repeats
-            )
-            print(f"{stored:>16} {floor:>9.3f} {governed:>12.3f} {governed / floor:>6.1f}")
+    body = Write("ROOT_REPO:/a.txt", "x" * 100)
+    with tempfile.TemporaryDirectory() as folder:
+        contenders: dict[str, Contender] = {}
+        for stored in (0, 1_000, 10_000):
+            base = Path(folder) / str(stored)
+            base.mkdir()
+            core, session, files = world(base, stored)
+            contenders[str(stored)] = clocked(partial(core.answer, session, write, body))
+        floor = partial(files.write, Location("ROOT_REPO", ("a.txt",)), b"x" * 100)
+        contenders["floor"] = clocked(floor)
+        samples = interleave(contenders, rounds)
+    middle = {name: statistics.median(values) for name, values in samples.items()}
+    rows = [
+        Row(
+            "governed write, 0 stored contracts",
+            middle["0"],
+            "ms",
+            "the Files adapter's write alone",
+            middle["floor"],
+        )
+    ]
+    rows += [
+        Row(
+            f"governed write, {stored:,} stored contracts",
+            middle[str(stored)],
+            "ms",
+            "the same write, 0 stored",
+            middle["0"],
+            samples={"ours": samples[str(stored)], "other": samples["0"]},
+        )
+        for stored in (1_000, 10_000)
+    ]
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=90)
+    args = parser.parse_args()
+    print(table(measure(args.rounds)))
 
 
 if __name__ == "__main__":

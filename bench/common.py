@@ -1,0 +1,135 @@
+"""What every bench shares: the CK3-shaped world, a scratch place with a config, and the servers' specs.
+
+The world comes from ../shared/bench/gen_ck3_world.py (about 40,000 files in 3,000 folders, fixed seed),
+made once under bench/.world. A scratch place holds ck3raven's config and state directory, a data root
+(`ROOT_CK3RAVEN_DATA`, whose `wip/` folder takes writes without a contract) and an empty repository root.
+Three servers can be started on it: `ck3raven serve`, a stock FastMCP 4 server with one tool
+(bench/stock_server.py), and the MCP reference filesystem server (Node, installed from npm into
+bench/.peers), given the world's game folder and the scratch `wip/` folder.
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from rpc import Spec
+
+HERE = Path(__file__).resolve().parent
+CHECKOUT = HERE.parent
+WORLD = HERE / ".world"
+GENERATOR = CHECKOUT.parent / "shared" / "bench" / "gen_ck3_world.py"
+PEERS = HERE / ".peers"
+REFERENCE_PACKAGE = "@modelcontextprotocol/server-filesystem"
+
+WIDE = "gfx/coat_of_arms/colored_emblems"
+"""The world's 2,000-entry folder, below the game folder."""
+CONTENT = ("brave = { prowess = 2 }\n" * 430)[:10_240]
+"""10 KiB of CK3 script: what the read and write cases move."""
+
+SERVER_ENV = {
+    "FASTMCP_CHECK_FOR_UPDATES": "off",  # the update check calls the network
+    "FASTMCP_SHOW_SERVER_BANNER": "false",
+    "FASTMCP_ENABLE_RICH_LOGGING": "false",
+}
+"""The environment both Python servers get on top of the bench's own, the same for both."""
+
+
+def ensure_world() -> Path:
+    """The world's folder (made on first use); its game folder is `game/`."""
+    if not (WORLD / "game").is_dir():
+        if not GENERATOR.is_file():
+            sys.exit(f"bench: the world generator is missing ({GENERATOR})")
+        subprocess.run([sys.executable, str(GENERATOR), str(WORLD)], check=True, stdout=subprocess.DEVNULL)
+    return WORLD
+
+
+@dataclass(frozen=True)
+class Place:
+    """A scratch folder set up for one bench run."""
+
+    base: Path
+    game: Path
+    config: Path
+    wip: Path
+    """The host folder behind ROOT_CK3RAVEN_DATA:/wip/."""
+    logs: Path
+    """Where each server's stderr goes (one file per server)."""
+
+    def errlog(self, name: str) -> Path:
+        return self.logs / f"{name}.stderr"
+
+
+@contextmanager
+def scratch_place(world: Path) -> Iterator[Place]:
+    """A fresh scratch folder with ck3raven's config (mode ck3raven-dev, home ROOT_GAME, no rate limits:
+    the benches measure throughput, not pacing), removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="ck3raven-bench-") as folder:
+        base = Path(folder)
+        for name in ("repo", "data/wip", "state", "logs"):
+            (base / name).mkdir(parents=True)
+        config = base / "config.toml"
+        config.write_text(
+            'mode = "ck3raven-dev"\nhome = "ROOT_GAME"\n'
+            f"state_dir = {json.dumps(str(base / 'state'))}\n"
+            "[roots]\n"
+            f"ROOT_GAME = {json.dumps(str(world / 'game'))}\n"
+            f"ROOT_REPO = {json.dumps(str(base / 'repo'))}\n"
+            f"ROOT_CK3RAVEN_DATA = {json.dumps(str(base / 'data'))}\n"
+            "[limits]\nreads_per_minute = 0\nmutations_per_minute = 0\n",
+            encoding="utf-8",
+        )
+        yield Place(base, world / "game", config, base / "data" / "wip", base / "logs")
+
+
+def ours(place: Place) -> Spec:
+    """`ck3raven serve` over stdio, as an operator starts it."""
+    executable = Path(sys.executable).with_name("ck3raven")
+    return Spec("ck3raven", (str(executable), "serve", "--config", str(place.config)), SERVER_ENV)
+
+
+def stock() -> Spec:
+    """A stock FastMCP 4 server with one trivial tool."""
+    return Spec("stock FastMCP", (sys.executable, str(HERE / "stock_server.py")), SERVER_ENV)
+
+
+def reference(place: Place) -> Spec:
+    """The Node reference filesystem server, allowed the game folder and the scratch wip folder."""
+    node = shutil.which("node") or "node"
+    return Spec("reference (Node)", (node, str(install_reference()), str(place.game), str(place.wip)))
+
+
+def install_reference() -> Path:
+    """The reference server's entry point, installed from npm into bench/.peers on first use."""
+    entry = reference_entry()
+    if entry is None:
+        sys.exit("bench: the reference server needs Node.js and npm (from the system packages)")
+    return entry
+
+
+def reference_entry() -> Path | None:
+    """The reference server's entry point (installed from npm into bench/.peers on first use), or None
+    where Node.js or npm is missing."""
+    entry = PEERS / "node_modules" / REFERENCE_PACKAGE / "dist" / "index.js"
+    if entry.is_file():
+        return entry if shutil.which("node") else None
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        return None
+    PEERS.mkdir(exist_ok=True)
+    subprocess.run(
+        [npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(PEERS), REFERENCE_PACKAGE],
+        check=True,
+    )
+    return entry
+
+
+def prepare_checkout_imports() -> None:
+    """Let this process import the product's packages from the checkout (the editable install does too)."""
+    if str(CHECKOUT) not in sys.path:
+        sys.path.insert(0, str(CHECKOUT))

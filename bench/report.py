@@ -1,0 +1,169 @@
+"""The bench table: one row per case (ours, what it is held against, their ratio, the target, met or not),
+and the same rows as JSON with every sample, for tools that follow the figures from run to run.
+
+A target is never asserted: a row says whether it was met on this run, on this machine.
+"""
+
+import json
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["ratio", "delta", "absolute", "faster", "share"]
+UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
+
+
+@dataclass(frozen=True)
+class Target:
+    """`ratio`: ours/other <= limit; `delta`: ours - other <= limit; `absolute`: ours <= limit;
+    `faster`: other/ours >= limit; `share`: ours/other <= limit (a fraction). Differences and absolute
+    limits are in the row's unit."""
+
+    kind: Kind
+    limit: float
+
+    def value(self, ours: float, other: float | None) -> float | None:
+        if self.kind == "absolute":
+            return ours
+        if other is None or other == 0 or ours == 0:
+            return None
+        if self.kind == "delta":
+            return ours - other
+        if self.kind == "faster":
+            return other / ours
+        return ours / other
+
+    def met(self, value: float | None) -> bool | None:
+        if value is None:
+            return None
+        return value >= self.limit if self.kind == "faster" else value <= self.limit
+
+    def text(self, unit: str) -> str:
+        if self.kind == "ratio":
+            return f"<= {self.limit:g}x"
+        if self.kind == "delta":
+            return f"<= +{self.limit:g} {unit}"
+        if self.kind == "absolute":
+            return f"<= {self.limit:g} {unit}"
+        if self.kind == "faster":
+            return f">= {self.limit:g}x faster"
+        return f"<= {self.limit * 100:g}%"
+
+
+@dataclass
+class Row:
+    """One case. Times are kept in seconds (`ours`, `other`) and shown in `unit`; a row of another
+    quantity (memory, counts) gives its own `unit` and is shown as is."""
+
+    case: str
+    ours: float | None
+    unit: str = "ms"
+    against: str = ""
+    other: float | None = None
+    target: Target | None = None
+    ours_bytes: int | None = None
+    other_bytes: int | None = None
+    handler: float | None = None
+    """The same work called in process, straight on the core (no MCP): seconds."""
+    note: str = ""
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    def scaled(self, value: float) -> float:
+        return value * UNITS.get(self.unit, 1.0)
+
+    def shown(self, value: float | None) -> str:
+        if value is None:
+            return "-"
+        scaled = self.scaled(value)
+        places = 2 if abs(scaled) < 100 else 1
+        return f"{scaled:,.{places}f} {self.unit}".rstrip()
+
+    def value(self) -> float | None:
+        """What the target judges (a ratio, a difference in the row's unit, ...); without a target, the
+        plain ratio ours/other."""
+        if self.ours is None:
+            return None
+        other = None if self.other is None else self.scaled(self.other)
+        if self.target is None:
+            return None if not other else self.scaled(self.ours) / other
+        return self.target.value(self.scaled(self.ours), other)
+
+    def met(self) -> bool | None:
+        return None if self.target is None else self.target.met(self.value())
+
+    def ratio_text(self) -> str:
+        value = self.value()
+        kind = self.target.kind if self.target else "ratio"
+        if value is None or kind == "absolute":
+            return "-"
+        if kind == "delta":
+            return f"{value:+.2f} {self.unit}"
+        if kind == "faster":
+            return f"{value:.1f}x faster"
+        if kind == "share":
+            return f"{value * 100:.1f}%"
+        return f"{value:.2f}x"
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["value"] = self.value()
+        data["met"] = self.met()
+        data["target"] = None if self.target is None else {**asdict(self.target), "text": self.target_text()}
+        return data
+
+    def target_text(self) -> str:
+        return "-" if self.target is None else self.target.text(self.unit)
+
+
+def medians(samples: dict[str, list[float]]) -> dict[str, float]:
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+COLUMNS = (
+    ("case", 44, "<"),
+    ("ours", 11, ">"),
+    ("handler", 10, ">"),
+    ("against", 36, "<"),
+    ("other", 11, ">"),
+    ("ratio", 14, ">"),
+    ("target", 15, ">"),
+    ("met?", 4, "<"),
+    ("reply bytes ours / other", 26, "<"),
+)
+
+
+def table(rows: Sequence[Row]) -> str:
+    """The rows as a fixed-width text table."""
+    lines = ["  ".join(f"{title:{align}{width}}" for title, width, align in COLUMNS)]
+    lines.append("  ".join("-" * width for _, width, _ in COLUMNS))
+    for row in rows:
+        cells = (
+            row.case,
+            row.shown(row.ours),
+            row.shown(row.handler),
+            row.against,
+            row.shown(row.other),
+            row.ratio_text(),
+            row.target_text(),
+            {True: "yes", False: "NO", None: "-"}[row.met()],
+            _bytes(row.ours_bytes, row.other_bytes),
+        )
+        lines.append(
+            "  ".join(
+                f"{cell:{align}{width}}" for cell, (_, width, align) in zip(cells, COLUMNS, strict=True)
+            )
+        )
+        if row.note:
+            lines.append(f"{'':4}{row.note}")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _bytes(ours: int | None, other: int | None) -> str:
+    if ours is None and other is None:
+        return ""
+    return f"{'-' if ours is None else f'{ours:,}'} / {'-' if other is None else f'{other:,}'}"
+
+
+def dump(rows: Iterable[Row], meta: dict[str, Any]) -> str:
+    return json.dumps({"meta": meta, "rows": [row.as_json() for row in rows]}, indent=1)
