@@ -12,11 +12,11 @@ from typing import Final, Protocol
 from fastmcp import FastMCP
 from starlette.types import ASGIApp
 
-from adapters.dulwich_history import DulwichHistory
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
 from adapters.json_playsets import JsonPlaysets
+from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
 from adapters.lxe_files import LxeFiles
 from adapters.mcp_dispatch import Routes
@@ -116,7 +116,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         playsets=playsets,
         authority=authority,
         contracts=stores.contracts,
-        history=DulwichHistory(
+        history=LazyHistory(
             {root.value: path for root, path in settings.roots.items()}, tree_cache=state / "git-trees"
         ),
         ledger=stores.ledger,
@@ -149,7 +149,7 @@ def warm_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
     call that comes sooner does the work itself, and one that comes meanwhile waits for it rather than
     repeating it. Failures are only logged."""
     history = core.services.history
-    if isinstance(history, DulwichHistory):
+    if isinstance(history, LazyHistory):
 
         def warm() -> None:
             time.sleep(after)

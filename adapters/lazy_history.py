@@ -1,0 +1,68 @@
+"""The History port, with the git adapter (and dulwich) loaded on first use.
+
+A server answers `initialize` and `tools/list` without git; importing dulwich and the adapter costs about
+0.2 s of start-up a client waits for. The first question about history (or the warm-up a second after
+start) loads it, once, under a lock; everything is then asked of the real adapter.
+"""
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from ports.history import Change, CommitInfo, History, Ignores, Staging
+
+
+class LazyHistory:
+    """A `DulwichHistory` for these roots, made when first needed."""
+
+    def __init__(self, roots: Mapping[str, Path], *, tree_cache: Path | None = None) -> None:
+        self._roots = dict(roots)
+        self._tree_cache = tree_cache
+        self._lock = threading.Lock()
+        self._real: History | None = None
+
+    def loaded(self) -> History:
+        """The real adapter (made now if need be)."""
+        with self._lock:
+            if self._real is None:
+                from adapters.dulwich_history import DulwichHistory
+
+                self._real = DulwichHistory(self._roots, tree_cache=self._tree_cache)
+            return self._real
+
+    def warm(self) -> None:
+        """Load the adapter and parse each repository's index and HEAD tree (failures are only logged)."""
+        from adapters.dulwich_history import DulwichHistory
+
+        real = self.loaded()
+        if isinstance(real, DulwichHistory):
+            real.warm()
+
+    def repository(self, root: str, folder: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+        return self.loaded().repository(root, folder)
+
+    def head(self, root: str, folder: tuple[str, ...] = ()) -> str | None:
+        return self.loaded().head(root, folder)
+
+    def ignores(self, root: str, folder: tuple[str, ...] = ()) -> Ignores | None:
+        return self.loaded().ignores(root, folder)
+
+    def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+        return self.loaded().changes_since(root, baseline, folder)
+
+    def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
+        return self.loaded().staged(root, folder)
+
+    def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
+        return self.loaded().content_at(root, commit, parts)
+
+    def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:
+        return self.loaded().log(root, limit, folder)
+
+    def stage(
+        self, root: str, files: list[tuple[tuple[str, ...], bytes | None]], folder: tuple[str, ...] = ()
+    ) -> None:
+        self.loaded().stage(root, files, folder)
+
+    def commit(self, root: str, message: str, author: str, folder: tuple[str, ...] = ()) -> str:
+        return self.loaded().commit(root, message, author, folder)
