@@ -1,7 +1,7 @@
 """The server's state in one SQLite database in the state directory: contracts, approvals, the ids of
 ended records, carry-over counters per (root, file), evidence and the hash-chained audit log.
 
-WAL journal, `synchronous=FULL`, one connection guarded by a re-entrant lock: each store write is a
+WAL journal, `synchronous=FULL` (audit rows alone are not forced: see `unforced`), one connection guarded by a re-entrant lock: each store write is a
 transaction of its own, and `atomic()` makes a group of them one (a contract and its counters, a close and
 its evidence), so a crash leaves the state before the decision or after it, never between. The schema is
 versioned (`schema_migrations`); a newer database than this code knows is refused. Records keep their
@@ -127,6 +127,24 @@ class SqliteState:
                     ):  # never left inside a transaction every later BEGIN trips on
                         self._db.execute("ROLLBACK")
                     raise
+
+    @contextmanager
+    def unforced(self) -> Iterator[None]:
+        """A transaction that is not forced to the disk when it commits: it survives a crash of the server
+        (the OS holds it), and the next forced commit forces it too; a power cut may lose it, and only it
+        and later such rows (the log is append-only, so it loses its newest rows, never its order). Used
+        for the audit row of a call, never for a decision; inside another transaction it simply joins it."""
+        with self._lock:
+            if self._depth or self.read_only:
+                with self.atomic():
+                    yield
+                return
+            self._run("PRAGMA synchronous=NORMAL")
+            try:
+                with self.atomic():
+                    yield
+            finally:
+                self._run("PRAGMA synchronous=FULL")
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run one statement (inside the current transaction, if any) and return its rows."""
@@ -333,7 +351,7 @@ class SqliteAudit:
 
     def append(self, entry: AuditEntry) -> None:
         text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
-        with self._state.atomic():
+        with self._state.unforced():  # a call's trail, not a decision: the reply does not wait for the disk
             head = self._state.execute("SELECT seq, digest FROM audit_head")
             prev = str(head[0][1]) if head else GENESIS
             digest = chain(prev, text)

@@ -159,6 +159,20 @@ def sqlite_store(tmp_path: Path) -> Iterator[SqliteState]:
     state.close()
 
 
+def test_every_write_but_an_audit_row_is_forced_to_disk_again_after_an_audit_row(sqlite_store):
+    sqlite_store.audit.append(entry("A-4"))
+
+    assert sqlite_store.execute("PRAGMA synchronous") == [(2,)]  # FULL
+
+
+def test_audit_rows_written_without_forcing_are_there_when_the_database_is_opened_again(sqlite_store):
+    sqlite_store.close()
+    reopened = SqliteState(sqlite_store.path)
+
+    assert [row.entry.code for row in reopened.audit.rows()] == ["A-1", "A-2", "A-3"]
+    reopened.close()
+
+
 def test_a_deleted_audit_row_is_detected(sqlite_store):
     with sqlite_db(sqlite_store.path) as db:
         db.execute("DELETE FROM audit WHERE seq = 2")
