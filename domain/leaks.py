@@ -35,7 +35,7 @@ _PATTERNS: Final = (
     re.compile(r"\\\\(?=[\w.?$-])"),  # \\server\share, \\?\C:
     re.compile(r"//(?<![\w:]//)(?=\w)"),  # //server/share
     re.compile(r"~[\\/](?<![\w]~[\\/])"),  # ~/ starting a word
-    re.compile(r"(?i)file:(?<!\wfile:)"),
+    re.compile(r":(?<=(?i:file):)(?<!\w(?i:file):)"),  # file: starting a word (found from its colon: fast)
 )
 
 
@@ -90,9 +90,16 @@ class LeakGate:
         literals = (*self.host_paths, *self.common_paths)
         if any(path in text for path in literals):
             return True
-        if json_text and any(json.dumps(path, ensure_ascii=False)[1:-1] in text for path in literals):
+        if json_text and any(path in text for path in _escaped(literals)):
             return True
         return any(pattern.search(text) for pattern in _PATTERNS)
+
+
+@functools.lru_cache(maxsize=8)
+def _escaped(literals: tuple[str, ...]) -> tuple[str, ...]:
+    """The places as JSON text spells them, where that differs from the place (a backslash, a quote)."""
+    spelled = (json.dumps(path, ensure_ascii=False)[1:-1] for path in literals)
+    return tuple(text for text, path in zip(spelled, literals, strict=True) if text != path)
 
 
 @functools.lru_cache(maxsize=8)

@@ -29,6 +29,7 @@ GATE = LeakGate(())
         "~/.ssh/id_rsa",
         "file:///etc/passwd",
         "FILE:C:/x",
+        "see File:notes.txt",
     ],
 )
 def test_a_host_path_in_a_value_is_found(text: str):
@@ -49,6 +50,7 @@ def test_a_host_path_in_a_value_is_found(text: str):
         "a / b",
         "ROOT_X:/rel/path or mod:<Name>:/rel/path",
         "profile: default",
+        "myfile:x",
     ],
 )
 def test_canonical_addresses_and_relative_text_pass(text: str):
