@@ -15,6 +15,7 @@ from attrs import field, frozen
 from domain.failures import port_failure
 from domain.globs import Glob, compile_glob
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.frozen import FrozenMap
 from domain.services import Services
 from domain.session import Session, home_address
 from domain.use_cases.ignoring import skip_for
@@ -114,7 +115,8 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
         "WA-READ-S-001",
         {
             "address": opened.address,
-            "entries": [{"address": e.address, "kind": e.kind, "size": e.size} for e in page],
+            # each row made frozen once, here: the builder keeps a FrozenMap as it is
+            "entries": [FrozenMap(address=e.address, kind=e.kind, size=e.size) for e in page],
             "count": len(page),
             "total": len(kept),
             "truncated": more,

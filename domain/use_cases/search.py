@@ -17,6 +17,7 @@ from attrs import define, frozen
 from domain.failures import port_failure
 from domain.globs import Glob, compile_glob
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.frozen import FrozenMap
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.ignoring import skip_for
@@ -72,7 +73,7 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
     bases = _bases(session, request.under)
     if isinstance(bases, Reply):
         return bases
-    matches: list[dict[str, object]] = []
+    matches: list[FrozenMap] = []
     scanned = [0]
     for base in bases:
         walk = session.world.walk(base, MAX_DEPTH, _matching(session, services, base, request, glob, scanned))
@@ -81,7 +82,7 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
                 if found.kind != "dir" or glob.matches(found.parts):
                     if len(matches) == request.max_results:
                         return _names_reply(request, matches, scanned[0], truncated=True)
-                    matches.append({"address": found.address, "kind": found.kind})
+                    matches.append(FrozenMap(address=found.address, kind=found.kind))
         except PortError as exc:
             return port_failure(exc, base.address)
         finally:
@@ -109,9 +110,7 @@ def _matching(  # noqa: PLR0913, PLR0917 - one walk of one search, and its tally
     return skip
 
 
-def _names_reply(
-    request: SearchNames, matches: list[dict[str, object]], scanned: int, *, truncated: bool
-) -> Reply:
+def _names_reply(request: SearchNames, matches: list[FrozenMap], scanned: int, *, truncated: bool) -> Reply:
     return ReplyBuilder().success(
         "WA-READ-S-007",
         {
@@ -134,7 +133,7 @@ class _ContentSearch:
     session: Session
     request: SearchContents
     matcher: re.Pattern[str]
-    hits: list[dict[str, object]]
+    hits: list[FrozenMap]
     counts: dict[str, int]
 
     def cap(self) -> str | None:
@@ -186,7 +185,7 @@ class _ContentSearch:
             if not matched:
                 self.counts["files_matched"] += 1
                 matched = True
-            self.hits.append({"address": found.address, "line": line, "column": column, "text": context})
+            self.hits.append(FrozenMap(address=found.address, line=line, column=column, text=context))
         return None
 
     def _text_of(self, data: bytes | PortError) -> str | None:
