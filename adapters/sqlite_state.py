@@ -1,12 +1,12 @@
 """The server's state in one SQLite database in the state directory: contracts, approvals, the ids of
 ended records, carry-over counters per (root, file), evidence and the hash-chained audit log.
 
-WAL journal, `synchronous=FULL` (audit rows alone are not forced: see `unforced`), one connection guarded by a re-entrant lock: each store write is a
-transaction of its own, and `atomic()` makes a group of them one (a contract and its counters, a close and
-its evidence), so a crash leaves the state before the decision or after it, never between. The schema is
-versioned (`schema_migrations`); a newer database than this code knows is refused. Records keep their
-Sigil signatures, so a row edited outside the server is inert; a record that reached a final state is
-remembered (`ended`), so an older copy written back is never served again.
+WAL journal, `synchronous=FULL` (audit rows alone are not forced: see `unforced`), one connection guarded by a
+re-entrant lock: each store write is a transaction of its own, and `atomic()` makes a group of them one (a
+contract and its counters, a close and its evidence), so a crash leaves the state before the decision or after
+it, never between. The schema is versioned (`schema_migrations`); a newer database than this code knows is
+refused. Records keep their Sigil signatures, so a row edited outside the server is inert; a record that
+reached a final state is remembered (`ended`), so an older copy written back is never served again.
 """
 
 import hashlib
