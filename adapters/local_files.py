@@ -1,9 +1,12 @@
 """Local filesystem adapter for the Files port: descriptor-based, never follows a symbolic link.
 
 Each root is opened once at start and pinned by its (device, inode); every call re-checks that the
-configured folder is still that directory, then walks from the pinned descriptor one segment at a time with
-O_NOFOLLOW, so a link planted or swapped anywhere on the way is refused rather than followed. Host paths
-live only inside this module.
+configured folder is still that directory, then opens the folder it needs from the pinned descriptor so
+that a link planted or swapped anywhere on the way is refused rather than followed: in one openat2 call
+that crosses no link and leaves no root where the kernel has it (adapters.openat2), else one segment at a
+time with O_NOFOLLOW. When openat2 refuses for any reason but a missing folder, the segment walk answers,
+so a link, a file on the way or a failure is reported exactly as the walk reports it. Host paths live only
+inside this module.
 """
 
 import errno
@@ -13,9 +16,10 @@ import secrets
 import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 
+from adapters import openat2
 from ports.errors import (
     AlreadyExists,
     LinkRefused,
@@ -44,27 +48,52 @@ class _PinnedRoot:
         self.identity = (info.st_dev, info.st_ino)
 
 
-class LocalFiles(Files):
-    """The roots on the local disk, pinned at construction."""
+class _Open:
+    """A folder's descriptor for the length of a `with` block, closed after it unless it is lent (a root's
+    own descriptor, which stays open)."""
 
-    def __init__(self, roots: Mapping[str, Path]) -> None:
+    __slots__ = ("fd", "lent")
+
+    def __init__(self, fd: int, *, lent: bool = False) -> None:
+        self.fd, self.lent = fd, lent
+
+    def __enter__(self) -> int:
+        return self.fd
+
+    def __exit__(self, *_: object) -> None:
+        if not self.lent:
+            os.close(self.fd)
+
+
+class LocalFiles(Files):
+    """The roots on the local disk, pinned at construction. `use_openat2=False` keeps to the segment walk
+    even where the kernel has openat2."""
+
+    def __init__(self, roots: Mapping[str, Path], *, use_openat2: bool = True) -> None:
         self._roots = {}
         for name, path in roots.items():
             try:
                 self._roots[name] = _PinnedRoot(Path(path))
             except Unavailable as exc:  # the operator is told which root (this never reaches an agent)
                 raise Unavailable(f"{name} cannot be opened ({exc.__cause__ or exc})") from exc
+        self._names = frozenset(self._roots)
+        self._beneath = openat2.opener() if use_openat2 else None
+
+    @property
+    def uses_openat2(self) -> bool:
+        """Whether folders are opened with openat2 (else segment by segment)."""
+        return self._beneath is not None
 
     def close(self) -> None:
         for root in self._roots.values():
             os.close(root.fd)
 
     def roots(self) -> frozenset[str]:
-        return frozenset(self._roots)
+        return self._names
 
     def kind(self, location: Location) -> Kind:
         if not location.parts:
-            self._root(location)
+            self._root(location.root)
             return "dir"
         with self._parent(location) as parent:
             return _kind_of(_lstat(location.parts[-1], parent))
@@ -144,8 +173,8 @@ class LocalFiles(Files):
 
     # ------------------------------------------------------------------ descriptor walking
 
-    def _root(self, location: Location) -> _PinnedRoot:
-        root = self._roots.get(location.root)
+    def _root(self, name: str) -> _PinnedRoot:
+        root = self._roots.get(name)
         if root is None:
             raise NotFound("no such root")
         try:
@@ -156,26 +185,51 @@ class LocalFiles(Files):
             raise Unavailable("a configured root was replaced since start")
         return root
 
-    @contextmanager
-    def _dir(self, location: Location, *, create: bool = False) -> Iterator[int]:
+    def _dir(self, location: Location, *, create: bool = False) -> _Open:
         """An open descriptor of the folder at `location` (made, with its parents, if `create`)."""
-        root = self._root(location)
-        fd = os.dup(root.fd)
-        try:
-            for name in location.parts:
-                if create:
-                    _make_dir(name, fd)
-                child = _open_dir(name, fd)
-                os.close(fd)
-                fd = child
-            yield fd
-        finally:
-            os.close(fd)
+        root = self._root(location.root)
+        return _Open(self._open_below(root.fd, location.parts, create=create))
 
-    @contextmanager
-    def _parent(self, location: Location) -> Iterator[int]:
-        with self._dir(Location(location.root, location.parts[:-1])) as fd:
-            yield fd
+    def _parent(self, location: Location) -> _Open:
+        """The folder holding `location`, for calls relative to it (a root lends its own descriptor)."""
+        root = self._root(location.root)
+        parts = location.parts[:-1]
+        return _Open(self._open_below(root.fd, parts)) if parts else _Open(root.fd, lent=True)
+
+    def _open_below(self, top: int, parts: tuple[str, ...], *, create: bool = False) -> int:
+        """A new descriptor of the folder `parts` below the open folder `top` (one segment is one openat
+        with O_NOFOLLOW, which can neither cross a link nor leave `top`: openat2 pays from two on)."""
+        if len(parts) > 1 and self._beneath is not None:
+            for name in parts:
+                _check_segment(name)
+            try:
+                return self._beneath(top, "/".join(parts), _DIR_FLAGS)
+            except FileNotFoundError as exc:
+                # the first segment that is not there, as the walk would find it: openat2 stops at a
+                # link (ELOOP) or a file (ENOTDIR) before it looks further, and those go to the walk
+                if not create:
+                    raise NotFound("no such folder") from exc
+            except OSError:
+                pass  # a link, a file, an escape, a race or a failure on the way: the walk says which
+        return _walk_below(top, parts, create=create)
+
+
+def _walk_below(top: int, parts: tuple[str, ...], *, create: bool) -> int:
+    """The folder `parts` below the open folder `top`, one segment at a time, as a new descriptor."""
+    fd = top
+    try:
+        for name in parts:
+            if create:
+                _make_dir(name, fd)
+            child = _open_dir(name, fd)
+            if fd != top:
+                os.close(fd)
+            fd = child
+    except BaseException:
+        if fd != top:
+            os.close(fd)
+        raise
+    return os.dup(top) if fd == top else fd
 
 
 def _open_dir(name: str, parent: int) -> int:

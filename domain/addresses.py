@@ -28,6 +28,13 @@ _LOOKALIKES: Final = frozenset(
 )
 _REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
+_PLAIN_ROOT = re.compile(r"([A-Za-z0-9_]{2,}):/")
+"""A root prefix that is no host form (one letter would be a drive; `file` is checked apart)."""
+_PLAIN_SEGMENT = r"(?!(?i:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:[./]|\Z))[A-Za-z0-9_.\-]{0,254}[A-Za-z0-9_\-]"
+_PLAIN_PATH = re.compile(rf"(?>{_PLAIN_SEGMENT})(?:/(?>{_PLAIN_SEGMENT}))*+")  # no backtracking across `/`
+"""Segments no rule can refuse: ASCII letters, digits, `_`, `-` and dots, 1 to 255 of them, not ending in a
+dot (so never `.` or `..`), whose part before the first dot is no device name."""
+
 
 @frozen
 class Parsed:
@@ -38,8 +45,40 @@ class Parsed:
     parts: tuple[str, ...]
 
 
-def parse(text: str | None, home: str) -> Parsed | Reply:  # noqa: PLR0911 - one return per address form
+def parse(text: str | None, home: str) -> Parsed | Reply:
     """Parse agent input; a bare relative path is taken from `home`. Invalid replies for bad input."""
+    if text and len(text) <= MAX_ADDRESS_BYTES and text.isascii() and text.isprintable() and "\\" not in text:
+        parsed = _plain(text, home)
+        if parsed is not None:
+            return parsed
+    return _parse(text, home)
+
+
+def _plain(text: str, home: str) -> Parsed | None:
+    """The fast path, for printable ASCII text without a backslash (no whole-text rule can fail there): the
+    address when every segment is plainly valid, None when the full grammar must look. It accepts only
+    what `_parse` accepts, as the same Parsed; every refusal is left to `_parse`."""
+    if text.startswith("mod:"):
+        match = _MOD_FORM.fullmatch(text)
+        if match is None:
+            return None
+        root, mod, rest = None, match[1], match[2]
+    elif (match := _PLAIN_ROOT.match(text)) is not None and match[1].lower() != "file":
+        root, mod, rest = match[1], None, text[match.end() :]
+    elif not text.startswith("/"):  # a bare path (a leading `/` is a host path)
+        root, mod, rest = home, None, text
+    else:
+        return None
+    rest = rest.removesuffix("/")
+    if not rest:
+        return Parsed(root, mod, ())
+    if _PLAIN_PATH.fullmatch(rest) is None:
+        return None
+    return Parsed(root, mod, tuple(rest.split("/")))
+
+
+def _parse(text: str | None, home: str) -> Parsed | Reply:  # noqa: PLR0911 - one return per address form
+    """The full grammar, for any text."""
     if not text:
         return Parsed(home, None, ())
     refusal = _whole_text(text)

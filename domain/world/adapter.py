@@ -8,7 +8,7 @@ no reply can tell the two apart. Only this module mints and opens VisibilityRefs
 import fnmatch
 import re
 from collections.abc import Callable, Generator
-from typing import Final
+from typing import Final, TypeVar
 
 from attrs import frozen
 
@@ -24,6 +24,8 @@ from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, Unavai
 from ports.files import Files, Kind, Location
 
 R = RootCategory
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 FULLY_VISIBLE: Final[dict[Mode | None, frozenset[RootCategory]]] = {
     Mode.CK3LENS: frozenset({R.ROOT_GAME, R.ROOT_REPO, R.ROOT_VSCODE, R.ROOT_CK3RAVEN_DATA}),
@@ -47,6 +49,15 @@ DATA_FOLDERS: Final = ("wip", "playsets", "config", "cache", "artifacts")
 """The only folders of ROOT_CK3RAVEN_DATA an agent sees (SPEC §4), in every mode."""
 
 MANIFEST_LIMIT: Final = 256 * 1024
+
+KEPT: Final = 1024
+"""How many places, success replies and targets' facts a World Adapter keeps to hand out again (each is
+immutable, and depends only on what it is kept by, the view and the manifest)."""
+KEPT_TEXT: Final = 256
+"""The longest agent text whose place is kept."""
+
+_MANIFEST_AT: Final = Location(*MANIFEST)
+_ROOTS: Final = {root.value: root for root in RootCategory}
 
 HIDDEN: Final = (
     ".env",
@@ -107,6 +118,10 @@ class WorldAdapter:
     def __init__(self, files: Files, view: WorldView) -> None:
         self._files = files
         self._view = _Compiled(view)
+        self._places: dict[tuple[str | None, RootCategory, bool], tuple[str, Location] | Reply] = {}
+        self._resolved: dict[tuple[str, Kind | None], Reply] = {}
+        self._targets: dict[tuple[str, str, tuple[str, ...]], Target] = {}
+        self._protection_read: tuple[bytes | None, Protection] | None = None
 
     @property
     def view(self) -> WorldView:
@@ -115,27 +130,46 @@ class WorldAdapter:
     def set_view(self, view: WorldView) -> None:
         """Replace what the session sees (a mode or playset switch), all at once."""
         self._view = _Compiled(view)
+        self._places, self._targets = {}, {}
 
     def resolve(
         self, path: str | None, home: RootCategory, *, allow_mod: bool = True, must_exist: bool = True
     ) -> tuple[Reply, VisibilityRef | None]:
-        """Resolve agent input to a canonical address and a ref; a terminal reply and None otherwise."""
-        parsed = parse(path, home.value)
-        if isinstance(parsed, Reply):
-            return parsed, None
-        located = self._locate(parsed, allow_mod=allow_mod)
-        if isinstance(located, Reply):
-            return located, None
-        address = self._view.spell(located)
-        if not self._view.visible(located):
-            return _not_addressable(address), None
+        """Resolve agent input to a canonical address and a ref; a terminal reply and None otherwise.
+
+        Only the filesystem is asked afresh each time: what a text names, and whether the view shows it, is
+        kept per text; the success reply for an address and kind is built once and handed out again."""
+        place = self._places.get((path, home, allow_mod))
+        if place is None:
+            place = self._place(path, home, allow_mod=allow_mod)
+        if isinstance(place, Reply):
+            return place, None
+        address, located = place
         kind = self._kind(located, address)
         if isinstance(kind, Reply):
             return kind, None
         if kind is None and must_exist:
             return _not_addressable(address), None
-        reply = ReplyBuilder().success("WA-RES-S-001", {"address": address, "kind": kind})
+        reply = self._resolved.get((address, kind))
+        if reply is None:
+            reply = _kept(self._resolved, (address, kind), _resolved(address, kind))
         return reply, _seal.mint(address, located, kind)
+
+    def _place(
+        self, path: str | None, home: RootCategory, *, allow_mod: bool
+    ) -> tuple[str, Location] | Reply:
+        """What `path` names, spelled canonically, if the view shows it: the grammar, the root or mod, the
+        spelling and visibility, all pure (kept for a text of up to KEPT_TEXT characters)."""
+        parsed = parse(path, home.value)
+        located = parsed if isinstance(parsed, Reply) else self._locate(parsed, allow_mod=allow_mod)
+        if isinstance(located, Reply):
+            place: tuple[str, Location] | Reply = located
+        else:
+            address = self._view.spell(located)
+            place = (address, located) if self._view.visible(located) else _not_addressable(address)
+        if path is None or len(path) <= KEPT_TEXT:
+            _kept(self._places, (path, home, allow_mod), place)
+        return place
 
     def list_dir(self, ref: VisibilityRef, named: Callable[[str], bool] | None = None) -> list[Listed]:
         """The visible children of the folder behind `ref` (those whose name `named` accepts). Raises port
@@ -258,20 +292,35 @@ class WorldAdapter:
         """The structural facts enforcement needs about the target behind `ref`, protection included (the
         manifest is read afresh, so an approved edit of it counts from the next call on)."""
         location = _seal.locate(ref)
-        protected = self._protection().covers(location.root, location.parts)
+        protection = self._protection()
+        key = (ref.address, location.root, location.parts)
+        found = self._targets.get(key)
+        if found is not None:
+            return found
+        protected = protection.covers(location.root, location.parts)
         in_local_mod = self._view.in_local_mod(location)
-        return Target(ref.address, RootCategory(location.root), location.parts, in_local_mod, protected)
+        found = Target(ref.address, _ROOTS[location.root], location.parts, in_local_mod, protected)
+        return _kept(self._targets, key, found)
 
     def _protection(self) -> Protection:
-        root, parts = MANIFEST
-        if root not in self._files.roots():
-            return Protection.from_manifest(None)
+        if _MANIFEST_AT.root not in self._files.roots():
+            return self._protection_of(None)
         try:
-            return Protection.from_manifest(self._files.read(Location(root, parts), MANIFEST_LIMIT))
+            return self._protection_of(self._files.read(_MANIFEST_AT, MANIFEST_LIMIT))
         except NotFound:
-            return Protection.from_manifest(None)
+            return self._protection_of(None)
         except PortError:
-            return Protection.from_manifest(b"unreadable")  # fail closed: all of ROOT_REPO
+            return self._protection_of(b"unreadable")  # fail closed: all of ROOT_REPO
+
+    def _protection_of(self, raw: bytes | None) -> Protection:
+        """The protection a manifest's bytes give, parsed again only when they differ from the last read."""
+        last = self._protection_read
+        if last is not None and last[0] == raw:
+            return last[1]
+        protection = Protection.from_manifest(raw)
+        self._protection_read = (raw, protection)
+        self._targets = {}  # what is protected may have changed
+        return protection
 
     def address_of(self, root: str, parts: tuple[str, ...]) -> str:
         """The canonical spelling of a place the server found itself (for example in git history)."""
@@ -316,6 +365,18 @@ class WorldAdapter:
             return ReplyBuilder().error("WA-IO-E-001", {"address": address})
 
 
+def _resolved(address: str, kind: Kind | None) -> Reply:
+    return ReplyBuilder().success("WA-RES-S-001", {"address": address, "kind": kind})
+
+
+def _kept(kept: dict[_K, _V], key: _K, value: _V) -> _V:
+    """`value`, kept under `key` (all kept values are let go when there are KEPT of them)."""
+    if len(kept) >= KEPT:
+        kept.clear()
+    kept[key] = value
+    return value
+
+
 def _not_addressable(address: str) -> Reply:
     return ReplyBuilder().invalid("WA-RES-I-001", {"address": address})
 
@@ -357,7 +418,7 @@ class _Compiled:
 
     def visible(self, location: Location) -> bool:
         root, parts = location.root, location.parts
-        if root not in self.root_names or any(self.hidden_name(part) for part in parts):
+        if root not in self.root_names or self._hides_any(parts):
             return False
         if root in self._full:
             return True
@@ -405,6 +466,14 @@ class _Compiled:
             return None
         address = self.spell(location)
         return address if address.endswith(":/") else address + "/"
+
+    def _hides_any(self, parts: tuple[str, ...]) -> bool:
+        secret = self._secret
+        if secret is not None:
+            for part in parts:
+                if secret.match(part.casefold()) is not None:
+                    return True
+        return False
 
     def hidden_name(self, name: str) -> bool:
         """Whether a file or folder of this name is a secret no address may reach."""

@@ -34,13 +34,13 @@ def materialize(folder: Path, tree: dict[str, object]) -> None:
             os.mkfifo(path)
 
 
-@pytest.fixture(params=["memory", "local"])
+@pytest.fixture(params=["memory", "local", "local-segment-walk"])
 def files(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Files]:
     if request.param == "memory":
         yield MemoryFiles({"ROOT_REPO": TREE})
         return
     materialize(tmp_path, TREE)
-    local = LocalFiles({"ROOT_REPO": tmp_path})
+    local = LocalFiles({"ROOT_REPO": tmp_path}, use_openat2=request.param == "local")
     yield local
     local.close()
 

@@ -16,8 +16,9 @@ from ports.files import Location
 OUTSIDE = b"outside-secret"
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[tuple[Path, Path, LocalFiles]]:
+@pytest.fixture(params=[True, False], ids=["openat2", "segment-walk"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Path, Path, LocalFiles]]:
+    """Each case runs with folders opened by openat2 (where the kernel has it) and by the segment walk."""
     root = tmp_path / "root"
     outside = tmp_path / "outside"
     root.mkdir()
@@ -25,7 +26,7 @@ def world(tmp_path: Path) -> Iterator[tuple[Path, Path, LocalFiles]]:
     (outside / "secret.txt").write_bytes(OUTSIDE)
     (root / "data.txt").write_bytes(b"inside")
     (root / "dir").mkdir()
-    files = LocalFiles({"ROOT_REPO": root})
+    files = LocalFiles({"ROOT_REPO": root}, use_openat2=request.param)
     yield root, outside, files
     files.close()
 
@@ -55,6 +56,14 @@ def test_a_linked_ancestor_is_not_descended(world):
 
     with pytest.raises(LinkRefused):
         files.read(at("linkdir", "secret.txt"), 1000)
+
+
+def test_a_linked_ancestor_deeper_down_is_not_descended(world):
+    root, outside, files = world
+    (root / "dir" / "linkdir").symlink_to(outside)
+
+    with pytest.raises(LinkRefused):
+        files.read(at("dir", "linkdir", "secret.txt"), 1000)
 
 
 def test_a_link_loop_is_refused_at_once(world):
@@ -143,6 +152,35 @@ def test_a_leaf_swapped_for_a_link_during_reads_never_yields_outside_bytes(world
         for _ in range(1000):
             try:
                 seen.add(files.read(at("data.txt"), 1000))
+            except PortError:
+                seen.add(b"refused")
+    finally:
+        stop.set()
+        swapper.join()
+
+    assert OUTSIDE not in seen
+
+
+def test_a_folder_deep_down_swapped_for_a_link_during_reads_never_yields_outside_bytes(world):
+    root, outside, files = world
+    (root / "dir" / "sub").mkdir()
+    (root / "dir" / "sub" / "secret.txt").write_bytes(b"inside")
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            (root / "dir" / "sub").rename(root / "dir" / "sub-away")
+            (root / "dir" / "sub").symlink_to(outside)
+            (root / "dir" / "sub").unlink()
+            (root / "dir" / "sub-away").rename(root / "dir" / "sub")
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    seen = set()
+    try:
+        for _ in range(1000):
+            try:
+                seen.add(files.read(at("dir", "sub", "secret.txt"), 1000))
             except PortError:
                 seen.add(b"refused")
     finally:

@@ -24,9 +24,9 @@ def root(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def files(root: Path) -> Iterator[LocalFiles]:
-    local = LocalFiles({"ROOT_REPO": root})
+@pytest.fixture(params=[True, False], ids=["openat2", "segment-walk"])
+def files(request: pytest.FixtureRequest, root: Path) -> Iterator[LocalFiles]:
+    local = LocalFiles({"ROOT_REPO": root}, use_openat2=request.param)
     yield local
     local.close()
 
@@ -125,6 +125,37 @@ def test_a_parent_swapped_for_a_link_during_creates_never_writes_outside(files, 
         for index in range(300):
             try:
                 files.write(at("out", f"f{index}.txt"), b"x")
+            except PortError:
+                continue
+    finally:
+        stop.set()
+        swapper.join()
+
+    assert list(outside.iterdir()) == []
+
+
+def test_a_folder_deep_down_swapped_for_a_link_during_creates_never_writes_outside(files, root, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "a" / "out").mkdir(parents=True)
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            try:  # the writer may recreate "out" in between: then this round just fails
+                (root / "a" / "out").rename(root / "a" / "out-away")
+                (root / "a" / "out").symlink_to(outside)
+                (root / "a" / "out").unlink()
+                (root / "a" / "out-away").rename(root / "a" / "out")
+            except OSError:
+                continue
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        for index in range(300):
+            try:
+                files.write(at("a", "out", f"f{index}.txt"), b"x")
             except PortError:
                 continue
     finally:
