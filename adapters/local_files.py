@@ -420,6 +420,9 @@ def _walk(
         parts = (*here, name)
         if not keep(parts):
             continue
+        if depth == 1:  # the last level: named as readdir saw it (as a listing does), never opened
+            yield parts
+            continue
         try:
             child = os.open(name, _DIR_FLAGS, dir_fd=fd)
         except OSError:  # swapped for a link or removed since readdir: skipped, never followed
@@ -445,7 +448,7 @@ def _walk_all(
         parts = (*here, name)
         if not keep(parts, kind):
             continue
-        if kind != "dir":
+        if kind != "dir" or depth == 1:  # a file, or a folder of the last level: never opened
             yield parts, kind
             continue
         try:
