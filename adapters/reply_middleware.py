@@ -234,7 +234,12 @@ def _ms(started: float) -> float:
 
 def _tool_result(text: str, envelope: Envelope, *, is_error: bool) -> ToolResult:
     """The reply as it goes out: the envelope itself as structured content (its frozen data is encoded by
-    the protocol layer, never copied or parsed back), and its JSON text as the text twin."""
-    return ToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=envelope, is_error=is_error
+    the protocol layer, never copied or parsed back), and its JSON text as the text twin. Made without
+    ToolResult's constructor, which would encode the structured content to JSON and parse it back: the
+    envelope is JSON data already (the text twin was just encoded from it)."""
+    return ToolResult.model_construct(
+        content=[TextContent(type="text", text=text)],
+        structured_content=envelope,
+        meta=None,
+        is_error=is_error,
     )
