@@ -133,13 +133,19 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     return Core(services, defaults)
 
 
-def sweep_in_background(core: Core) -> None:
-    """Remove, off the request path, temporary files left by writes a crash or a kill interrupted; and
-    warm the repositories' history the same way (see warm_in_background)."""
+def sweep_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
+    """Remove, off the request path and `after` seconds from now (past the client's first requests: the
+    walk of every root is Python, sharing the interpreter), temporary files left by writes a crash or a
+    kill interrupted; and warm the repositories' history the same way (see warm_in_background)."""
     files = core.services.files
     if isinstance(files, LocalFiles):
-        threading.Thread(target=files.sweep, name="ck3raven-sweep", daemon=True).start()
-    warm_in_background(core)
+
+        def sweep() -> None:
+            time.sleep(after)
+            files.sweep()
+
+        threading.Thread(target=sweep, name="ck3raven-sweep", daemon=True).start()
+    warm_in_background(core, after=after)
 
 
 def warm_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
