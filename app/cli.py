@@ -13,7 +13,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from app.config import ConfigError, Settings, config_path, load
 from domain.replies.registry import REGISTRY
@@ -113,6 +113,12 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return settings
 
 
+class _Closes(Protocol):
+    """What the server keeps to close before it exits (the log sink: its queue is drained on close)."""
+
+    def close(self) -> None: ...
+
+
 def _serve(args: argparse.Namespace) -> int:
     try:
         settings = settings_from(args)
@@ -147,20 +153,28 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     # SIGTERM ends the server as Ctrl-C does: through the finally blocks (socket, token, lock cleaned up)
     signal.signal(signal.SIGTERM, _terminate)
+    sinks: list[_Closes] = []
     try:
-        status = _serve_locked(args, settings, state)
+        status = _serve_locked(args, settings, state, sinks)
     finally:
         lock.release()
+    if sinks:  # logging was set up: the log says how the server ended
+        import structlog
+
+        structlog.get_logger().info("server.stopped", status=status)
     if args.transport == "stdio":
-        _exit_at_once(status)
+        _exit_at_once(status, sinks)
     return status
 
 
-def _exit_at_once(status: int) -> NoReturn:
+def _exit_at_once(status: int, sinks: list[_Closes]) -> NoReturn:
     """End a stdio server as soon as its own cleanup is done: the interpreter's teardown of a few thousand
     modules takes seconds on a busy machine, and stdio clients kill a server that has not exited two
-    seconds after they closed its input. Every write is already durable; logs and streams are flushed."""
+    seconds after they closed its input. Every write is already durable; the log's queue is drained and
+    its file closed, and the streams are flushed."""
     logging.shutdown()
+    for sink in sinks:
+        sink.close()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
@@ -171,7 +185,7 @@ def _terminate(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
-def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> int:
+def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sinks: list[_Closes]) -> int:
     import structlog
 
     from adapters.log_setup import configure_logging
@@ -187,7 +201,7 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path) -> 
 
     log_file = state / "logs" / "ck3raven.log"
     try:
-        configure_logging(log_file)
+        sinks.append(configure_logging(log_file))
     except OSError as exc:
         print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
         return 2

@@ -417,6 +417,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "The lint ruleset changed since contract {contract_id} opened; the work cannot be judged by the "
         "rules it began under.",
         {"contract_id", "recorded", "current"},
+        shapes={"recorded": maybe(TEXT)},  # none when the ruleset the contract opened under was not kept
     ),
     CodeSpec(
         "CT-GATE-S-010",

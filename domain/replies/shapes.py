@@ -89,7 +89,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         "sha": TEXT,
         "sha256": TEXT,
         "expected_sha256": TEXT,
-        "head": TEXT,
+        "head": maybe(TEXT),
         "baseline": TEXT,
         "baseline_sha": maybe(TEXT),
         "artifact": TEXT,

@@ -193,6 +193,18 @@ async def test_git_status_diff_and_log_read_the_repository(settings: Settings):
     assert [c["message"] for c in log["data"]["commits"]] == ["first"]
 
 
+async def test_git_status_of_a_repository_without_commits_answers_no_head(tmp_path: Path):
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    porcelain.init(str(repo))
+    settings = Settings("t", {R.ROOT_REPO: repo}, R.ROOT_REPO, Mode.CK3RAVEN_DEV, state_dir=tmp_path / "s")
+
+    async with Client(build(settings)) as client:
+        status = await call(client, "ck3_git", {"command": "status"})
+
+    assert (status["code"], status["data"]["head"]) == ("WA-READ-S-004", None)
+
+
 async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings: Settings, state_home: Path):
     async with Client(build(settings)) as client:
         await call(client, "ck3_file", write("ROOT_CK3RAVEN_DATA:/wip/x.txt"))

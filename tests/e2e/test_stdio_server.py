@@ -127,6 +127,16 @@ def test_a_server_whose_input_ended_exits_zero_with_its_last_reply_logged_and_it
     assert piped_to_the_end(config)[2] == 0  # a second server takes the state directory: the lock is free
 
 
+def test_a_server_whose_input_ended_logs_that_it_stopped_before_it_exits(config: Path):
+    import json
+
+    _, lines, _ = piped_to_the_end(config)
+
+    logged = (config.parent / "state" / "logs" / "ck3raven.log").read_text(encoding="utf-8").splitlines()
+    assert json.loads(logged[-1])["event"] == "server.stopped"
+    assert json.loads(lines[-1])["event"] == "server.stopped"
+
+
 def test_the_server_advertises_tools_and_no_prompts_or_resources_it_does_not_serve(config: Path):
     answers, _ = piped(config)
 

@@ -35,6 +35,12 @@ def test_a_reply_may_leave_out_a_field_its_code_declares_optional():
     assert "index" not in reply.data
 
 
+def test_a_ruleset_refusal_may_say_that_no_ruleset_was_recorded():
+    reply = ReplyBuilder().invalid("CT-GATE-I-011", {"contract_id": "ct-1", "recorded": None, "current": "x"})
+
+    assert reply.data["recorded"] is None
+
+
 def test_a_code_naming_a_field_no_shape_describes_is_refused_at_birth():
     with pytest.raises(ValueError, match="needs a shape"):
         CodeSpec("WA-RES-I-099", "Nothing.", {"nonesuch"})
