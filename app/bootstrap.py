@@ -4,7 +4,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Final, Protocol
@@ -139,12 +139,7 @@ def sweep_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
     kill interrupted; and warm the repositories' history the same way (see warm_in_background)."""
     files = core.services.files
     if isinstance(files, LocalFiles):
-
-        def sweep() -> None:
-            time.sleep(after)
-            files.sweep()
-
-        threading.Thread(target=sweep, name="ck3raven-sweep", daemon=True).start()
+        _later("ck3raven-sweep", after, files.sweep)
     warm_in_background(core, after=after)
 
 
@@ -156,12 +151,17 @@ def warm_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
     repeating it. Failures are only logged."""
     history = core.services.history
     if isinstance(history, LazyHistory):
+        _later("ck3raven-warm", after, history.warm)
 
-        def warm() -> None:
-            time.sleep(after)
-            history.warm()
 
-        threading.Thread(target=warm, name="ck3raven-warm", daemon=True).start()
+def _later(name: str, after: float, work: Callable[[], object]) -> None:
+    """Run `work` on a daemon thread of its own, `after` seconds from now."""
+
+    def run() -> None:
+        time.sleep(after)
+        work()
+
+    threading.Thread(target=run, name=name, daemon=True).start()
 
 
 def approval_channel(settings: Settings, core: Core) -> ApprovalChannel:
