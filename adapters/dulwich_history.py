@@ -379,9 +379,13 @@ def _nested_repository(path: bytes) -> bool:
 
 
 def _working_sha(top: Path, path: bytes) -> bytes | None:
+    """The blob id of what stands at `path` as git stores it: a file's content, a link's target text (a
+    link is what it points at, never followed), None for anything else or nothing."""
     disk = top / os.fsdecode(path)
     try:
-        if disk.is_symlink() or not disk.is_file():
+        if disk.is_symlink():
+            return bytes(Blob.from_string(os.fsencode(disk.readlink())).id)
+        if not disk.is_file():
             return None
         return bytes(Blob.from_string(disk.read_bytes()).id)
     except OSError:
@@ -438,12 +442,7 @@ def _entry(blob: Blob, mode: int) -> IndexEntry:
 
 
 def _place(resolved: Path) -> tuple[Path, str] | None:
-    """The repository top holding the (resolved) root, and the root's path inside it ('' or 'a/b/')."""
-    for candidate in (resolved, *resolved.parents):
-        marker = _git_marker(candidate)
-        if marker == "file":
-            return None  # a linked worktree or submodule: not served (see _find)
-        if marker == "dir":
-            inside = resolved.relative_to(candidate).as_posix()
-            return candidate, "" if inside == "." else inside + "/"
-    return None
+    """The repository whose top is the (resolved) root itself, and the root's path inside it (''). A
+    repository whose top lies above a root is never that root's (SPEC §7): its history is the operator's
+    checkout, not the root's, and committing there would commit into it."""
+    return (resolved, "") if _git_marker(resolved) == "dir" else None

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import suppress
 from pathlib import Path
 
-from adapters import openat2
+from adapters import local_survey, openat2
 from ports.errors import (
     AlreadyExists,
     LinkRefused,
@@ -30,7 +30,7 @@ from ports.errors import (
     TooLarge,
     Unavailable,
 )
-from ports.files import Entry, Files, Kind, Location
+from ports.files import Entry, Files, Kind, Location, Stat
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -160,6 +160,12 @@ class LocalFiles(Files):
     ) -> Iterator[tuple[str, ...]]:
         with self._dir(location) as fd:
             yield from _walk(fd, (), depth, keep)
+
+    def survey(
+        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
+    ) -> Iterator[tuple[tuple[str, ...], Stat]]:
+        with self._dir(location) as fd:
+            yield from local_survey.survey(fd, (), keep)
 
     def sweep(self, older_than: float = 60.0) -> int:
         """Remove the temporary files of writes that never finished (a crash, a kill), in every root; only

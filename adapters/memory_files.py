@@ -4,13 +4,14 @@ It keeps the local adapter's promises exactly (the shared contract tests run aga
 reported and never followed, special files are reported as such, entries come sorted.
 """
 
+import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Final
 
 from attrs import frozen
 
 from ports.errors import AlreadyExists, LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge
-from ports.files import Entry, Files, Kind, Location
+from ports.files import Entry, Files, Kind, Location, Stat
 
 
 @frozen
@@ -119,6 +120,19 @@ class MemoryFiles(Files):
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:
         yield from _walk(self._folder(location), (), depth, keep)
+
+    def survey(
+        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
+    ) -> Iterator[tuple[tuple[str, ...], Stat]]:
+        for parts, kind in _walk_all(self._folder(location), (), 1 << 16, keep):
+            node = self._node(Location(location.root, location.parts + parts))
+            if isinstance(node, bytes):  # no times here: the content's digest says whether it changed
+                yield parts, Stat(kind, len(node), digest=hashlib.sha256(node).hexdigest())
+            else:
+                yield parts, Stat(kind, link=node.target if isinstance(node, Link) else None)
+
+    def _node(self, location: Location) -> object:
+        return self._folder(Location(location.root, location.parts[:-1]))[location.parts[-1]]
 
     def _folder(self, location: Location) -> dict[str, object]:
         if location.root not in self._roots:

@@ -5,10 +5,11 @@ checked by one contract test suite run against both."""
 import copy
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
+from attrs import evolve
 from cattrs import Converter
 
 from adapters.sqlite_state import GENESIS, chain
@@ -16,6 +17,7 @@ from ports.approvals import ApprovalRecord
 from ports.audit import AuditEntry, AuditRow
 from ports.contracts import ContractRecord
 from ports.errors import Unavailable
+from ports.journal import JournalEntry
 
 R = TypeVar("R")
 
@@ -31,6 +33,7 @@ class MemoryState:
             "carry_over": {},
             "evidence": {},
             "audit": [],
+            "journal": [],
         }
         self.lock = threading.RLock()
         self._depth = 0
@@ -39,6 +42,7 @@ class MemoryState:
         self.ledger = MemoryLedger(self)
         self.evidence = MemoryEvidence(self)
         self.audit = MemoryAudit(self)
+        self.journal = MemoryJournal(self)
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
@@ -141,6 +145,40 @@ class MemoryEvidence:
     def document(self, kind: str, name: str) -> str | None:
         found = self._state.data["evidence"].get((kind, name))
         return str(found) if found is not None else None
+
+
+class MemoryJournal:
+    def __init__(self, state: MemoryState) -> None:
+        self._state = state
+
+    def begin(self, entry: JournalEntry, content_before: bytes | None) -> None:
+        with self._state.atomic():
+            self._state.data["journal"].append((entry, content_before))
+
+    def settle(self, entry_id: str, state: str) -> None:
+        with self._state.atomic():
+            rows = self._state.data["journal"]
+            for index, (entry, content) in enumerate(rows):
+                if entry.entry_id == entry_id:
+                    rows[index] = (evolve(entry, state=state), content)
+
+    def entries(
+        self, contract_ids: Iterable[str | None] | None = None, *, root: str | None = None, since: str = ""
+    ) -> list[JournalEntry]:
+        wanted = None if contract_ids is None else set(contract_ids)
+        with self._state.lock:
+            rows = list(self._state.data["journal"])
+        return [
+            entry
+            for entry, _ in rows
+            if (wanted is None or entry.contract_id in wanted)
+            and (root is None or entry.root == root)
+            and entry.at >= since
+        ]
+
+    def content_before(self, entry_id: str) -> bytes | None:
+        with self._state.lock:
+            return next((c for e, c in self._state.data["journal"] if e.entry_id == entry_id), None)
 
 
 class MemoryAudit:

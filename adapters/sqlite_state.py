@@ -20,6 +20,7 @@ from typing import Any, Final, Generic, TypeVar
 
 import structlog
 
+from adapters.sqlite_journal import SqliteJournal
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
 from ports.audit import AuditEntry, AuditRow
@@ -55,6 +56,13 @@ MIGRATIONS: Final = (
     CREATE TABLE quarantine (
         kind TEXT NOT NULL, record_id TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
         at TEXT NOT NULL DEFAULT (datetime('now')));
+    """,
+    """
+    CREATE TABLE journal (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, entry_id TEXT NOT NULL UNIQUE, contract_id TEXT,
+        root TEXT NOT NULL, at TEXT NOT NULL, record TEXT NOT NULL, content BLOB);
+    CREATE INDEX journal_by_contract ON journal (contract_id);
+    CREATE INDEX journal_by_root ON journal (root, at);
     """,
 )
 """Schema steps, in order; the database records how many it has applied."""
@@ -92,6 +100,7 @@ class SqliteState:
         self.ledger = SqliteLedger(self)
         self.evidence = SqliteEvidence(self)
         self.audit = SqliteAudit(self)
+        self.journal = SqliteJournal(self)  # its own module, over this connection and its transactions
 
     def close(self) -> None:
         self._db.close()

@@ -40,6 +40,7 @@ from ports.clock import Clock
 from ports.contracts import ContractStore
 from ports.evidence import EvidenceStore
 from ports.files import Files
+from ports.journal import Journal
 from ports.ledger import Ledger
 from ports.playsets import PlaysetStore
 from ports.signer import Signer
@@ -63,6 +64,8 @@ class StateStores(Transactions, Protocol):
     def evidence(self) -> EvidenceStore: ...
     @property
     def audit(self) -> AuditLog: ...
+    @property
+    def journal(self) -> Journal: ...
 
 
 def leak_gate(settings: Settings, approve_command: str = DEFAULT_APPROVE) -> LeakGate:
@@ -126,6 +129,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         audit=stores.audit,
         linter=RuffLinter(state / "lint-ruleset.json"),
         tokens=LxeFiles(files),
+        journal=stores.journal,
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))

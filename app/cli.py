@@ -362,6 +362,9 @@ def _init_detected(args: argparse.Namespace) -> Path:
     if args.repo:
         roots["ROOT_REPO"] = Path(args.repo).expanduser().resolve()
     state = Settings("init", {}, RootCategory.ROOT_REPO).state_path(os.environ)
+    warning = setup.repository_warning(roots)
+    if warning is not None:
+        print(f"warning: {warning}")
     setup.write_checked(target, setup.config_text(roots, state_dir=state, mode=args.mode, playset=None))
     return target
 

@@ -19,6 +19,7 @@ from typing import Any
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
 from app.config import Settings
+from app.setup import repository_warning
 from ports.audit import AuditRow
 from ports.contracts import ContractRecord
 
@@ -186,6 +187,8 @@ def doctor(settings: Settings, config: Path | None, environ: Mapping[str, str]) 
         _self_test(settings),
     ]
     lines = [f"{'OK     ' if ok else 'PROBLEM'} {text}" for ok, text in checks]
+    warning = repository_warning({root.value: path for root, path in settings.roots.items()})
+    lines += [f"WARNING {warning}"] if warning is not None else []
     return lines, 0 if all(ok for ok, _ in checks) else 1
 
 

@@ -40,6 +40,27 @@ def config_text(roots: Mapping[str, Path], *, state_dir: Path, mode: str | None,
     return "\n".join(lines) + "\n"
 
 
+def repository_above(folder: Path) -> Path | None:
+    """The top of a git repository that holds `folder` from above (`folder` itself is no repository's
+    top), or None. Such a repository is never the root's: its history is not the root's to commit to."""
+    if (folder / ".git").exists():
+        return None
+    return next((parent for parent in folder.parents if (parent / ".git").exists()), None)
+
+
+def repository_warning(roots: Mapping[str, Path]) -> str | None:
+    """What `init` and `doctor` say when ROOT_REPO lies below its repository's top."""
+    repo = roots.get("ROOT_REPO")
+    top = repository_above(Path(repo)) if repo is not None else None
+    if top is None:
+        return None
+    return (
+        f"ROOT_REPO {repo} lies inside the git repository at {top}: that repository is not ROOT_REPO's, so "
+        "ck3_git and ck3_commit answer 'no repository' there (close still sees every change); configure the "
+        "repository's top as ROOT_REPO to use its history"
+    )
+
+
 def write_checked(config: Path, text: str) -> None:
     """Write `text` to `config` only if it loads as a valid configuration; ConfigError otherwise."""
     config.parent.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,8 @@ Groups, in this order (each can be run alone with --only, or as its own script):
   enforce    resolve + enforce in process (bench/enforce.py)
   contracts  contract open and close against the git CLI, cold and warm (bench/contracts.py)
   stored     a governed write with 0 to 10,000 stored contracts (bench/stored_contracts.py)
+  baselines  the manifest at open, the reconciliation at close in every layout, the journal's cost on a
+             governed write (bench/baselines.py)
 With --peers, the Node reference server joins the calls too, and only the start-up and the calls run
 (unless --only names others).
 
@@ -29,7 +31,7 @@ from common import CHECKOUT, HERE, Place, ensure_world, install_reference, scrat
 from report import Row, dump, table
 
 RESULTS = HERE / "results"
-GROUPS = ("startup", "calls", "enforce", "contracts", "stored")
+GROUPS = ("startup", "calls", "enforce", "contracts", "stored", "baselines")
 PEER_GROUPS = ("startup", "calls")
 
 
@@ -53,6 +55,10 @@ def run_group(name: str, place: Place, args: argparse.Namespace, problems: list[
         import contracts
 
         return contracts.measure(rounds)
+    if name == "baselines":
+        import baselines
+
+        return baselines.measure(rounds)
     import stored_contracts
 
     return stored_contracts.measure(rounds * 10)

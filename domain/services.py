@@ -12,6 +12,7 @@ from ports.contracts import ContractStore
 from ports.evidence import EvidenceStore
 from ports.files import Files
 from ports.history import History
+from ports.journal import Journal
 from ports.ledger import Ledger
 from ports.linter import Linter
 from ports.playsets import PlaysetStore
@@ -40,3 +41,5 @@ class Services:
     """The locked lint ruleset close runs on changed Python files."""
     tokens: TokenFiles
     """Lint exception tokens (LXE), kept under `policy/tokens/` of a root."""
+    journal: Journal
+    """Every governed change, recorded before the file changes (SPEC §7)."""

@@ -29,8 +29,11 @@ class ContractRecord:
     work_declaration: str
     author: str
     baseline_sha: str | None
-    baseline_snapshot: tuple[tuple[str, str | None], ...]
-    """Without a git repository: (address, SHA-256 of the content or None when absent) per declared target."""
+    """The digest of the baseline set taken at open (each repository and its commit, the manifest's
+    digest): a baseline edited in the store no longer matches it."""
+    repositories: tuple[tuple[str, str | None], ...]
+    """Each git repository whose top lies inside the scope: (the address of its top, HEAD at open or None
+    for one without a commit)."""
     expires_at: str
     renewed_from: str | None
     approvals: tuple[str, ...]

@@ -34,6 +34,20 @@ class Entry:
     size: int = 0
 
 
+@frozen
+class Stat:
+    """What a survey records of one entry: its kind, size, times (ns), inode, a link's target text, and the
+    SHA-256 of a file's content where the adapter knows it without reading (in memory)."""
+
+    kind: Kind
+    size: int = 0
+    mtime_ns: int = 0
+    ctime_ns: int = 0
+    inode: int = 0
+    link: str | None = None
+    digest: str | None = None
+
+
 class Files(Protocol):
     """Port: the structure and files of the roots.
 
@@ -90,4 +104,12 @@ class Files(Protocol):
         relative to `location`. `keep(parts)` is asked for each folder found: a folder it refuses is
         neither yielded nor entered. A folder that turns into a link mid-walk is skipped, never followed.
         Closing the iterator early releases everything it holds."""
+        ...
+
+    def survey(
+        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
+    ) -> Iterator[tuple[tuple[str, ...], Stat]]:
+        """Every entry below `location` at any depth with its Stat (lstat: a link is reported with its
+        target text, never followed), in sorted depth-first pre-order; `keep` as for `walk`. An entry that
+        vanishes between the listing and its stat is left out."""
         ...

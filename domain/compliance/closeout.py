@@ -7,6 +7,7 @@ The result says what was found either way, so the evidence of a close (or of a r
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 
 from attrs import frozen
 
@@ -19,6 +20,8 @@ from ports.errors import NotFound, PortError
 from ports.linter import Finding
 
 FILE_LIMIT = 8 * 1024 * 1024
+AtOpen = Callable[[tuple[str, ...]], tuple[bytes | None, bool]]
+"""A file's content when the contract opened (None: absent), and whether it is known at all."""
 
 
 @frozen
@@ -109,9 +112,14 @@ def lineage(services: Services, record: ContractRecord) -> list[str]:
 
 
 def assess(
-    session: Session, services: Services, record: ContractRecord, changes: list[dict[str, object]]
+    session: Session,
+    services: Services,
+    record: ContractRecord,
+    changes: list[dict[str, object]],
+    at_open: AtOpen,
 ) -> Assessment:
-    """The compliance facts of closing `record` with `changes`. Raises PortError (history, linter, store)."""
+    """The compliance facts of closing `record` with `changes`; `at_open` tells a file's content when the
+    contract opened. Raises PortError (history, linter, store)."""
     recorded = services.evidence.document("ruleset", record.contract_id)
     found_symbols: list[FileSymbols] = []
     findings: list[Finding] = []
@@ -121,7 +129,7 @@ def assess(
     for change in changes:
         if change["kind"] == "delete":
             continue
-        read = _now_and_before(session, services, record, str(change["address"]), str(change["kind"]))
+        read = _now_and_before(session, at_open, str(change["address"]), str(change["kind"]))
         if read is None:
             continue
         parts, now, before, known = read
@@ -153,11 +161,10 @@ def assess(
 
 
 def _now_and_before(
-    session: Session, services: Services, record: ContractRecord, address: str, kind: str
+    session: Session, at_open: AtOpen, address: str, kind: str
 ) -> tuple[tuple[str, ...], bytes, bytes | None, bool] | None:
-    """The file's parts, its bytes now and at the baseline (None: it did not exist), and whether the
-    baseline is known at all (not in a root without git, whose baseline kept digests only). None when
-    the file cannot be read now."""
+    """The file's parts, its bytes now and when the contract opened (None: it did not exist), and whether
+    that content is known at all. None when the file cannot be read now."""
     world = session.world
     _, ref = world.resolve(address, session.home)
     if ref is None or ref.kind != "file":
@@ -169,9 +176,8 @@ def _now_and_before(
         return None
     if kind == "add":
         return parts, now, None, True
-    if record.baseline_sha is None:
-        return parts, now, None, False
-    return parts, now, services.history.content_at(record.root_category, record.baseline_sha, parts), True
+    before, known = at_open(parts)
+    return parts, now, before, known
 
 
 def live_lxes(services: Services, record: ContractRecord, ids: set[str]) -> list[tokens.Lxe]:

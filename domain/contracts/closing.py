@@ -1,7 +1,9 @@
 """The close gate (law §12; SPEC §7, §14): reconcile the work done with the work declared, then close.
 
-Every change since the baseline — committed, staged, unstaged, untracked — must match a declared target
-and edit kind; undeclared work is Invalid, listed, and keeps the contract open. Then compliance (Phase
+Every net change in the scope since open (`domain.contracts.reconciliation`: the journal, each repository
+in scope and the manifest, in every layout) must match a declared target and edit kind, unless another
+open contract journaled it; undeclared work is Invalid, listed with its kind and source, and keeps the
+contract open. Then compliance (Phase
 1.5, `domain.compliance.closeout`): the lint ruleset is the one recorded at open, every new symbol has an
 NST, and lint findings in changed files are within live LXEs; a refusal is recorded as evidence too. A
 close that agrees stores its evidence in the state store first; only then is the contract marked closed
@@ -13,6 +15,7 @@ from contextlib import suppress
 
 from domain.compliance import closeout
 from domain.contracts import reconciliation, records
+from domain.contracts.baseline import BaselineChanged
 from domain.contracts.lifecycle import own, summary
 from domain.contracts.records import Status
 from domain.failures import history_failure
@@ -28,18 +31,11 @@ def close_contract(session: Session, services: Services, contract_id: str | None
     record = own(session, services, contract_id)
     if isinstance(record, Reply):
         return record
-    try:
-        changes = reconciliation.changes(session.world, services.history, session.home, record)
-    except PortError:
-        return history_failure(record.root_category)
-    changes = closeout.agent_work(session, services, record.root_category, changes)
-    declared = {t.address.casefold(): t.edit_kind for t in record.targets}
-    undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
-    if undeclared:
-        return ReplyBuilder().invalid(
-            "CT-GATE-I-007", {"contract_id": record.contract_id, "undeclared": undeclared}
-        )
-    assessed = _complies(session, services, record, changes)
+    reconciled = _declared(session, services, record)
+    if isinstance(reconciled, Reply):
+        return reconciled
+    found, changes = reconciled
+    assessed = _complies(session, services, record, changes, found.at_open)
     if isinstance(assessed, Reply):
         return assessed
     authority = services.authority
@@ -47,6 +43,8 @@ def close_contract(session: Session, services: Services, contract_id: str | None
     evidence = {
         "contract": json.loads(json.dumps(summary(closed))),
         "changes": changes,
+        "others": found.others,
+        "transient": found.transient,
         "closed_at": closed.closed_at,
         "signature": closed.state_signature,
         "compliance": assessed.evidence(),
@@ -62,12 +60,41 @@ def close_contract(session: Session, services: Services, contract_id: str | None
     )
 
 
+def _declared(
+    session: Session, services: Services, record: ContractRecord
+) -> tuple[reconciliation.Reconciled, list[dict[str, object]]] | Reply:
+    """What the scope shows and the contract's own changes, when every one of them is declared with the
+    kind it has; the refusal listing the rest otherwise."""
+    try:
+        found = reconciliation.reconcile(session, services, record)
+    except BaselineChanged:
+        problem = "its baseline in the state store was changed, so it no longer governs"
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-006", {"contract_id": record.contract_id, "problem": problem}
+        )
+    except PortError:
+        return history_failure(record.root_category)
+    changes = closeout.agent_work(session, services, record.root_category, found.changes)
+    declared = {t.address.casefold(): t.edit_kind for t in record.targets}
+    undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
+    if undeclared:  # decided on the whole list, in every layout alike
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-007",
+            {"contract_id": record.contract_id, "undeclared": undeclared, "count": len(undeclared)},
+        )
+    return found, changes
+
+
 def _complies(
-    session: Session, services: Services, record: ContractRecord, changes: list[dict[str, object]]
+    session: Session,
+    services: Services,
+    record: ContractRecord,
+    changes: list[dict[str, object]],
+    at_open: closeout.AtOpen,
 ) -> closeout.Assessment | Reply:
     """The compliance facts of work that complies; the refusal (or the Error) otherwise."""
     try:
-        assessed = closeout.assess(session, services, record, changes)
+        assessed = closeout.assess(session, services, record, changes, at_open)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-003", {"contract_id": record.contract_id})
     return assessed if assessed.problem is None else _refused(services, record.contract_id, changes, assessed)

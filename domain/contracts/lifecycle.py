@@ -121,11 +121,12 @@ def summary(record: ContractRecord) -> dict[str, object]:
         "targets": [{"address": t.address, "edit_kind": t.edit_kind} for t in record.targets],
         "expires_at": record.expires_at,
         "baseline_sha": record.baseline_sha,
-        "baseline": "git"
-        if record.baseline_sha
-        else (
-            "snapshot of the declared targets: the root is in no git repository, so only they are reconciled"
+        "baseline": (
+            f"a manifest of the scope and {len(record.repositories)} git repositories in it"
+            if record.repositories
+            else "a manifest of the scope (no git repository in it)"
         ),
+        "repositories": [{"address": address, "commit": commit} for address, commit in record.repositories],
         "renewed_from": record.renewed_from,
         "status": record.status,
     }

@@ -3,8 +3,9 @@
 Open checks the request, the one-open-contract-per-session rule, that every target resolves inside the
 contract's root, that the capability matrix permits every declared mutation on every target ("scope
 infeasible" otherwise) and that a human approved the targets that need one (protected files, and rows
-such as the launcher registry that always ask); it records the git baseline (or,
-with no repository, a content snapshot of the targets) and reports carry-over from earlier work.
+such as the launcher registry that always ask); it records the baseline (`domain.contracts.baseline`:
+each repository in the scope with its commit, and a manifest of the scope) and reports carry-over from
+earlier work (`domain.contracts.carried`).
 """
 
 import json
@@ -13,7 +14,9 @@ from datetime import datetime, timedelta
 from attrs import frozen
 
 from domain.compliance import closeout
-from domain.contracts import carry_over, reconciliation, records
+from domain.contracts import baseline, carry_over, records
+from domain.contracts.baseline import Baseline
+from domain.contracts.carried import carried_files
 from domain.contracts.lifecycle import OpenRequest, governing, summary
 from domain.contracts.records import Status
 from domain.failures import history_failure
@@ -50,9 +53,14 @@ def open_contract(
         return admitted
     targets, approved = admitted
     root = RootCategory(request.root_category)
+    taken = None
     try:
-        head = services.history.head(root.value)
-        carried = [] if renewed_from else carried_files(session, services, root, head)
+        if renewed_from is None:  # a renewal inherits the baseline: never a fresh one over work done
+            named = tuple("/".join(session.world.location_of(t.ref).parts) for t in targets)
+            taken, dirty = baseline.take(session, services, root.value, named)
+            carried = carried_files(session, services, root, dirty)
+        else:
+            carried = []
     except PortError:
         return history_failure(root.value)
     declared = {target.record.address.casefold() for target in targets}
@@ -75,8 +83,8 @@ def open_contract(
             return ReplyBuilder().invalid(
                 "CT-GATE-I-008", {"required": carry_over.required(counts), "carry_over": section}
             )
-        baseline = renewed_from.baseline_sha if renewed_from else head
-        record = _record(session, services, request, targets, (baseline, approved, renewed_from))
+        bound = _bound(session, services, taken, renewed_from)
+        record = _record(session, services, request, targets, (bound, approved, renewed_from))
         services.contracts.put(record)
         services.evidence.put("ruleset", record.contract_id, rules)
         if not renewed_from:
@@ -109,6 +117,22 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
     return open_contract(session, services, request, renewed_from=old)
 
 
+def _bound(
+    session: Session, services: Services, taken: Baseline | None, renewed_from: ContractRecord | None
+) -> tuple[str | None, tuple[tuple[str, str | None], ...]]:
+    """The baseline digest and repositories a contract is bound to: the one just taken, stored now (in the
+    open's transaction), or the renewed contract's. Raises PortError."""
+    if taken is None:
+        assert renewed_from is not None  # noqa: S101 - only a renewal takes no baseline
+        return renewed_from.baseline_sha, renewed_from.repositories
+    sha = baseline.store(services, taken)
+    world = session.world
+    repositories = tuple(
+        (world.address_of(taken.root, baseline.parts_of(top)), commit) for top, commit in taken.repositories
+    )
+    return sha, repositories
+
+
 def _successor(services: Services, renewed_from: ContractRecord | None) -> str | None:
     """The contract that already renewed `renewed_from`, if any (checked inside the open's transaction)."""
     if renewed_from is None:
@@ -126,27 +150,6 @@ def _not_renewable(old: ContractRecord, now: datetime, signer: Signer) -> str | 
     if records.genuine(old, signer) and records.live(old, now):
         return "still open"
     return None
-
-
-def carried_files(
-    session: Session, services: Services, root: RootCategory, head: str | None
-) -> list[carry_over.CarriedFile]:
-    """The uncommitted changes under `root`, attributed to the earlier contracts that declared them."""
-    if head is None:
-        return []
-    visible = reconciliation.visible_changes(
-        session.world, root.value, services.history.changes_since(root.value, head)
-    )
-    visible = closeout.agent_work(session, services, root.value, visible)
-    changes = [(str(change["address"]), str(change["kind"])) for change in visible]
-    authority = services.authority
-    now = authority.clock.now()
-    earlier = [
-        r
-        for r in services.contracts.all()
-        if not (records.genuine(r, authority.signer) and records.live(r, now))
-    ]
-    return carry_over.attribute(changes, earlier)
 
 
 def _admit(
@@ -261,18 +264,14 @@ def _record(
     services: Services,
     request: OpenRequest,
     targets: list[AdmittedTarget],
-    established: tuple[str | None, tuple[str, ...], ContractRecord | None],
+    established: tuple[
+        tuple[str | None, tuple[tuple[str, str | None], ...]], tuple[str, ...], ContractRecord | None
+    ],
 ) -> ContractRecord:
     """The signed record; `established` is what the gate found: baseline, approvals, the renewed one."""
-    baseline, approved, renewed_from = established
+    (sha, repositories), approved, renewed_from = established
     authority = services.authority
     now = authority.clock.now()
-    if renewed_from is not None and renewed_from.baseline_snapshot:
-        snapshot = renewed_from.baseline_snapshot
-    elif baseline is None:  # without git: the content digest of every declared target
-        snapshot = reconciliation.snapshot(session.world, [(t.record.address, t.ref) for t in targets])
-    else:
-        snapshot = ()
     record = ContractRecord(
         contract_id=authority.ids.new_id("ct"),
         created_at=now.isoformat(),
@@ -284,8 +283,8 @@ def _record(
         targets=tuple(t.record for t in targets),
         work_declaration=request.work_declaration,
         author=request.author,
-        baseline_sha=baseline,
-        baseline_snapshot=snapshot,
+        baseline_sha=sha,
+        repositories=repositories,
         expires_at=(now + timedelta(minutes=request.ttl_minutes)).isoformat(),
         renewed_from=renewed_from.contract_id if renewed_from else None,
         approvals=approved,

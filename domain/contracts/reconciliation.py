@@ -1,40 +1,101 @@
-"""Reconciliation for the close gate: what changed under a contract's root since its baseline.
+"""Reconciliation (SPEC §7): everything that changed in a contract's scope since it opened, in every layout.
 
-With git, every change since the baseline commit counts — committed, staged, unstaged, untracked. Without
-a repository, only the declared targets can be compared, with the content digests taken at open. Every
-file read goes through a VisibilityRef the session's World Adapter minted.
+The manifest taken at open is compared with the scope now: an entry is unchanged only when every recorded
+stat field matches (a link: its target text). Where the stat differs, the content decides when it is known
+— the digest the manifest took, or the content the repository holding the file had at the baseline commit
+— otherwise the file is reported modified with its content before unknown. Folders are no work; files and
+links are. Each net change is then attributed by the journal: work this contract (or the one it renews)
+did through the server is its own (`source` "journal"); work another open contract journaled belongs to
+that one; the rest was made outside the server (`outside`), named by what saw it (`repository`,
+`manifest`).
 """
 
-import hashlib
 from collections.abc import Iterable
-from typing import Final
 
+from attrs import frozen
+
+from domain.compliance.closeout import AtOpen
+from domain.contracts import baseline, journal
+from domain.contracts.baseline import Baseline, Row, digest, parts_of
+from domain.services import Services
+from domain.session import Session
 from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
-from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
-from ports.errors import NotFound, PortError
-from ports.history import Change, History
-
-SNAPSHOT_LIMIT: Final = 16 * 1024 * 1024
+from ports.history import Change
 
 
-def snapshot(
-    world: WorldAdapter, places: list[tuple[str, VisibilityRef]]
-) -> tuple[tuple[str, str | None], ...]:
-    """(address, content digest or None when absent) for each declared target."""
-    return tuple((address, _digest_at(world, ref)) for address, ref in places)
+@frozen
+class Reconciled:
+    """What a contract's scope shows: its own net changes, those that belong to other open contracts, the
+    files it wrote whose net change is none (written, then put back or removed), and a file's content when
+    the contract opened, where anything knows it."""
+
+    changes: list[dict[str, object]]
+    others: list[dict[str, object]]
+    transient: list[str]
+    at_open: AtOpen
 
 
-def changes(
-    world: WorldAdapter, history: History, home: RootCategory, record: ContractRecord
-) -> list[dict[str, object]]:
-    """Every change since the contract's baseline that the agent could have made (`visible_changes`), as
-    canonical addresses and kinds. Raises PortError."""
-    if record.baseline_sha is None:
-        return _snapshot_changes(world, home, record)
-    found = history.changes_since(record.root_category, record.baseline_sha)
-    return visible_changes(world, record.root_category, found)
+def reconcile(session: Session, services: Services, record: ContractRecord) -> Reconciled:
+    """The net changes in `record`'s scope since it opened. Raises PortError, baseline.BaselineChanged."""
+    root = record.root_category
+    before = baseline.load(services, record.baseline_sha or "")
+    named = tuple(_path(session, t.address) for t in record.targets)
+    now, _ = baseline.survey(session, root, tuple(p for p in named if p is not None))
+    ours = journal.per_file(session, services, journal.chain(services, record), root)
+    # another contract's work since this one opened (older work is in the manifest already)
+    mine = set(journal.chain(services, record))
+    since = journal.opened_at(services, record)
+    others = {
+        path: work
+        for path, work in journal.per_file(session, services, None, root, since=since).items()
+        if work.last.contract_id is not None and work.last.contract_id not in mine
+    }
+    changes: list[dict[str, object]] = []
+    theirs: list[dict[str, object]] = []
+    seen: set[str] = set()
+    for path in sorted(set(before.manifest) | set(now)):
+        net = _net(session, services, before, path, now.get(path))
+        if net is None:
+            continue
+        kind, source, current = net
+        address = session.world.address_of(root, parts_of(path))
+        other = others.get(path)
+        if other is not None and other.last.after == current:
+            theirs.append({"address": address, "kind": kind, "contract_id": other.last.contract_id})
+            continue
+        own = ours.get(path)
+        by_us = own is not None and own.last.after == current
+        seen.add(path)
+        changes.append(
+            {"address": address, "kind": kind, "source": "journal" if by_us else source, "outside": not by_us}
+        )
+    transient = sorted(work.address for path, work in ours.items() if path not in seen)
+    return Reconciled(changes, theirs, transient, _at_open(services, before, ours))
+
+
+def _at_open(services: Services, before: Baseline, ours: dict[str, journal.FileWork]) -> AtOpen:
+    def content(parts: tuple[str, ...]) -> tuple[bytes | None, bool]:
+        """What the server overwrote first, else what the file's repository held at the baseline."""
+        path = "/".join(parts)
+        work = ours.get(path)
+        if work is not None and work.first.before != journal.UNKNOWN:
+            if work.first.before is None:
+                return None, True
+            kept = services.journal.content_before(work.first.entry_id)
+            if kept is not None:
+                return kept, True
+        if path not in before.manifest:
+            return None, True
+        holder = before.repository_of(path)
+        if holder is not None and holder[1] is not None:
+            found = services.history.content_at(before.root, holder[1], parts)
+            if found is not None:
+                return found, True
+        return None, False
+
+    return content
 
 
 def visible_changes(world: WorldAdapter, root: str, found: Iterable[Change]) -> list[dict[str, object]]:
@@ -48,26 +109,64 @@ def visible_changes(world: WorldAdapter, root: str, found: Iterable[Change]) -> 
     return changes
 
 
-def _snapshot_changes(
-    world: WorldAdapter, home: RootCategory, record: ContractRecord
-) -> list[dict[str, object]]:
-    found: list[dict[str, object]] = []
-    for address, before in record.baseline_snapshot:
-        _, ref = world.resolve(address, home, must_exist=False)
-        if ref is None:
-            continue
-        now = _digest_at(world, ref)
-        if now != before:
-            kind = "add" if before is None else ("delete" if now is None else "modify")
-            found.append({"address": address, "kind": kind})
-    return found
+def _net(
+    session: Session, services: Services, before: Baseline, path: str, now: Row | None
+) -> tuple[str, str, str | None] | None:
+    """(kind, what saw it, the content's digest now) of one path's net change; None when it has none."""
+    was = before.manifest.get(path)
+    if was is not None and now is not None and _same(was, now):
+        return None
+    existed, exists = was is not None and was[0] != "dir", now is not None and now[0] != "dir"
+    if not (existed or exists):
+        return None  # folders are no work: what is in them is
+    current = _state(session, before.root, path, now)
+    if not (existed and exists):
+        return ("add" if exists else "delete"), "manifest", current
+    assert was is not None  # noqa: S101 - it existed, as checked above
+    assert now is not None  # noqa: S101 - it exists, as checked above
+    known, source = _before(services, before, path, was) if was[0] == now[0] == "file" else (None, "manifest")
+    if was[0] == now[0] == "symlink" and was[5] == now[5]:
+        return None  # a link is what it points at
+    return None if known is not None and known == current else ("modify", source, current)
 
 
-def _digest_at(world: WorldAdapter, ref: VisibilityRef) -> str | None:
-    try:
-        content = world.read_file(ref, SNAPSHOT_LIMIT)
-    except NotFound:
+def _same(was: Row, now: Row) -> bool:
+    if was[0] != now[0]:
+        return False
+    if was[0] == "dir":
+        return True
+    if was[0] == "symlink":
+        return was[5] == now[5]
+    if was[6] is not None and now[6] is not None:  # both digests known without reading (in memory)
+        return was[6] == now[6]
+    return was[1:5] == now[1:5]
+
+
+def _state(session: Session, root: str, path: str, now: Row | None) -> str | None:
+    """What stands at `path` now, as a digest: a file's content, a link's target, None when absent."""
+    if now is None or now[0] == "dir":
         return None
-    except PortError:
-        return None
-    return hashlib.sha256(content).hexdigest()
+    if now[0] == "symlink":
+        return digest(f"link:{now[5]}".encode())
+    if now[0] != "file":
+        return f"special:{now[4]}:{now[2]}"
+    return now[6] or baseline.content_digest(session, root, path)
+
+
+def _before(services: Services, before: Baseline, path: str, was: Row) -> tuple[str | None, str]:
+    """The digest of a file's content at open when it is known, and what knows it."""
+    if was[6] is not None:
+        return was[6], "manifest"
+    holder = before.repository_of(path)
+    if holder is not None and holder[1] is not None:
+        content = services.history.content_at(before.root, holder[1], parts_of(path))
+        if content is not None:
+            return digest(content), "repository"
+    return None, "manifest"
+
+
+def _path(session: Session, address: str) -> str | None:
+    """The root-relative path of a declared target's canonical address."""
+    world = session.world
+    _, ref = world.resolve(address, session.home, must_exist=False)
+    return "/".join(world.location_of(ref).parts) if ref is not None else None

@@ -35,7 +35,7 @@ _IMMUTABLE: Final = (
     "work_declaration",
     "author",
     "baseline_sha",
-    "baseline_snapshot",
+    "repositories",
     "expires_at",
     "renewed_from",
     "approvals",

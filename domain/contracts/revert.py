@@ -1,17 +1,20 @@
-"""`revert` (SPEC §9): undo the open contract's work, shown first, then done with a human's approval.
+"""`revert` (SPEC §7, §9): undo the open contract's own work, shown first, then done with a human's approval.
 
-A dry run lists every change since the contract's git baseline (committed, staged, unstaged, untracked)
-and what reverting does to it: a modified or deleted file is restored to its baseline content, an added
-file is removed. The revert itself saves every file's current content in the state store first (as a
-stash does), each file passes enforcement as the write or delete it is, and nothing happens without an
-approval bound to exactly this contract, session and list of changes.
+Only what the contract's journal (and that of the contracts it renews) changed is in scope: a modified or
+deleted file goes back to the content the journal kept before the contract's first change to it, an added
+one is removed. A file whose content is no longer what the contract left is listed (`changed_since`) and
+left alone; a human's own edits and untracked files, which no journal entry of the contract names, are
+never touched; commits stay in history and are listed. The revert saves every file's current content in
+the state store first (as a stash does), each file passes enforcement as the write or delete it is, and
+nothing happens without an approval bound to exactly this contract, session and list of changes.
 """
 
 import json
 
-from domain.contracts import reconciliation
+from domain.contracts import journal
+from domain.contracts.baseline import digest
 from domain.contracts.lifecycle import active_contract, own
-from domain.contracts.stash import readable, restore
+from domain.contracts.stash import LIMIT, Restoring, readable, restore
 from domain.failures import history_failure
 from domain.policy import approvals
 from domain.policy.approvals import State
@@ -19,57 +22,89 @@ from domain.policy.enforcement import enforce
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
-from domain.vocabulary import Operation
+from domain.vocabulary import Operation, RootCategory
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
-from ports.errors import PortError
+from ports.errors import NotFound, PortError
+from ports.journal import JournalEntry
 
 ACTIONS = {"add": "remove", "modify": "restore", "delete": "recreate"}
 
 
 def revert(session: Session, services: Services, contract_id: str | None, *, dry_run: bool) -> Reply:
-    """Show (dry run) or do the revert of the open contract's changes to its baseline."""
+    """Show (dry run) or do the revert of the open contract's own journaled changes."""
     planned = _plan(session, services, contract_id)
     if isinstance(planned, Reply):
         return planned
-    record, plan = planned
+    record, plan, kept = planned
+    shown = [{key: step[key] for key in ("address", "kind", "action")} for step in plan]
+    data = {"contract_id": record.contract_id, "files": shown, "count": len(plan), **kept}
     if dry_run or not plan:
-        return ReplyBuilder().success(
-            "CT-GATE-S-008", {"contract_id": record.contract_id, "files": plan, "count": len(plan)}
-        )
+        return ReplyBuilder().success("CT-GATE-S-008", data)
     files = _prepared(session, services, record.contract_id, plan)
     if isinstance(files, Reply):
         return files
     approval_id = _approved(session, services, record.contract_id, plan)
     if isinstance(approval_id, Reply):
         return approval_id
-    at = (record.root_category, str(record.baseline_sha))
-    failed = restore(session, services, at, files, ("revert", approval_id, record.contract_id))
+    failed = restore(
+        session, services, record.root_category, files, ("revert", approval_id, record.contract_id)
+    )
     if failed is not None:
         return failed
-    return ReplyBuilder().success(
-        "CT-GATE-S-009",
-        {"contract_id": record.contract_id, "files": plan, "count": len(plan), "saved_as": approval_id},
-    )
+    return ReplyBuilder().success("CT-GATE-S-009", {**data, "saved_as": approval_id})
 
 
 def _plan(
     session: Session, services: Services, contract_id: str | None
-) -> tuple[ContractRecord, list[dict[str, object]]] | Reply:
-    """The open contract and, for each change since its baseline, what reverting does to it."""
+) -> tuple[ContractRecord, list[dict[str, object]], dict[str, object]] | Reply:
+    """The open contract; for each file its journal changed and that is still as it left it, what
+    reverting does; and what is left alone (files changed since, commits)."""
     record = own(session, services, contract_id)
     if isinstance(record, Reply):
         return record
-    if record.baseline_sha is None:
-        problem = "its root has no git baseline, so there is no earlier content to restore"
-        return ReplyBuilder().invalid(
-            "CT-GATE-I-006", {"contract_id": record.contract_id, "problem": problem}
-        )
+    root = record.root_category
+    ids = journal.chain(services, record)
     try:
-        changes = reconciliation.changes(session.world, services.history, session.home, record)
+        work = journal.per_file(session, services, ids, root)
+        plan, changed_since = [], []
+        for _, done in sorted(work.items()):
+            now = _now(session, root, done)
+            if isinstance(now, Reply):
+                return now
+            if now != done.last.after:  # changed again since, outside the contract: never overwritten
+                changed_since.append(done.address)
+            elif done.first.before != done.last.after:
+                plan.append(_step(done))
+        made = [_commit(e) for e in journal.commits(services, ids)]
     except PortError:
-        return history_failure(record.root_category)
-    return record, [{**change, "action": ACTIONS[str(change["kind"])]} for change in changes]
+        return history_failure(root)
+    return record, plan, {"changed_since": changed_since, "commits": made}
+
+
+def _now(session: Session, root: str, done: journal.FileWork) -> Reply | str | None:
+    """The digest of the file now (None: absent); Invalid when it cannot be read, so it is neither known
+    to be as the contract left it nor able to be saved before it is restored."""
+    _, ref = session.world.resolve(done.address, RootCategory(root), must_exist=False)
+    try:
+        return digest(session.world.read_file(ref, LIMIT)) if ref is not None and ref.kind else None
+    except NotFound:
+        return None
+    except PortError:
+        problem = f"{done.address} cannot be read, so it cannot be saved before it is restored"
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-006", {"contract_id": done.last.contract_id, "problem": problem}
+        )
+
+
+def _step(done: journal.FileWork) -> dict[str, object]:
+    before, after = done.first.before, done.last.after
+    kind = "add" if before is None else ("delete" if after is None else "modify")
+    return {"address": done.address, "kind": kind, "action": ACTIONS[kind], "entry": done.first.entry_id}
+
+
+def _commit(entry: JournalEntry) -> dict[str, object]:
+    return {"address": entry.address, "commit": entry.after, "parent": entry.before}
 
 
 def _approved(
@@ -99,14 +134,20 @@ def _approved(
 
 def _prepared(
     session: Session, services: Services, contract_id: str, plan: list[dict[str, object]]
-) -> list[tuple[str, str, VisibilityRef]] | Reply:
-    """The files to revert, each permitted now and each one whose content can be saved first; or the
-    refusal, before a human is asked."""
+) -> Restoring | Reply:
+    """The files to revert with the content each goes back to, each permitted now, each one whose content
+    can be saved first and whose content before was kept; or the refusal, before a human is asked."""
     refs = _permitted(session, services, plan)
     if isinstance(refs, Reply):
         return refs
-    files = [(str(p["address"]), str(p["kind"]), ref) for p, ref in zip(plan, refs, strict=True)]
-    unsaveable = readable(session, files)
+    files: Restoring = []
+    for step, ref in zip(plan, refs, strict=True):
+        content = None if step["kind"] == "add" else services.journal.content_before(str(step["entry"]))
+        if step["kind"] != "add" and content is None:
+            problem = f"{step['address']}: its content before was too large to keep, so it cannot be restored"
+            return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": contract_id, "problem": problem})
+        files.append((str(step["address"]), str(step["kind"]), ref, content))
+    unsaveable = readable(session, [(a, k, r) for a, k, r, _ in files])
     if unsaveable is not None:
         problem = f"{unsaveable} cannot be saved before it is restored (too large, or not a regular file)"
         return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": contract_id, "problem": problem})

@@ -1,8 +1,11 @@
 """`stash_carry_over` (law §13.5): a human-approved dismissal of one carry-over cluster.
 
-Every file of the cluster is saved first — content, or the fact that it was deleted, so an unstaged
-deletion is never lost — in the state store, then put back as it is at HEAD (an added file is removed),
-each through a ref the session's World Adapter minted. The files' escalation counters start over.
+Only what the journal attributes to the chosen contract is in its cluster; a file made through no
+contract only when the approval names it (the "unattributed" cluster, listed whole to the human). Every
+file of the cluster is saved first — content, or the fact that it was deleted, so an unstaged deletion is
+never lost — in the state store, then put back as it was before that contract's first change (the
+journal kept it), else as it is at HEAD of its repository (an added file is removed), each through a ref
+the session's World Adapter minted and journaled as a stash. The files' escalation counters start over.
 Nothing happens without a human approval bound to exactly this cluster and session.
 """
 
@@ -11,8 +14,8 @@ import json
 from contextlib import suppress
 from typing import Final
 
-from domain.contracts import carry_over
-from domain.contracts.opening import carried_files
+from domain.contracts import carry_over, journal
+from domain.contracts.carried import carried_files
 from domain.failures import history_failure
 from domain.policy import approvals
 from domain.policy.approvals import State
@@ -34,18 +37,20 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
             "WA-RES-I-009", {"roots": sorted(r.value for r in session.world.view.roots)}
         )
     try:
-        head = services.history.head(root)
-        carried = carried_files(session, services, RootCategory(root), head) if head else []
+        carried = carried_files(session, services, RootCategory(root))
+        chosen = [f for f in carried if (f.origin or "unattributed") == (cluster or "unattributed")]
+        refs = _refs(session, chosen)
+        earlier = _earlier(session, services, root, chosen) if refs is not None else None
     except PortError:
         return history_failure(root)
-    chosen = [f for f in carried if (f.origin or "unattributed") == (cluster or "unattributed")]
-    refs = _refs(session, chosen)
-    summary = f"Stash (save, then revert to HEAD) {len(chosen)} carried-over files: " + ", ".join(
+    summary = f"Stash (save, then put back as before) {len(chosen)} carried-over files: " + ", ".join(
         f.address for f in chosen
     )
     # refused before a human is asked: a file whose content could not be saved first would fail the stash
     unsaveable = readable(session, [(f.address, f.kind, r) for f, r in zip(chosen, refs or [], strict=False)])
-    if head is None or not chosen or refs is None or unsaveable or not approvals.fits(summary):
+    if earlier is not None and not unsaveable:
+        unsaveable = next((f.address for f, e in zip(chosen, earlier, strict=True) if e is _UNKNOWN), None)
+    if not chosen or refs is None or earlier is None or unsaveable or not approvals.fits(summary):
         # a person must see all of what they approve: a list too long to show is refused, never cut
         problem = "too many files to show a person at once" if chosen and refs else "no carry-over to stash"
         if unsaveable:
@@ -65,8 +70,12 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
                 "hint": approvals.hint(services.authority, record.approval_id, "stash again"),
             },
         )
-    files = [(f.address, f.kind, ref) for f, ref in zip(chosen, refs, strict=True)]
-    failed = restore(session, services, (root, head), files, ("stash", record.approval_id, cluster))
+    files = [
+        (f.address, f.kind, ref, content)
+        for f, ref, content in zip(chosen, refs, earlier or [], strict=True)
+        if not isinstance(content, _Unknown)
+    ]
+    failed = restore(session, services, root, files, ("stash", record.approval_id, cluster))
     if failed is not None:
         return failed
     with suppress(PortError), services.transactions.atomic():
@@ -90,6 +99,36 @@ def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[Visibi
     return refs
 
 
+class _Unknown:
+    """Stands for content before that nothing kept."""
+
+
+_UNKNOWN: Final = _Unknown()
+
+
+def _earlier(
+    session: Session, services: Services, root: str, chosen: list[carry_over.CarriedFile]
+) -> list[bytes | _Unknown | None]:
+    """What each file is put back to: what the journal of its contract kept before that contract's first
+    change, else what the repository holding it has at HEAD (None: absent there), else unknown."""
+    work = journal.per_file(session, services, {f.origin for f in chosen}, root)
+    found: list[bytes | _Unknown | None] = []
+    for item in chosen:
+        _, ref = session.world.resolve(item.address, session.home, must_exist=False)
+        parts = session.world.location_of(ref).parts if ref is not None else ()
+        done = work.get("/".join(parts))
+        if done is not None and done.first.before is None:
+            found.append(None)
+            continue
+        kept = services.journal.content_before(done.first.entry_id) if done is not None else None
+        if kept is not None:
+            found.append(kept)
+            continue
+        head = services.history.head(root, parts[:-1])
+        found.append(services.history.content_at(root, head, parts) if head else _UNKNOWN)
+    return found
+
+
 class RestoreStopped(PortError):
     """Restoring stopped partway; what could be put back was, and `left_changed` names the rest."""
 
@@ -111,23 +150,22 @@ def readable(session: Session, files: list[tuple[str, str, VisibilityRef]]) -> s
     return None
 
 
+Restoring = list[tuple[str, str, VisibilityRef, bytes | None]]
+"""Files to put back: address, kind of change, ref, and the content to restore (None: remove the file)."""
+
+
 def save_and_restore(
-    session: Session,
-    services: Services,
-    at: tuple[str, str],
-    files: list[tuple[str, str, VisibilityRef]],
-    saved_as: tuple[str, str],
+    session: Session, services: Services, root: str, files: Restoring, saved_as: tuple[str, str]
 ) -> None:
     """Save each file's content now (or that it is absent) in the state store under `saved_as` (kind,
-    id), then, only once all is saved, put each back as it is at the commit `at` names (a file absent
-    there is removed). Every file goes through its ref. When a restore fails, the files restored so far are
-    put back as they were and RestoreStopped names any that could not be; raises PortError when the saving
-    fails (then nothing changed)."""
-    root, commit = at
+    id), then, only once all is saved, put each back to the content given for it, each change journaled
+    as `saved_as`'s kind. Every file goes through its ref. When a restore fails, the files restored so far
+    are put back as they were and RestoreStopped names any that could not be; raises PortError when the
+    saving fails (then nothing changed)."""
     world = session.world
     saved: list[dict[str, object]] = []
     before_now: list[bytes | None] = []
-    for address, kind, ref in files:
+    for address, kind, ref, _ in files:
         try:
             now: bytes | None = world.read_file(ref, LIMIT)
         except NotFound:
@@ -135,18 +173,21 @@ def save_and_restore(
         before_now.append(now)
         content = base64.b64encode(now).decode("ascii") if now is not None else None
         saved.append({"address": address, "kind": kind, "content": content})
-    services.evidence.put(
-        saved_as[0], saved_as[1], json.dumps({"root": root, "commit": commit, "files": saved})
-    )
-    for done, (_, _, ref) in enumerate(files):
+    services.evidence.put(saved_as[0], saved_as[1], json.dumps({"root": root, "files": saved}))
+    for done, ((_, _, ref, back), was) in enumerate(zip(files, before_now, strict=True)):
+        entry = journal.begin(session, services, ref, saved_as[0], before=was, after=back, detail=saved_as[1])
         try:
-            _put(world, ref, services.history.content_at(root, commit, world.target(ref).parts))
+            _put(world, ref, back)
         except PortError as exc:
+            journal.settle(services, entry, landed=False)
             undone = files[:done]
             left = [
-                a for (a, _, r), now in zip(undone, before_now, strict=False) if not _restored(world, r, now)
+                a
+                for (a, _, r, _), saved_now in zip(undone, before_now, strict=False)
+                if not _restored(world, r, saved_now)
             ]
             raise RestoreStopped(left) from exc
+        journal.settle(services, entry, landed=True)
 
 
 def _put(world: WorldAdapter, ref: VisibilityRef, content: bytes | None) -> None:
@@ -167,20 +208,16 @@ def _restored(world: WorldAdapter, ref: VisibilityRef, content: bytes | None) ->
 
 
 def restore(
-    session: Session,
-    services: Services,
-    at: tuple[str, str],
-    files: list[tuple[str, str, VisibilityRef]],
-    saved_as: tuple[str, str, str | None],
+    session: Session, services: Services, root: str, files: Restoring, saved_as: tuple[str, str, str | None]
 ) -> Reply | None:
-    """`save_and_restore`, answered: None when every file is back at `at`; else the Error saying what is
-    left (`saved_as`: the evidence kind and id, and the contract or cluster it is for)."""
+    """`save_and_restore`, answered: None when every file is back; else the Error saying what is left
+    (`saved_as`: the evidence kind and id, and the contract or cluster it is for)."""
     kind, name, contract_id = saved_as
     try:
-        save_and_restore(session, services, at, files, (kind, name))
+        save_and_restore(session, services, root, files, (kind, name))
     except RestoreStopped as stopped:
         data = {"contract_id": contract_id, "saved_as": name, "left_changed": stopped.left_changed}
         return ReplyBuilder().error("CT-GATE-E-004", data)
     except PortError:
-        return history_failure(at[0])
+        return history_failure(root)
     return None

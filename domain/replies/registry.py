@@ -8,6 +8,7 @@ from domain.replies.codes import CodeSpec, index
 from domain.replies.shapes import CONTRACT, COUNT, FLAG, RECORD, TEXT, TEXTS, items, maybe, record
 
 _REVERTED = record({"address": TEXT, "kind": TEXT, "action": TEXT})
+_COMMITTED = record({"address": TEXT, "commit": maybe(TEXT), "parent": maybe(TEXT)})
 
 _SPECS: tuple[CodeSpec, ...] = (
     # --- MCP: transport, wrapper, session -------------------------------------------------------------
@@ -311,6 +312,7 @@ _SCOPE = {
     "expires_at",
     "baseline_sha",
     "baseline",
+    "repositories",
     "renewed_from",
     "status",
 }
@@ -348,15 +350,18 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-008",
-        "Reverting contract {contract_id} would change {count:file|files} (data.files); nothing was changed.",
-        {"contract_id", "files", "count"},
-        shapes={"files": items(_REVERTED)},
+        "Reverting contract {contract_id} would change {count:file|files} (data.files); nothing was changed. "
+        "Files changed again since the contract's work (data.changed_since) are left alone, and its "
+        "commits (data.commits) stay in history.",
+        {"contract_id", "files", "count", "changed_since", "commits"},
+        shapes={"files": items(_REVERTED), "changed_since": TEXTS, "commits": items(_COMMITTED)},
     ),
     CodeSpec(
         "CT-GATE-S-009",
-        "Reverted {count:file|files} of contract {contract_id}; their content before is saved as {saved_as}.",
-        {"contract_id", "files", "count", "saved_as"},
-        shapes={"files": items(_REVERTED)},
+        "Reverted {count:file|files} of contract {contract_id}; their content before is saved as {saved_as}. "
+        "Files changed again since (data.changed_since) were left alone; commits stay in history.",
+        {"contract_id", "files", "count", "saved_as", "changed_since", "commits"},
+        shapes={"files": items(_REVERTED), "changed_since": TEXTS, "commits": items(_COMMITTED)},
     ),
     CodeSpec(
         "CT-GATE-I-001", "The contract request is not valid; data.errors lists each problem.", {"errors"}
@@ -392,8 +397,9 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-I-007",
-        "Undeclared work under contract {contract_id}; see data.undeclared.",
-        {"contract_id", "undeclared"},
+        "{count:undeclared change|undeclared changes} under contract {contract_id} (data.undeclared: each "
+        "with its kind and source); declare them in a new contract, or undo them.",
+        {"contract_id", "undeclared", "count"},
     ),
     CodeSpec(
         "CT-GATE-I-008",

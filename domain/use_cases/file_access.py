@@ -14,6 +14,7 @@ from typing import ClassVar, Final
 from attrs import frozen
 
 from domain.ck3 import game_files
+from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
 from domain.edits import Matched, Missed, Replacement, apply, unified_diff
 from domain.failures import port_failure
@@ -25,7 +26,7 @@ from domain.use_cases.request import Request
 from domain.vocabulary import Operation
 from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
-from ports.errors import PortError, TooLarge
+from ports.errors import NotFound, PortError, TooLarge
 
 READ_LIMIT: Final = 2 * 1024 * 1024
 """The most text one reply carries (a longer file is read in windows)."""
@@ -34,6 +35,8 @@ FILE_LIMIT: Final = 64 * 1024 * 1024
 WRITE_LIMIT: Final = 2 * 1024 * 1024
 UNREADABLE_TEXT: Final = frozenset({"WA-READ-I-002"})
 """What a write's dry run shows as empty content, since the write replaces the file anyway."""
+JOURNAL_LIMIT: Final = 16 * 1024 * 1024
+"""The largest content before a change the journal keeps (a larger file's change cannot be reverted)."""
 MAX_EDITS: Final = 50
 """The most replacements one edit call makes (each may scan the whole file)."""
 
@@ -155,7 +158,7 @@ def write(session: Session, services: Services, request: Write) -> Reply:
         return before
     existing = None if created else _UNREAD
     return _land(
-        session,
+        (session, services),
         opened,
         data,
         (before, existing),
@@ -191,12 +194,18 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
     existing = (text or "").encode("utf-8", "surrogatepass")
     data, matched = edited
     return _land(
-        session, opened, data, (text, existing), created=False, dry_run=request.dry_run, matched=matched
+        (session, services),
+        opened,
+        data,
+        (text, existing),
+        created=False,
+        dry_run=request.dry_run,
+        matched=matched,
     )
 
 
 def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
-    session: Session,
+    call: tuple[Session, Services],
     ref: VisibilityRef,
     data: bytes,
     before: tuple[str | None, bytes | None],
@@ -208,6 +217,7 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
 ) -> Reply:
     """Apply the game's file rules to `data`, then write it, or (dry run) show the diff from `before`
     (the text now, and the bytes now or _UNREAD)."""
+    session, _services = call
     prepared = _game_rules(session, ref, data, existing=before[1])
     if isinstance(prepared, Reply):
         return prepared
@@ -216,8 +226,11 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     if dry_run:
         return _preview(ref, before[0] or "", data, created=created, matched=matched, notes=notes)
+    existing: bytes | str | None = before[1]
+    if existing is _UNREAD:
+        existing = _journal_before(session.world, ref)
     return _store(
-        session.world, ref, data, created=created, matched=matched, notes=notes, exclusive=exclusive
+        call, ref, (existing, data), created=created, matched=matched, notes=notes, exclusive=exclusive
     )
 
 
@@ -289,11 +302,29 @@ def delete(session: Session, services: Services, request: Delete) -> Reply:
     before = _current(session.world, opened, request.expected_sha256, read=False)
     if isinstance(before, Reply):
         return before
+    existing = _journal_before(session.world, opened)
+    try:
+        entry = journal.begin(session, services, opened, "delete", before=existing, after=None)
+    except PortError as exc:  # nothing changes that the journal could not record first
+        return port_failure(exc, opened.address)
     try:
         session.world.delete_file(opened)
     except PortError as exc:
+        journal.settle(services, entry, landed=False)
         return port_failure(exc, opened.address)
+    journal.settle(services, entry, landed=True)
     return ReplyBuilder().success("WA-WRITE-S-002", {"address": opened.address})
+
+
+def _journal_before(world: WorldAdapter, ref: VisibilityRef) -> bytes | str | None:
+    """A file's content before a change, for the journal: its bytes, None when absent, or UNKNOWN when it
+    is too large to keep (or cannot be read)."""
+    try:
+        return world.read_file(ref, JOURNAL_LIMIT)
+    except NotFound:
+        return None
+    except PortError:
+        return journal.UNKNOWN
 
 
 def _current(
@@ -401,21 +432,29 @@ def _load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> s
 
 
 def _store(  # noqa: PLR0913 - the call, its result, and what to say of it
-    world: WorldAdapter,
+    call: tuple[Session, Services],
     ref: VisibilityRef,
-    data: bytes,
+    contents: tuple[bytes | str | None, bytes],
     *,
     created: bool,
     matched: list[Matched] | None = None,
     notes: list[str],
     exclusive: bool = False,
 ) -> Reply:
-    """Write `data` (`exclusive`: only if no file appeared meanwhile); the write's reply, or the edit's when
-    `matched` says how its replacements matched."""
+    """Write the new content over the old (`contents`; `exclusive`: only if no file appeared meanwhile),
+    journaled first; the write's reply, or the edit's when `matched` says how its replacements matched."""
+    session, services = call
+    existing, data = contents
     try:
-        world.write_file(ref, data, exclusive=exclusive)
-    except PortError as exc:
+        entry = journal.begin(session, services, ref, "write", before=existing, after=data)
+    except PortError as exc:  # nothing changes that the journal could not record first
         return port_failure(exc, ref.address)
+    try:
+        session.world.write_file(ref, data, exclusive=exclusive)
+    except PortError as exc:
+        journal.settle(services, entry, landed=False)
+        return port_failure(exc, ref.address)
+    journal.settle(services, entry, landed=True)
     if matched is not None:
         return ReplyBuilder().success(
             "WA-WRITE-S-005", {"address": ref.address, "matched": matched, "adjusted": notes, **_digest(data)}

@@ -15,6 +15,7 @@ from typing import ClassVar, Final
 
 from attrs import frozen
 
+from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
 from domain.contracts.reconciliation import visible_changes
 from domain.failures import history_failure, port_failure
@@ -216,9 +217,12 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
     if refusal is not None:
         return refusal
     try:
+        parent = services.history.head(repo.root, repo.folder)
         sha = services.history.commit(repo.root, request.message, AUTHOR, repo.folder)
     except PortError:
         return history_failure(repo.root)
+    with suppress(PortError):  # the commit is in history whatever the journal says: never an Error for it
+        journal.commit(session, services, (repo.root, repo.folder), parent, sha)
     paths = visible_changes(session.world, repo.root, staged)
     evidence = {
         "commit": sha,

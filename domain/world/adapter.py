@@ -21,7 +21,7 @@ from domain.world import _seal
 from domain.world.playsets import ModFolder
 from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, Unavailable
-from ports.files import Files, Kind, Location
+from ports.files import Files, Kind, Location, Stat
 
 R = RootCategory
 _K = TypeVar("_K")
@@ -230,9 +230,29 @@ class WorldAdapter:
         minted for it (the walk itself checked that it is visible). Raises port errors."""
         location = _seal.locate(ref)
         root, base = location.root, location.parts
+        prefix, keep = self._below(location, skip)
+        mint, spell = _seal.mint, self._view.spell
+        for parts, kind in self._files.walk(location, depth, keep):
+            place = Location(root, base + parts)
+            address = prefix + "/".join(parts) if prefix is not None else spell(place)
+            yield Found(address, parts, kind, mint(address, place, kind) if refs and kind == "file" else None)
+
+    def survey(
+        self, ref: VisibilityRef, skip: Skip | None = None
+    ) -> Generator[tuple[tuple[str, ...], Stat], None, None]:
+        """Every visible entry below the folder behind `ref` at any depth (less those `skip` refuses, asked
+        with parts below that folder; a refused folder is not entered), as root-relative parts, with what
+        lstat says of it. Raises port errors."""
+        location = _seal.locate(ref)
+        _, keep = self._below(location, skip)
+        for parts, found in self._files.survey(location, keep):
+            yield location.parts + parts, found
+
+    def _below(self, location: Location, skip: Skip | None) -> tuple[str | None, Skip]:
+        """The spelling every entry below `location` shares (None: each is spelled on its own), and the
+        filter that keeps the visible ones `skip` does not refuse."""
         compiled = self._view
         prefix = compiled.uniform_prefix(location)
-        mint = _seal.mint
         if prefix is not None:  # nothing below is spelled differently: only names are checked
             hidden = compiled.hidden_name
 
@@ -240,13 +260,8 @@ class WorldAdapter:
                 name = parts[-1]
                 return addressable_name(name) and not hidden(name) and not (skip and skip(parts, kind))
 
-            for parts, kind in self._files.walk(location, depth, named):
-                address = prefix + "/".join(parts)
-                minted = (
-                    mint(address, Location(root, base + parts), kind) if refs and kind == "file" else None
-                )
-                yield Found(address, parts, kind, minted)
-            return
+            return prefix, named
+        root, base = location.root, location.parts
 
         def keep(parts: tuple[str, ...], kind: Kind) -> bool:
             return (
@@ -255,10 +270,7 @@ class WorldAdapter:
                 and not (skip and skip(parts, kind))
             )
 
-        for parts, kind in self._files.walk(location, depth, keep):
-            place = Location(root, base + parts)
-            address = compiled.spell(place)
-            yield Found(address, parts, kind, mint(address, place, kind) if refs and kind == "file" else None)
+        return None, keep
 
     def read_files(self, refs: list[VisibilityRef], limit: int) -> list[bytes | PortError]:
         """The bytes of the files behind `refs` (or each one's port error), reading the files of one

@@ -59,11 +59,15 @@ async def test_the_whole_law_open_write_reconcile_close(settings: Settings, stat
 
     assert before["data"]["required"] == "contract"
     assert opened["code"] == "CT-GATE-S-001"
-    assert len(opened["data"]["baseline_sha"]) == 40
+    assert len(opened["data"]["baseline_sha"]) == 64
+    assert [r["address"] for r in opened["data"]["repositories"]] == ["ROOT_REPO:/"]
+    assert len(opened["data"]["repositories"][0]["commit"]) == 40
     assert opened["data"]["targets"][1]["address"] == "ROOT_REPO:/src/new.py"
     assert (declared["code"], added["code"], stray["code"]) == ("WA-WRITE-S-001",) * 3
     assert refused["code"] == "CT-GATE-I-007"
-    assert refused["data"]["undeclared"] == [{"address": "ROOT_REPO:/src/stray.py", "kind": "add"}]
+    assert refused["data"]["undeclared"] == [
+        {"address": "ROOT_REPO:/src/stray.py", "kind": "add", "source": "journal", "outside": False}
+    ]
     assert removed["code"] == "WA-WRITE-S-002"
     assert closed["code"] == "CT-GATE-S-002"
     assert evidence(state_home, "close", opened["data"]["contract_id"])["changes"]
@@ -222,7 +226,9 @@ async def test_committing_needs_a_contract_and_is_recorded_in_the_audit(settings
     assert log["data"]["commits"][0]["message"] == "Raise a"
     assert evidence(state_home, "commit", committed["data"]["sha"])["message"] == "Raise a"
     assert closed["code"] == "CT-GATE-S-002"
-    assert closed["data"]["changes"] == [{"address": "ROOT_REPO:/src/a.py", "kind": "modify"}]
+    assert closed["data"]["changes"] == [
+        {"address": "ROOT_REPO:/src/a.py", "kind": "modify", "source": "journal", "outside": False}
+    ]
 
 
 async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_including_deletions(
@@ -264,7 +270,7 @@ async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_includin
     assert kept["ROOT_REPO:/src/a.py"] is not None
 
 
-async def test_a_root_in_no_repository_records_a_snapshot_of_the_declared_targets(tmp_path: Path):
+async def test_a_root_in_no_repository_is_governed_by_a_manifest_of_its_whole_scope(tmp_path: Path):
     plain, data = tmp_path / "plain", tmp_path / "data"
     plain.mkdir()
     data.mkdir()
@@ -283,13 +289,20 @@ async def test_a_root_in_no_repository_records_a_snapshot_of_the_declared_target
         opened = await call(client, "ck3_contract", request)
         await call(client, "ck3_file", write("ROOT_REPO:/a.txt", "changed\n"))
         await call(client, "ck3_file", write("ROOT_REPO:/b.txt"))
+        await call(client, "ck3_file", write("ROOT_REPO:/stray.txt"))
+        refused = await call(client, "ck3_contract", {"command": "close"})
+        await call(client, "ck3_file", {"command": "delete", "path": "ROOT_REPO:/stray.txt"})
         closed = await call(client, "ck3_contract", {"command": "close"})
 
-    assert opened["data"]["baseline_sha"] is None
-    assert opened["data"]["baseline"].startswith("snapshot of the declared targets")
+    assert len(opened["data"]["baseline_sha"]) == 64
+    assert opened["data"]["repositories"] == []
+    assert opened["data"]["baseline"] == "a manifest of the scope (no git repository in it)"
+    assert [(c["address"], c["kind"]) for c in refused["data"]["undeclared"]] == [
+        ("ROOT_REPO:/stray.txt", "add")
+    ]
     assert closed["data"]["changes"] == [
-        {"address": "ROOT_REPO:/a.txt", "kind": "modify"},
-        {"address": "ROOT_REPO:/b.txt", "kind": "add"},
+        {"address": "ROOT_REPO:/a.txt", "kind": "modify", "source": "journal", "outside": False},
+        {"address": "ROOT_REPO:/b.txt", "kind": "add", "source": "journal", "outside": False},
     ]
 
 
@@ -344,7 +357,7 @@ async def test_staging_a_file_of_a_root_in_no_repository_is_invalid(settings: Se
     assert staged["code"] == "WA-RES-I-018"
 
 
-async def test_a_commit_never_takes_files_the_operator_staged_outside_the_root(tmp_path: Path):
+async def test_a_root_whose_repository_lies_above_it_has_no_repository_to_commit_into(tmp_path: Path):
     repo, data = small_git_repo(tmp_path)
     inner = Settings(
         "test", {R.ROOT_REPO: repo / "src", R.ROOT_CK3RAVEN_DATA: data}, R.ROOT_REPO, Mode.CK3RAVEN_DEV
@@ -359,10 +372,7 @@ async def test_a_commit_never_takes_files_the_operator_staged_outside_the_root(t
         await call(client, "ck3_commit", {"command": "add", "paths": ["ROOT_REPO:/a.py"]})
         committed = await call(client, "ck3_commit", {"command": "commit", "message": "Five"})
 
-    assert (committed["code"], committed["data"]["problem"]) == (
-        "WA-WRITE-I-005",
-        "files outside the root are staged in its repository",
-    )
+    assert committed["code"] == "WA-RES-I-018"
     assert porcelain.open_repo(str(repo)).head() == head
 
 

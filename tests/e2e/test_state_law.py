@@ -100,7 +100,7 @@ async def test_every_call_leaves_one_audit_row_with_its_outcome_and_targets(sett
     assert stored.audit.verify() == []
 
 
-async def test_an_edited_baseline_snapshot_makes_the_contract_inert(tmp_path: Path, state_home: Path):
+async def test_an_edited_repository_baseline_makes_the_contract_inert(tmp_path: Path, state_home: Path):
     plain = tmp_path / "plain"
     plain.mkdir()
     (plain / "a.txt").write_text("a\n", encoding="utf-8")
@@ -109,7 +109,7 @@ async def test_an_edited_baseline_snapshot_makes_the_contract_inert(tmp_path: Pa
         opened = await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/a.txt"))
         contract_id = opened["data"]["contract_id"]
         stored = record(state_home, "contracts", contract_id)
-        stored["baseline_snapshot"] = [["ROOT_REPO:/a.txt", "0" * 64]]
+        stored["repositories"] = [["ROOT_REPO:/a.txt", "0" * 64]]
         write_record(state_home, "contracts", contract_id, stored)
         status = await call(client, "ck3_contract", {"command": "status"})
 

@@ -53,7 +53,7 @@ async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any
     return dict(result.structured_content)
 
 
-@pytest.mark.parametrize("step", [1, 2, 3])
+@pytest.mark.parametrize("step", [1, 2, 3, 4])
 async def test_an_open_whose_store_fails_at_any_step_opens_nothing(settings: Settings, step: int):
     stored = FailingAt(step)
     async with Client(build(settings, core=build_core(settings, stored=stored))) as client:
@@ -70,11 +70,11 @@ async def test_an_open_whose_store_fails_at_any_step_opens_nothing(settings: Set
     assert stored.ledger.load("ROOT_REPO") == {}
 
 
-@pytest.mark.parametrize("step", [4, 5])
+@pytest.mark.parametrize("step", [5, 6])
 async def test_a_close_whose_store_fails_at_any_step_leaves_the_contract_open_and_no_evidence(
     settings: Settings, step: int
 ):
-    stored = FailingAt(step)  # writes 1 to 3 are the open's contract, its ruleset record and the counters
+    stored = FailingAt(step)  # writes 1 to 4: the open's baseline, contract, ruleset record and counters
     async with Client(build(settings, core=build_core(settings, stored=stored))) as client:
         opened = await call(client, "ck3_contract", OPEN)
         closed = await call(client, "ck3_contract", {"command": "close"})

@@ -92,14 +92,28 @@ def test_changes_agree_with_the_git_cli(repo: Path):
     assert {"/".join(c.parts): c.kind for c in changes} == expected
 
 
-def test_a_root_inside_a_repository_sees_only_its_own_changes(repo: Path):
+def test_a_repository_whose_top_lies_above_a_root_is_never_that_roots_repository(repo: Path):
     history = DulwichHistory({"ROOT_USER_DOCS": repo / "src"})
-    baseline = history.head("ROOT_USER_DOCS")
-    assert baseline is not None
-    (repo / "README.md").write_text("outside the root\n", encoding="utf-8")
-    (repo / "src" / "a.py").write_text("inside\n", encoding="utf-8")
 
-    assert history.changes_since("ROOT_USER_DOCS", baseline) == [Change(("a.py",), "modify")]
+    assert history.repository("ROOT_USER_DOCS") is None
+    assert history.head("ROOT_USER_DOCS") is None
+    assert history.ignores("ROOT_USER_DOCS") is None
+
+
+def test_a_committed_link_left_alone_is_no_change(repo: Path):
+    history = DulwichHistory({"ROOT_REPO": repo})
+    (repo / "link").symlink_to("src/a.py")
+    porcelain.add(str(repo), paths=[str(repo / "link")])
+    porcelain.commit(str(repo), message=b"a link", author=b"a <a@b>", committer=b"a <a@b>")
+    head = history.head("ROOT_REPO")
+    assert head is not None
+
+    untouched = history.changes_since("ROOT_REPO", head)
+    (repo / "link").unlink()
+    (repo / "link").symlink_to("src/b.py")
+
+    assert untouched == []
+    assert history.changes_since("ROOT_REPO", head) == [Change(("link",), "modify")]
 
 
 def test_staging_puts_the_given_bytes_in_the_index_not_what_the_disk_holds(repo: Path):
@@ -141,16 +155,6 @@ def test_a_folder_that_is_its_own_repository_is_found_below_the_root(tmp_path: P
         Change(("mod", "Fix", "a.txt"), "modify")
     ]
     assert history.repository("ROOT_USER_DOCS", ("mod", "Other")) is None
-
-
-def test_a_file_staged_outside_the_root_is_reported_as_elsewhere(repo: Path):
-    history = DulwichHistory({"ROOT_REPO": repo / "src"})
-    (repo / "README.md").write_text("staged by the operator\n", encoding="utf-8")
-    porcelain.add(str(repo), paths=[str(repo / "README.md")])
-
-    staged = history.staged("ROOT_REPO")
-
-    assert (staged.changes, staged.elsewhere) == ([], True)
 
 
 def test_a_root_that_is_a_linked_worktree_is_served_by_no_repository_rather_than_the_one_around_it(

@@ -127,3 +127,29 @@ def test_a_walk_never_enters_a_link(files: Files):
 def test_an_unknown_root_is_not_found(files: Files):
     with pytest.raises(NotFound):
         files.list_dir(Location("ROOT_GAME"))
+
+
+def test_a_survey_reports_every_entry_at_any_depth_with_a_links_target_and_never_follows_it(files: Files):
+    found = dict(files.survey(at(), lambda _parts, _kind: True))
+
+    assert {parts: stat.kind for parts, stat in found.items()} == {
+        ("a",): "dir",
+        ("a", "b"): "dir",
+        ("a", "b", "c"): "dir",
+        ("a", "b", "c", "deep.txt"): "file",
+        ("a", "one.txt"): "file",
+        ("empty",): "dir",
+        ("fifo",): "special",
+        ("link",): "symlink",
+        ("z.txt",): "file",
+    }
+    assert found[("link",)].link == "a"
+    assert found[("z.txt",)].size == 2
+
+
+def test_a_survey_does_not_enter_a_folder_it_is_told_to_skip(files: Files):
+    found = [parts for parts, _ in files.survey(at(), lambda parts, _kind: parts != ("a",))]
+
+    assert ("a",) not in found
+    assert ("a", "one.txt") not in found
+    assert ("z.txt",) in found

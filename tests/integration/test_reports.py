@@ -83,6 +83,21 @@ def test_doctor_on_a_good_config_passes_every_check_including_a_call_through_the
     assert any("self-test: pwd answered MCP-CFG-S-001" in line for line in lines)
 
 
+def test_doctor_warns_when_root_repo_lies_below_its_repositorys_top(tmp_path: Path, capsys):
+    from dulwich import porcelain
+
+    porcelain.init(str(tmp_path / "checkout"))
+    (tmp_path / "checkout" / "world").mkdir()
+    config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "checkout" / "world"})
+
+    status = main(["doctor", "--config", str(config)])
+
+    warnings = [line for line in capsys.readouterr().out.splitlines() if line.startswith("WARNING")]
+    assert status == 0
+    assert len(warnings) == 1
+    assert "lies inside the git repository at" in warnings[0]
+
+
 def test_doctor_on_a_broken_config_names_the_problem(tmp_path: Path, capsys):
     config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "missing"})
 

@@ -17,6 +17,7 @@ from domain.policy.approvals import Authority, State
 from ports.audit import AuditEntry
 from ports.contracts import ContractRecord, TargetRecord
 from ports.errors import Unavailable
+from ports.journal import JournalEntry
 from tests.fakes import CountingIds, FakeClock
 
 
@@ -43,7 +44,7 @@ def contract(contract_id: str = "ct-1", status: str = "open") -> ContractRecord:
         work_declaration="w",
         author="agent",
         baseline_sha=None,
-        baseline_snapshot=(("ROOT_REPO:/a.py", None),),
+        repositories=(("ROOT_REPO:/", None),),
         expires_at="2026-11-26T02:00:00+00:00",
         renewed_from=None,
         approvals=(),
@@ -201,10 +202,10 @@ def test_a_row_edited_outside_the_server_is_not_a_genuine_contract(tmp_path: Pat
     state = SqliteState(tmp_path / "ck3raven.db")
     state.contracts.put(records.sign(contract(), signer))
     with sqlite_db(tmp_path / "ck3raven.db") as db:
-        db.execute("UPDATE contracts SET record = replace(record, 'a.py\", null', 'a.py\", \"f00d\"')")
+        db.execute("UPDATE contracts SET record = replace(record, ':/\", null', ':/\", \"f00d\"')")
 
     edited = state.contracts.get("ct-1")
-    assert edited.baseline_snapshot == (("ROOT_REPO:/a.py", "f00d"),)
+    assert edited.repositories == (("ROOT_REPO:/", "f00d"),)
     assert not records.genuine(edited, signer)
 
 
@@ -262,3 +263,45 @@ def test_a_corrupt_contract_row_is_quarantined_and_blocks_nothing_else(tmp_path:
     assert [r.contract_id for r in listed] == ["ct-good"]
     assert state.contracts.get("ct-bad") is None
     assert [(kind, record_id) for kind, record_id, _ in state.quarantined()] == [("contract_id", "ct-bad")]
+
+
+def journal_entry(entry_id: str, contract_id: str | None, path: str = "a.py") -> JournalEntry:
+    return JournalEntry(
+        entry_id=entry_id,
+        at="2026-11-26T00:00:00+00:00",
+        session_id="s-1",
+        contract_id=contract_id,
+        root="ROOT_REPO",
+        address=f"ROOT_REPO:/{path}",
+        kind="write",
+        before=None,
+        after="ab" * 32,
+        size=3,
+        path=path,
+    )
+
+
+def test_journal_entries_come_back_in_order_per_contract_with_the_content_before(store):
+    store.journal.begin(journal_entry("jr-1", "ct-1"), b"old")
+    store.journal.begin(journal_entry("jr-2", None), None)
+    store.journal.begin(journal_entry("jr-3", "ct-2"), b"other")
+    store.journal.settle("jr-1", "done")
+
+    assert [e.entry_id for e in store.journal.entries()] == ["jr-1", "jr-2", "jr-3"]
+    assert [e.entry_id for e in store.journal.entries(["ct-1", None])] == ["jr-1", "jr-2"]
+    assert [e.state for e in store.journal.entries(["ct-1"])] == ["done"]
+    assert store.journal.entries([]) == []
+    assert store.journal.content_before("jr-1") == b"old"
+    assert store.journal.content_before("jr-2") is None
+
+
+def test_a_journal_entry_begun_in_a_failed_decision_is_not_kept(store):
+    def failing() -> None:
+        with store.atomic():
+            store.journal.begin(journal_entry("jr-1", "ct-1"), b"old")
+            raise RuntimeError("the decision failed")
+
+    with pytest.raises(RuntimeError):
+        failing()
+
+    assert store.journal.entries() == []

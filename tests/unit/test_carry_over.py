@@ -17,7 +17,7 @@ def contract(contract_id: str, created_at: str, *addresses: str) -> ContractReco
         work_declaration="w",
         author="agent",
         baseline_sha=None,
-        baseline_snapshot=(),
+        repositories=(),
         expires_at=created_at,
         renewed_from=None,
         approvals=(),

@@ -54,7 +54,9 @@ def worlds(draw: st.DrawFn) -> dict[str, dict[str, object]]:
 def session_over(roots: dict[str, dict[str, object]], mode: Mode) -> tuple[Session, Services]:
     view = WorldView(mode, frozenset(R) - {R.ROOT_VSCODE}, MODS)
     world = WorldAdapter(MemoryFiles(roots), view)
-    services = Services(None, None, None, None, NoRepository(), None, None, None, None, None, None, None)  # type: ignore[arg-type]
+    services = Services(
+        None, None, None, None, NoRepository(), None, None, None, None, None, None, None, None
+    )  # type: ignore[arg-type]
     return Session("s-1", R.ROOT_REPO, world, mode=mode), services
 
 

@@ -1,0 +1,174 @@
+"""The baseline a contract is bound to (SPEC §7): every git repository whose top lies inside its scope, with
+its commit, and a manifest of the whole scope.
+
+The scope is what the contract's mode sees of its root: in `ROOT_USER_DOCS` only the `mod/` folder (the
+game's saves, logs and settings and the launcher's database are never in it), elsewhere the whole visible
+root. The manifest records every entry below it (`.git` folders aside) with kind, size, `mtime_ns`,
+`ctime_ns`, inode and a link's target text, and the content digest of every file that a stat cannot vouch
+for: one modified in the two seconds before (git's racily-clean rule) and one a repository already shows
+as changed at open. A file a repository tracks unchanged needs no digest: the repository holds its content.
+The baseline set is stored as one canonical JSON document whose SHA-256 is the contract's `baseline_sha`,
+so editing any of it in the store is seen, and a renewal shares the same document.
+"""
+
+import hashlib
+import json
+from typing import Final
+
+from attrs import frozen
+
+from domain.services import Services
+from domain.session import Session
+from domain.vocabulary import RootCategory
+from domain.world.visibility import VisibilityRef
+from ports.errors import NotFound, PortError
+from ports.files import Kind, Stat
+
+RACY_NS: Final = 2_000_000_000
+"""A file modified this close to the manifest may change again within the same clock tick unseen."""
+DIGEST_LIMIT: Final = 64 * 1024 * 1024
+"""The largest file whose content is digested; a larger one is known by its stat only."""
+USER_DOCS_SCOPE: Final = ("mod",)
+Row = tuple[str, int, int, int, int, str | None, str | None]
+"""A manifest row: kind, size, mtime_ns, ctime_ns, inode, a link's target, a content digest."""
+
+
+class BaselineChanged(Exception):
+    """The stored baseline no longer matches the digest the contract was signed with."""
+
+
+@frozen
+class Baseline:
+    """One root's baseline set: its repositories (top path, commit) and its manifest (path → row)."""
+
+    root: str
+    repositories: tuple[tuple[str, str | None], ...]
+    manifest: dict[str, Row]
+
+    def document(self) -> str:
+        """The canonical JSON the baseline is stored as, and digested."""
+        return json.dumps(
+            {"root": self.root, "repositories": self.repositories, "manifest": self.manifest},
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+
+    def repository_of(self, path: str) -> tuple[str, str | None] | None:
+        """The deepest repository (top, commit) holding `path`, if any."""
+        holding = [(t, c) for t, c in self.repositories if not t or path == t or path.startswith(t + "/")]
+        return max(holding, key=lambda held: len(held[0]), default=None)
+
+
+def digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def parts_of(path: str) -> tuple[str, ...]:
+    return tuple(path.split("/")) if path else ()
+
+
+def survey(session: Session, root: str, named: tuple[str, ...] = ()) -> tuple[dict[str, Row], list[str]]:
+    """The scope of `root` as the session sees it now (path → row without digests, links by target) and
+    the tops of the repositories found in it; `named`: paths of declared targets, in scope even where the
+    scope's folders do not reach (the launcher registry). Raises PortError."""
+    manifest: dict[str, Row] = {}
+    tops: list[str] = []
+    base = USER_DOCS_SCOPE if root == RootCategory.ROOT_USER_DOCS.value else ()
+
+    def skip(parts: tuple[str, ...], kind: Kind) -> bool:
+        if parts[-1] != ".git":
+            return False
+        if kind == "dir":
+            tops.append("/".join(base + parts[:-1]))
+        return True  # a repository's own data is the repository's business, never the work's
+
+    ref = _folder(session, root, base)
+    if ref is not None:
+        for parts, found in session.world.survey(ref, skip):
+            manifest["/".join(parts)] = _row(found)
+    for path in named:
+        target = parts_of(path)
+        if target and target[: len(base)] != base:
+            manifest.update(_one(session, root, target))
+    return manifest, sorted(tops)
+
+
+def _one(session: Session, root: str, target: tuple[str, ...]) -> dict[str, Row]:
+    """What stands at one path outside the scope's folders (and below it, for a folder)."""
+    parent = _folder(session, root, target[:-1])
+    if parent is None:
+        return {}
+
+    def other(parts: tuple[str, ...], _: Kind) -> bool:
+        return parts[0] != target[-1]
+
+    return {"/".join(parts): _row(found) for parts, found in session.world.survey(parent, other)}
+
+
+def take(
+    session: Session, services: Services, root: str, named: tuple[str, ...] = ()
+) -> tuple[Baseline, dict[str, str]]:
+    """The baseline of `root` now, and each change the repositories already show at open (path → kind).
+    Raises PortError."""
+    manifest, tops = survey(session, root, named)
+    now_ns = int(services.authority.clock.now().timestamp() * 1_000_000_000)
+    repositories = []
+    dirty: dict[str, str] = {}
+    for top in tops:
+        head = services.history.head(root, parts_of(top))
+        repositories.append((top, head))
+        if head is not None:
+            for change in services.history.changes_since(root, head, parts_of(top)):
+                dirty["/".join(change.parts)] = change.kind
+    for path, row in manifest.items():
+        if row[0] == "file" and row[6] is None and (path in dirty or row[2] >= now_ns - RACY_NS):
+            manifest[path] = (*row[:6], content_digest(session, root, path))
+    return Baseline(root, tuple(repositories), manifest), dirty
+
+
+def store(services: Services, baseline: Baseline) -> str:
+    """Store the baseline; its digest (the contract's `baseline_sha`). Raises PortError."""
+    document = baseline.document()
+    sha = hashlib.sha256(document.encode()).hexdigest()
+    services.evidence.put("baseline", sha, document)
+    return sha
+
+
+def load(services: Services, sha: str) -> Baseline:
+    """The stored baseline `sha` names. Raises BaselineChanged when it is missing or was edited, PortError."""
+    document = services.evidence.document("baseline", sha)
+    if document is None or hashlib.sha256(document.encode()).hexdigest() != sha:
+        raise BaselineChanged
+    data = json.loads(document)
+    repositories = tuple((str(top), commit) for top, commit in data["repositories"])
+    manifest: dict[str, Row] = {str(path): tuple(row) for path, row in data["manifest"].items()}
+    return Baseline(str(data["root"]), repositories, manifest)
+
+
+def content_digest(session: Session, root: str, path: str) -> str | None:
+    """The SHA-256 of a file's content now (None: absent or unreadable as a regular file)."""
+    content = read(session, root, path)
+    return digest(content)
+
+
+def read(session: Session, root: str, path: str) -> bytes | None:
+    world = session.world
+    _, ref = world.resolve(world.address_of(root, parts_of(path)), RootCategory(root), must_exist=False)
+    if ref is None or ref.kind != "file":
+        return None
+    try:
+        return world.read_file(ref, DIGEST_LIMIT)
+    except NotFound:
+        return None
+    except PortError:
+        return None
+
+
+def _row(found: Stat) -> Row:
+    return (found.kind, found.size, found.mtime_ns, found.ctime_ns, found.inode, found.link, found.digest)
+
+
+def _folder(session: Session, root: str, base: tuple[str, ...]) -> VisibilityRef | None:
+    world = session.world
+    _, ref = world.resolve(world.address_of(root, base), RootCategory(root), must_exist=False)
+    return ref if ref is not None and ref.kind == "dir" else None

@@ -1,0 +1,166 @@
+"""The journal of governed changes (SPEC §7): what a governed call changed, recorded before it changed it.
+
+`begin` writes a pending entry (address, kind, digests before and after, size, the content before) under the
+contract that governs the session, if any; `settle` marks it done or failed once the change landed or did
+not. An entry still pending later (the server died between the two) is settled by the file's digest. What
+the journal says per file — who changed it, what it was before the first change, what the last one left —
+is what close, revert, carry-over and stash attribute work by.
+"""
+
+from collections.abc import Iterable
+from contextlib import suppress
+from typing import Final
+
+from attrs import evolve, frozen
+
+from domain.contracts.baseline import content_digest, digest
+from domain.contracts.lifecycle import governing
+from domain.services import Services
+from domain.session import Session
+from domain.world.visibility import VisibilityRef
+from ports.contracts import ContractRecord
+from ports.errors import PortError
+from ports.journal import JournalEntry
+
+UNKNOWN: Final = "unknown"
+"""The digest before of a file too large to keep: it cannot be restored."""
+
+
+def begin(  # noqa: PLR0913 - the call, its file and both contents
+    session: Session,
+    services: Services,
+    ref: VisibilityRef,
+    kind: str,
+    *,
+    before: bytes | str | None,
+    after: bytes | None,
+    detail: str = "",
+) -> JournalEntry:
+    """Record, before the change, that `ref` goes from `before` (bytes, None when absent, or UNKNOWN) to
+    `after`. Raises PortError: then nothing may change."""
+    place = session.world.location_of(ref)
+    digest_before = UNKNOWN if isinstance(before, str) else digest(before)
+    changed = (digest_before, digest(after))
+    what = (kind, *changed, len(after or b""))
+    entry = _entry(session, services, (place.root, place.parts, ref.address), what)
+    entry = evolve(entry, detail=detail)
+    services.journal.begin(entry, before if isinstance(before, bytes) else None)
+    return entry
+
+
+def commit(
+    session: Session,
+    services: Services,
+    repository: tuple[str, tuple[str, ...]],
+    parent: str | None,
+    made: str,
+) -> None:
+    """Record a commit that landed: its repository (root and top), the old HEAD and the new. Raises
+    PortError. (A commit changes history, not files: it is recorded once it is made, and stays in history
+    whatever a revert does.)"""
+    root, top = repository
+    where = (root, top, session.world.address_of(root, top))
+    entry = evolve(_entry(session, services, where, ("commit", parent, made, 0)), state="done")
+    services.journal.begin(entry, None)
+
+
+def _entry(
+    session: Session,
+    services: Services,
+    where: tuple[str, tuple[str, ...], str],
+    what: tuple[str, str | None, str | None, int],
+) -> JournalEntry:
+    """A pending entry under the contract that governs the session (None: no contract): `where` is the
+    root, parts and address, `what` the kind, the digests before and after, and the size after."""
+    root, parts, address = where
+    kind, before, after, size = what
+    contract = governing(session, services)
+    authority = services.authority
+    return JournalEntry(
+        entry_id=authority.ids.new_id("jr"),
+        at=authority.clock.now().isoformat(),
+        session_id=session.session_id,
+        contract_id=contract.contract_id if contract is not None else None,
+        root=root,
+        address=address,
+        kind=kind,
+        before=before,
+        after=after,
+        size=size,
+        path="/".join(parts),
+    )
+
+
+def settle(services: Services, entry: JournalEntry, *, landed: bool) -> None:
+    """Mark the entry done or failed; a store failure leaves it pending, to be settled by digest later."""
+    with suppress(PortError):
+        services.journal.settle(entry.entry_id, "done" if landed else "failed")
+
+
+def chain(services: Services, record: ContractRecord) -> list[str]:
+    """The contract and every one it renews, back to the first: they share one journal."""
+    ids, seen = [record.contract_id], {record.contract_id}
+    current: ContractRecord | None = record
+    while current is not None and current.renewed_from and current.renewed_from not in seen:
+        seen.add(current.renewed_from)
+        ids.append(current.renewed_from)
+        current = services.contracts.get(current.renewed_from)
+    return ids
+
+
+def opened_at(services: Services, record: ContractRecord) -> str:
+    """When the first contract of `record`'s chain opened: its baseline's time."""
+    first = record
+    for contract_id in chain(services, record)[1:]:
+        found = services.contracts.get(contract_id)
+        first = found if found is not None else first
+    return first.created_at
+
+
+@frozen
+class FileWork:
+    """What the journal says of one file: the first entry's content before, the last one's after, and
+    whose work it was (the contract of the last entry)."""
+
+    root: str
+    path: str
+    address: str
+    first: JournalEntry
+    last: JournalEntry
+
+
+def per_file(
+    session: Session,
+    services: Services,
+    contract_ids: Iterable[str | None] | None,
+    root: str,
+    *,
+    since: str = "",
+) -> dict[str, FileWork]:
+    """The landed work of these contracts (None: of all) on `root` since `since`, per root-relative path
+    (pending entries settled by the file's digest now; failed ones left out)."""
+    found: dict[str, FileWork] = {}
+    for stored in services.journal.entries(contract_ids, root=root, since=since):
+        if stored.kind == "commit":
+            continue
+        entry = _settled(session, services, stored)
+        if entry.state != "done":
+            continue
+        known = found.get(entry.path)
+        first = known.first if known is not None else entry
+        found[entry.path] = FileWork(root, entry.path, entry.address, first, entry)
+    return found
+
+
+def commits(services: Services, contract_ids: Iterable[str]) -> list[JournalEntry]:
+    """The commits these contracts made, oldest first."""
+    return [e for e in services.journal.entries(contract_ids) if e.kind == "commit" and e.state != "failed"]
+
+
+def _settled(session: Session, services: Services, entry: JournalEntry) -> JournalEntry:
+    if entry.state != "pending":
+        return entry
+    now = content_digest(session, entry.root, entry.path)
+    landed = now == entry.after and now != entry.before
+    settle(services, entry, landed=landed)
+    return evolve(entry, state="done" if landed else "failed")

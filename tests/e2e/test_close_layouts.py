@@ -1,0 +1,482 @@
+"""Close sees every change in every layout modders use (SPEC §7): a root that is a repository, a root with
+no git, a documents folder whose mods are one a repository and one not (work in each), and a world inside
+an ignored folder of an enclosing repository. Each case runs in each layout and gets the same reply."""
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from attrs import frozen
+from dulwich import porcelain
+from fastmcp import Client
+
+from app.bootstrap import build, build_core
+from app.config import Settings
+from domain.vocabulary import Mode, RootCategory
+
+pytestmark = pytest.mark.anyio
+R = RootCategory
+IDENTITY = b"T <t@x>"
+
+
+@frozen
+class Layout:
+    """Where the work happens: the root, the folder declared work goes to, and another folder in scope."""
+
+    settings: Settings
+    root: str
+    work: str
+    """Root-relative folder of the declared work."""
+    other: str
+    """Another root-relative folder in the same scope (undeclared work lands there)."""
+    disk: Path
+    """The root on disk."""
+
+    def address(self, folder: str, name: str) -> str:
+        return f"{self.root}:/{folder}/{name}"
+
+    def name_is_repository(self) -> bool:
+        """Whether the root itself is a repository (so `ck3_commit` has one to commit into)."""
+        return (self.disk / ".git").is_dir()
+
+
+def _files(folder: Path, *, git: bool) -> None:
+    """`a.txt`, `b.txt` and a `.gitignore` for `*.log` (committed when `git`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "a.txt").write_text("alpha\n", encoding="utf-8")
+    (folder / "b.txt").write_text("bravo\n", encoding="utf-8")
+    (folder / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    if git:
+        porcelain.init(str(folder))
+        porcelain.add(str(folder), paths=[str(folder / n) for n in ("a.txt", "b.txt", ".gitignore")])
+        porcelain.commit(str(folder), message=b"first", author=IDENTITY, committer=IDENTITY)
+
+
+def _layout(name: str, base: Path) -> Layout:
+    dev = Mode.CK3RAVEN_DEV
+    if name in {"repository", "plain"}:
+        root = base / "root"
+        _files(root / "work", git=False)
+        _files(root / "other", git=False)
+        if name == "repository":
+            porcelain.init(str(root))
+            porcelain.add(str(root), paths=[str(p) for p in root.rglob("*") if p.is_file()])
+            porcelain.commit(str(root), message=b"first", author=IDENTITY, committer=IDENTITY)
+        settings = Settings("t", {R.ROOT_REPO: root}, R.ROOT_REPO, dev, state_dir=base / "state")
+        return Layout(settings, "ROOT_REPO", "work", "other", root)
+    if name == "enclosed":  # the `make run` world: a plain folder the checkout's repository ignores
+        checkout = base / "checkout"
+        _files(checkout, git=True)
+        (checkout / ".gitignore").write_text("*.log\n.run/\n", encoding="utf-8")
+        root = checkout / ".run" / "world"
+        _files(root / "work", git=False)
+        _files(root / "other", git=False)
+        settings = Settings("t", {R.ROOT_REPO: root}, R.ROOT_REPO, dev, state_dir=base / "state")
+        return Layout(settings, "ROOT_REPO", "work", "other", root)
+    docs = base / "documents"  # the Paradox folder: no git; one mod its own repository, one not
+    _files(docs / "mod" / "GitMod", git=True)
+    _files(docs / "mod" / "PlainMod", git=False)
+    (docs / "pdx_settings.txt").write_text("settings\n", encoding="utf-8")
+    settings = Settings("t", {R.ROOT_USER_DOCS: docs}, R.ROOT_USER_DOCS, dev, state_dir=base / "state")
+    work, other = ("mod/GitMod", "mod/PlainMod") if name == "docs-git-mod" else ("mod/PlainMod", "mod/GitMod")
+    return Layout(settings, "ROOT_USER_DOCS", work, other, docs)
+
+
+LAYOUTS = ["repository", "plain", "docs-git-mod", "docs-plain-mod", "enclosed"]
+
+
+@pytest.fixture(params=LAYOUTS)
+def layout(request: pytest.FixtureRequest, tmp_path: Path) -> Layout:
+    return _layout(str(request.param), tmp_path)
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    return dict(result.structured_content)
+
+
+def contract(layout: Layout, targets: list[tuple[str, str]]) -> dict[str, Any]:
+    return {
+        "command": "open",
+        "root_category": layout.root,
+        "intent": "Work on a mod",
+        "work_declaration": "The declared files only",
+        "operations": ["WRITE", "DELETE"],
+        "targets": [{"address": layout.address(layout.work, n), "edit_kind": k} for n, k in targets],
+    }
+
+
+def write(address: str, content: str = "new\n") -> dict[str, Any]:
+    return {"command": "write", "path": address, "content": content}
+
+
+def delete(address: str) -> dict[str, Any]:
+    return {"command": "delete", "path": address}
+
+
+def listed(reply: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(c["address"], c["kind"]) for c in reply["data"]["undeclared"]}
+
+
+async def closing(layout: Layout, targets: list[tuple[str, str]], work: Callable[..., Any]) -> dict[str, Any]:
+    """Open a contract for `targets`, do `work(client)`, and answer the close."""
+    async with Client(build(layout.settings)) as client:
+        opened = await call(client, "ck3_contract", contract(layout, targets))
+        assert opened["code"] == "CT-GATE-S-001", opened
+        await work(client)
+        return await call(client, "ck3_contract", {"command": "close"})
+
+
+async def test_declared_work_only_closes_listing_it_as_the_journal_saw_it(layout: Layout):
+    async def work(client: Client) -> None:
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "changed\n"))
+        await call(client, "ck3_file", write(layout.address(layout.work, "c.txt")))
+
+    closed = await closing(layout, [("a.txt", "modify"), ("c.txt", "add")], work)
+
+    assert closed["code"] == "CT-GATE-S-002"
+    assert {(c["address"], c["kind"], c["source"]) for c in closed["data"]["changes"]} == {
+        (layout.address(layout.work, "a.txt"), "modify", "journal"),
+        (layout.address(layout.work, "c.txt"), "add", "journal"),
+    }
+
+
+async def test_an_undeclared_write_through_the_server_is_invalid(layout: Layout):
+    async def work(client: Client) -> None:
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "changed\n"))
+        await call(client, "ck3_file", write(layout.address(layout.other, "stray.txt")))
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert closed["data"]["undeclared"] == [
+        {
+            "address": layout.address(layout.other, "stray.txt"),
+            "kind": "add",
+            "source": "journal",
+            "outside": False,
+        }
+    ]
+
+
+async def test_an_undeclared_change_outside_the_server_is_invalid_and_said_to_be_outside(layout: Layout):
+    async def work(client: Client) -> None:
+        (layout.disk / layout.other / "b.txt").write_text("edited in an editor\n", encoding="utf-8")
+        (layout.disk / layout.other / "new.txt").write_text("made in a shell\n", encoding="utf-8")
+        (layout.disk / layout.other / "a.txt").unlink()
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert listed(closed) == {
+        (layout.address(layout.other, "b.txt"), "modify"),
+        (layout.address(layout.other, "new.txt"), "add"),
+        (layout.address(layout.other, "a.txt"), "delete"),
+    }
+    assert all(c["outside"] for c in closed["data"]["undeclared"])
+
+
+async def test_a_file_the_mods_gitignore_ignores_written_outside_is_still_seen(layout: Layout):
+    async def work(client: Client) -> None:
+        (layout.disk / layout.work / "debug.log").write_text(
+            "ignored by git, not by close\n", encoding="utf-8"
+        )
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert listed(closed) == {(layout.address(layout.work, "debug.log"), "add")}
+    assert closed["data"]["undeclared"][0]["source"] == "manifest"
+
+
+async def test_an_edit_that_keeps_the_size_and_puts_the_mtime_back_is_seen(layout: Layout):
+    target = layout.disk / layout.other / "b.txt"
+    before = target.stat()
+
+    async def work(client: Client) -> None:
+        target.write_text("BRAVO\n", encoding="utf-8")  # the same size
+        os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old time
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert target.stat().st_mtime_ns == before.st_mtime_ns
+    assert closed["code"] == "CT-GATE-I-007"
+    assert listed(closed) == {(layout.address(layout.other, "b.txt"), "modify")}
+
+
+async def test_a_declared_rename_closes_and_an_undeclared_one_is_listed_whole(layout: Layout):
+    async def rename(client: Client) -> None:
+        await call(client, "ck3_file", delete(layout.address(layout.work, "a.txt")))
+        await call(client, "ck3_file", write(layout.address(layout.work, "renamed.txt"), "alpha\n"))
+
+    async def back(client: Client) -> None:
+        await call(client, "ck3_file", delete(layout.address(layout.work, "renamed.txt")))
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "alpha\n"))
+
+    declared = await closing(layout, [("a.txt", "delete"), ("renamed.txt", "add")], rename)
+    undeclared = await closing(layout, [("b.txt", "modify")], back)
+
+    assert declared["code"] == "CT-GATE-S-002"
+    assert undeclared["code"] == "CT-GATE-I-007"
+    assert listed(undeclared) == {
+        (layout.address(layout.work, "renamed.txt"), "delete"),
+        (layout.address(layout.work, "a.txt"), "add"),
+    }
+
+
+async def test_an_undeclared_rename_outside_the_server_lists_both_its_halves(layout: Layout):
+    async def rename(client: Client) -> None:
+        (layout.disk / layout.work / "a.txt").rename(layout.disk / layout.work / "renamed.txt")
+
+    closed = await closing(layout, [("b.txt", "modify")], rename)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert listed(closed) == {
+        (layout.address(layout.work, "a.txt"), "delete"),
+        (layout.address(layout.work, "renamed.txt"), "add"),
+    }
+
+
+async def test_a_file_declared_as_modified_but_deleted_is_invalid(layout: Layout):
+    async def work(client: Client) -> None:
+        await call(client, "ck3_file", delete(layout.address(layout.work, "a.txt")))
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert listed(closed) == {(layout.address(layout.work, "a.txt"), "delete")}
+
+
+async def test_a_written_then_deleted_new_file_is_no_change_and_the_evidence_names_it(layout: Layout):
+    async def work(client: Client) -> None:
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "changed\n"))
+        await call(client, "ck3_file", write(layout.address(layout.work, "scratch.txt")))
+        await call(client, "ck3_file", delete(layout.address(layout.work, "scratch.txt")))
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-S-002"
+    assert [c["address"] for c in closed["data"]["changes"]] == [layout.address(layout.work, "a.txt")]
+
+
+async def test_two_sessions_on_one_root_each_close_their_own_work(layout: Layout):
+    core = build_core(layout.settings)
+    first, second = contract(layout, [("a.txt", "modify")]), contract(layout, [("b.txt", "modify")])
+    async with (
+        Client(build(layout.settings, core=core)) as one,
+        Client(build(layout.settings, core=core)) as two,
+    ):
+        opened = [await call(one, "ck3_contract", first), await call(two, "ck3_contract", second)]
+        await call(one, "ck3_file", write(layout.address(layout.work, "a.txt"), "one\n"))
+        await call(two, "ck3_file", write(layout.address(layout.work, "b.txt"), "two\n"))
+        closed_one = await call(one, "ck3_contract", {"command": "close"})
+        closed_two = await call(two, "ck3_contract", {"command": "close"})
+
+    assert [o["code"] for o in opened] == ["CT-GATE-S-001"] * 2
+    assert opened[1]["data"]["carry_over"] is None
+    assert (closed_one["code"], closed_two["code"]) == ("CT-GATE-S-002", "CT-GATE-S-002")
+    assert [c["address"] for c in closed_one["data"]["changes"]] == [layout.address(layout.work, "a.txt")]
+    assert [c["address"] for c in closed_two["data"]["changes"]] == [layout.address(layout.work, "b.txt")]
+
+
+async def test_two_servers_on_one_state_directory_each_close_their_own_work(layout: Layout):
+    first, second = contract(layout, [("a.txt", "modify")]), contract(layout, [("b.txt", "modify")])
+    async with Client(build(layout.settings)) as one, Client(build(layout.settings)) as two:
+        await call(one, "ck3_contract", first)
+        await call(one, "ck3_file", write(layout.address(layout.work, "a.txt"), "one\n"))
+        opened = await call(two, "ck3_contract", second)
+        await call(two, "ck3_file", write(layout.address(layout.work, "b.txt"), "two\n"))
+        closed_two = await call(two, "ck3_contract", {"command": "close"})
+        closed_one = await call(one, "ck3_contract", {"command": "close"})
+
+    assert opened["data"]["carry_over"] is None
+    assert (closed_one["code"], closed_two["code"]) == ("CT-GATE-S-002", "CT-GATE-S-002")
+
+
+@pytest.mark.parametrize("layout", ["docs-git-mod", "docs-plain-mod"], indirect=True)
+async def test_the_game_writing_saves_logs_and_settings_during_a_contract_is_no_work(layout: Layout):
+    async def work(client: Client) -> None:
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "changed\n"))
+        (layout.disk / "save games").mkdir()
+        (layout.disk / "save games" / "autosave.ck3").write_bytes(b"save")
+        (layout.disk / "pdx_settings.txt").write_text("changed by the game\n", encoding="utf-8")
+        (layout.disk / "launcher-v2.sqlite").write_bytes(b"launcher")
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-S-002"
+
+
+# ----------------------------------------------------------------------------------------- revert's scope
+
+
+async def revert(client: Client, core: Any) -> dict[str, Any]:
+    """Ask for the revert, approve it as the human, and revert."""
+    asked = await call(client, "ck3_contract", {"command": "revert"})
+    assert asked["code"] == "CT-GATE-I-005", asked
+    core.decide_approval(asked["data"]["approval_id"], approve=True)
+    return await call(client, "ck3_contract", {"command": "revert"})
+
+
+@pytest.mark.parametrize("layout", ["repository", "plain", "docs-git-mod"], indirect=True)
+async def test_a_revert_undoes_only_the_contracts_own_work_and_the_humans_survives(layout: Layout):
+    core = build_core(layout.settings)
+    human_edit, human_new = layout.disk / layout.work / "b.txt", layout.disk / layout.work / "notes.txt"
+    async with Client(build(layout.settings, core=core)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify"), ("c.txt", "add")]))
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "agent\n"))
+        await call(client, "ck3_file", write(layout.address(layout.work, "c.txt")))
+        human_edit.write_text("the human's own edit\n", encoding="utf-8")
+        human_new.write_text("the human's notes\n", encoding="utf-8")
+        done = await revert(client, core)
+
+    assert done["code"] == "CT-GATE-S-009"
+    assert {(f["address"], f["action"]) for f in done["data"]["files"]} == {
+        (layout.address(layout.work, "a.txt"), "restore"),
+        (layout.address(layout.work, "c.txt"), "remove"),
+    }
+    assert (layout.disk / layout.work / "a.txt").read_text(encoding="utf-8") == "alpha\n"
+    assert not (layout.disk / layout.work / "c.txt").exists()
+    assert human_edit.read_text(encoding="utf-8") == "the human's own edit\n"
+    assert human_new.read_text(encoding="utf-8") == "the human's notes\n"
+
+
+@pytest.mark.parametrize("layout", ["repository", "plain"], indirect=True)
+async def test_a_revert_leaves_alone_a_file_changed_again_since_the_contracts_work(layout: Layout):
+    core = build_core(layout.settings)
+    async with Client(build(layout.settings, core=core)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify"), ("b.txt", "modify")]))
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "agent\n"))
+        await call(client, "ck3_file", write(layout.address(layout.work, "b.txt"), "agent\n"))
+        (layout.disk / layout.work / "b.txt").write_text(
+            "the human's edit after the agent's\n", encoding="utf-8"
+        )
+        shown = await call(client, "ck3_contract", {"command": "revert", "dry_run": True})
+        done = await revert(client, core)
+
+    assert shown["data"]["changed_since"] == [layout.address(layout.work, "b.txt")]
+    assert [f["address"] for f in done["data"]["files"]] == [layout.address(layout.work, "a.txt")]
+    assert (layout.disk / layout.work / "a.txt").read_text(encoding="utf-8") == "alpha\n"
+    assert (layout.disk / layout.work / "b.txt").read_text(
+        encoding="utf-8"
+    ) == "the human's edit after the agent's\n"
+
+
+@pytest.mark.parametrize("layout", ["repository"], indirect=True)
+async def test_a_revert_lists_the_contracts_commits_and_leaves_them_in_history(layout: Layout):
+    core = build_core(layout.settings)
+    async with Client(build(layout.settings, core=core)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "agent\n"))
+        await call(client, "ck3_commit", {"command": "add", "paths": [layout.address(layout.work, "a.txt")]})
+        committed = await call(client, "ck3_commit", {"command": "commit", "message": "Agent work"})
+        shown = await call(client, "ck3_contract", {"command": "revert", "dry_run": True})
+
+    assert committed["code"] == "WA-WRITE-S-004"
+    assert [c["commit"] for c in shown["data"]["commits"]] == [committed["data"]["sha"]]
+    assert porcelain.open_repo(str(layout.disk)).head().decode() == committed["data"]["sha"]
+
+
+# ------------------------------------------------------------------------------ links, renewal and expiry
+
+
+@pytest.mark.parametrize("layout", ["repository", "docs-git-mod", "plain"], indirect=True)
+async def test_a_committed_untouched_link_is_no_change_and_a_retargeted_one_is(layout: Layout):
+    folder = layout.disk / layout.work
+    (folder / "link").symlink_to("a.txt")
+    top = layout.disk if layout.root == "ROOT_REPO" else folder
+    if (top / ".git").is_dir():
+        porcelain.add(str(top), paths=[str(folder / "link")])
+        porcelain.commit(str(top), message=b"a link", author=IDENTITY, committer=IDENTITY)
+
+    async def untouched(client: Client) -> None:
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "changed\n"))
+
+    async def retarget(client: Client) -> None:
+        (folder / "link").unlink()
+        (folder / "link").symlink_to("b.txt")
+
+    clean = await closing(layout, [("a.txt", "modify")], untouched)
+    moved = await closing(layout, [("a.txt", "modify")], retarget)
+
+    assert clean["code"] == "CT-GATE-S-002"
+    assert moved["code"] == "CT-GATE-I-007"
+    assert listed(moved) == {(layout.address(layout.work, "link"), "modify")}
+
+
+@pytest.mark.parametrize("layout", ["repository", "plain"], indirect=True)
+async def test_a_contract_expires_by_the_clock_and_its_renewal_keeps_the_original_baseline(layout: Layout):
+    from tests.fakes import FakeClock
+
+    clock = FakeClock()
+    core = build_core(layout.settings, clock=clock)
+    a = layout.address(layout.work, "a.txt")
+    async with Client(build(layout.settings, core=core)) as client:
+        opened = await call(
+            client, "ck3_contract", {**contract(layout, [("a.txt", "modify")]), "ttl_minutes": 5}
+        )
+        await call(client, "ck3_file", write(a, "agent\n"))
+        if layout.name_is_repository():
+            await call(client, "ck3_commit", {"command": "add", "paths": [a]})
+            await call(client, "ck3_commit", {"command": "commit", "message": "Agent work"})
+        clock.advance(minutes=6)
+        expired = await call(client, "ck3_file", write(a, "after expiry\n"))
+        renewed = await call(
+            client, "ck3_contract", {"command": "renew", "contract_id": opened["data"]["contract_id"]}
+        )
+        closed = await call(client, "ck3_contract", {"command": "close"})
+
+    assert expired["data"]["required"] == "contract"
+    assert renewed["code"] == "CT-GATE-S-006"
+    assert renewed["data"]["baseline_sha"] == opened["data"]["baseline_sha"]
+    assert closed["code"] == "CT-GATE-S-002"
+    assert [(c["address"], c["kind"]) for c in closed["data"]["changes"]] == [(a, "modify")]
+
+
+# --------------------------------------------------------------------------------- carry-over and stash
+
+
+@pytest.mark.parametrize("layout", ["plain", "docs-plain-mod", "repository"], indirect=True)
+async def test_work_a_cancelled_contract_left_is_carry_over_and_a_stash_puts_it_back(layout: Layout):
+    core = build_core(layout.settings)
+    a, c = layout.address(layout.work, "a.txt"), layout.address(layout.work, "c.txt")
+    async with Client(build(layout.settings, core=core)) as client:
+        first = await call(client, "ck3_contract", contract(layout, [("a.txt", "modify"), ("c.txt", "add")]))
+        await call(client, "ck3_file", write(a, "agent\n"))
+        await call(client, "ck3_file", write(c))
+        await call(client, "ck3_contract", {"command": "cancel"})
+        second = await call(client, "ck3_contract", contract(layout, [("b.txt", "modify")]))
+        await call(client, "ck3_contract", {"command": "cancel"})
+        stash = {
+            "command": "stash_carry_over",
+            "root_category": layout.root,
+            "contract_id": first["data"]["contract_id"],
+        }
+        asked = await call(client, "ck3_contract", stash)
+        core.decide_approval(asked["data"]["approval_id"], approve=True)
+        stashed = await call(client, "ck3_contract", stash)
+        third = await call(client, "ck3_contract", contract(layout, [("b.txt", "modify")]))
+
+    clusters = second["data"]["carry_over"]["clusters"]
+    assert {(f["address"], f["kind"]) for f in clusters[first["data"]["contract_id"]]} == {
+        (a, "modify"),
+        (c, "add"),
+    }
+    assert stashed["code"] == "CT-GATE-S-007"
+    assert (layout.disk / layout.work / "a.txt").read_text(encoding="utf-8") == "alpha\n"
+    assert not (layout.disk / layout.work / "c.txt").exists()
+    assert third["data"]["carry_over"] is None
+
+
+@pytest.mark.parametrize("layout", ["plain", "repository"], indirect=True)
+async def test_work_a_contract_closed_s_left_uncommitted_is_never_carry_over(layout: Layout):
+    async with Client(build(layout.settings)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "agent\n"))
+        closed = await call(client, "ck3_contract", {"command": "close"})
+        reopened = await call(client, "ck3_contract", contract(layout, [("b.txt", "modify")]))
+
+    assert closed["code"] == "CT-GATE-S-002"
+    assert reopened["data"]["carry_over"] is None
