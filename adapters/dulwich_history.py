@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
-from dulwich.errors import NotTreeError
+from dulwich.errors import NotGitRepository, NotTreeError
 from dulwich.index import Index, IndexEntry
 from dulwich.object_store import tree_lookup_path
 from dulwich.objects import Blob, Commit, ObjectID
@@ -96,7 +96,7 @@ class DulwichHistory(History):
                 return repo.head().decode("ascii")
         except KeyError:
             return None  # a repository without a commit yet
-        except OSError as exc:
+        except (OSError, NotGitRepository) as exc:
             raise Unavailable("the repository cannot be read") from exc
 
     def ignores(self, root: str, folder: tuple[str, ...] = ()) -> Ignores | None:
@@ -149,6 +149,21 @@ class DulwichHistory(History):
             raise Unavailable("the repository cannot be read") from exc
         return place.changes(found)
 
+    def committed_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+        place, repo = self._open(root, folder)
+        try:
+            with closing(repo):
+                _, base = self._trees.flat(repo, baseline.encode("ascii"))
+                _, head = self._trees.flat(repo, repo.head())
+        except (OSError, KeyError, ValueError) as exc:
+            raise Unavailable("the repository cannot be read") from exc
+        found: dict[str, ChangeKind] = {}
+        for path in {*base, *head}:
+            kind = _kind(base.get(path), head.get(path))
+            if kind is not None:
+                found[path.decode("utf-8", "surrogateescape")] = kind
+        return place.changes(found)
+
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
         place, repo = self._open(root, folder)
         try:
@@ -177,20 +192,21 @@ class DulwichHistory(History):
             if (top / ".git" / "index").is_file():  # none until something is staged
                 self._index(repo, top).folders()
 
-    def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
-        place, repo = self._open(root, parts[:-1])
+    def content_at(
+        self, root: str, commit: str, parts: tuple[str, ...], top: tuple[str, ...] | None = None
+    ) -> bytes | None:
+        place = self._find(root, parts[:-1] if top is None else top)
+        if place is None or (top is not None and place.offset != top):
+            return None  # the repository that was there is gone, or another stands there now
+        try:
+            repo = Repo(str(place.top))
+        except (OSError, NotGitRepository):
+            return None
         with closing(repo):
-            target = repo[ObjectID(commit.encode("ascii"))]
-            if not isinstance(target, Commit):
-                return None
             try:
-                mode, sha = tree_lookup_path(repo.object_store.__getitem__, target.tree, place.inside(parts))
-            except (KeyError, NotTreeError):
-                return None
-            if not stat.S_ISREG(mode):  # a link's target or a submodule is no file content
-                return None
-            blob = repo[sha]
-            return blob.as_raw_string() if isinstance(blob, Blob) else None
+                return _blob_at(repo, commit, place.inside(parts))
+            except (KeyError, ValueError, NotTreeError):
+                return None  # no such commit or path (any more)
 
     def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:
         _, repo = self._open(root, folder)
@@ -268,7 +284,7 @@ class DulwichHistory(History):
             raise Unavailable("that root lies in no git repository")
         try:
             return place, Repo(str(place.top))
-        except OSError as exc:
+        except (OSError, NotGitRepository) as exc:
             raise Unavailable("the repository cannot be read") from exc
 
     def _staged(self, repo: Repo, top: Path) -> dict[str, ChangeKind]:
@@ -316,6 +332,19 @@ class DulwichHistory(History):
             index = read_index(repo, path)
             self._indexes[top] = (key, index)
             return index
+
+
+def _blob_at(repo: Repo, commit: str, path: bytes) -> bytes | None:
+    """A regular file's bytes at a commit; None for anything else (a link's target or a submodule is no
+    file content). Raises KeyError or NotTreeError when the commit or the path is not there."""
+    target = repo[ObjectID(commit.encode("ascii"))]
+    if not isinstance(target, Commit):
+        return None
+    mode, sha = tree_lookup_path(repo.object_store.__getitem__, target.tree, path)
+    if not stat.S_ISREG(mode):
+        return None
+    blob = repo[sha]
+    return blob.as_raw_string() if isinstance(blob, Blob) else None
 
 
 def _index_vs_tree(index: Staged, flat: Flat) -> set[bytes]:

@@ -53,8 +53,13 @@ class LazyHistory:
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
         return self.loaded().staged(root, folder)
 
-    def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
-        return self.loaded().content_at(root, commit, parts)
+    def content_at(
+        self, root: str, commit: str, parts: tuple[str, ...], top: tuple[str, ...] | None = None
+    ) -> bytes | None:
+        return self.loaded().content_at(root, commit, parts, top)
+
+    def committed_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+        return self.loaded().committed_since(root, baseline, folder)
 
     def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:
         return self.loaded().log(root, limit, folder)

@@ -11,7 +11,7 @@ from typing import Final
 from attrs import frozen
 
 from ports.errors import AlreadyExists, LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge
-from ports.files import Entry, Files, Kind, Location, Stat
+from ports.files import SURVEY_DEPTH, Entry, Files, Kind, Location, Stat
 
 
 @frozen
@@ -124,7 +124,9 @@ class MemoryFiles(Files):
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
     ) -> Iterator[tuple[tuple[str, ...], Stat]]:
-        for parts, kind in _walk_all(self._folder(location), (), 1 << 16, keep):
+        for parts, kind in _walk_all(self._folder(location), (), SURVEY_DEPTH + 1, keep):
+            if kind == "dir" and len(parts) >= SURVEY_DEPTH:
+                raise TooLarge("folders nest deeper than a survey goes")
             node = self._node(Location(location.root, location.parts + parts))
             if isinstance(node, bytes):  # no times here: the content's digest says whether it changed
                 yield parts, Stat(kind, len(node), digest=hashlib.sha256(node).hexdigest())

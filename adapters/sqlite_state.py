@@ -63,6 +63,10 @@ MIGRATIONS: Final = (
         root TEXT NOT NULL, at TEXT NOT NULL, record TEXT NOT NULL, content BLOB);
     CREATE INDEX journal_by_contract ON journal (contract_id);
     CREATE INDEX journal_by_root ON journal (root, at);
+    UPDATE contracts
+        SET record = json_set(json_remove(record, '$.baseline_snapshot'), '$.repositories', json('[]'))
+        WHERE CASE WHEN json_valid(record)
+            THEN json_type(record, '$.baseline_snapshot') IS NOT NULL ELSE 0 END;
     """,
 )
 """Schema steps, in order; the database records how many it has applied."""

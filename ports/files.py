@@ -5,7 +5,7 @@ where the root lives on the host. Implementations never follow symbolic links, n
 """
 
 from collections.abc import Callable, Iterator
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
 from attrs import frozen
 
@@ -32,6 +32,10 @@ class Entry:
     name: str
     kind: Kind
     size: int = 0
+
+
+SURVEY_DEPTH: Final = 256
+"""How deep below its folder a survey goes; a deeper folder is TooLarge."""
 
 
 @frozen
@@ -111,5 +115,6 @@ class Files(Protocol):
     ) -> Iterator[tuple[tuple[str, ...], Stat]]:
         """Every entry below `location` at any depth with its Stat (lstat: a link is reported with its
         target text, never followed), in sorted depth-first pre-order; `keep` as for `walk`. An entry that
-        vanishes between the listing and its stat is left out."""
+        vanishes between the listing and its stat is left out. Raises TooLarge for folders nested deeper
+        than SURVEY_DEPTH."""
         ...

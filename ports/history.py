@@ -68,9 +68,16 @@ class History(Protocol):
         """What the index holds beyond HEAD."""
         ...
 
-    def content_at(self, root: str, commit: str, parts: tuple[str, ...]) -> bytes | None:
-        """A regular file's bytes at a commit, in the repository holding it (None: absent there, or not a
-        regular file: a link's target or a submodule is never content)."""
+    def content_at(
+        self, root: str, commit: str, parts: tuple[str, ...], top: tuple[str, ...] | None = None
+    ) -> bytes | None:
+        """A regular file's bytes at a commit, in the repository whose top is `top` (default: the one
+        holding the file now). None: absent there, not a regular file (a link's target or a submodule is
+        never content), or no such repository or commit any more."""
+        ...
+
+    def committed_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+        """What the commits since `baseline` changed (its tree against HEAD's), root-relative."""
         ...
 
     def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:

@@ -21,8 +21,8 @@ from domain.services import Services
 from domain.session import Session
 from domain.vocabulary import RootCategory
 from domain.world.visibility import VisibilityRef
-from ports.errors import NotFound, PortError
-from ports.files import Kind, Stat
+from ports.errors import NotFound, PortError, TooLarge
+from ports.files import SURVEY_DEPTH, Kind, Stat
 
 RACY_NS: Final = 2_000_000_000
 """A file modified this close to the manifest may change again within the same clock tick unseen."""
@@ -35,6 +35,14 @@ Row = tuple[str, int, int, int, int, str | None, str | None]
 
 class BaselineChanged(Exception):
     """The stored baseline no longer matches the digest the contract was signed with."""
+
+
+class ScopeTooDeep(Exception):
+    """Folders of the scope nest deeper than a survey goes: what lies below them cannot be compared."""
+
+    PROBLEM: Final = (
+        f"folders in its scope nest deeper than {SURVEY_DEPTH} levels, so no change below them could be seen"
+    )
 
 
 @frozen
@@ -71,9 +79,19 @@ def survey(session: Session, root: str, named: tuple[str, ...] = ()) -> tuple[di
     """The scope of `root` as the session sees it now (path → row without digests, links by target) and
     the tops of the repositories found in it; `named`: paths of declared targets, in scope even where the
     scope's folders do not reach (the launcher registry). Raises PortError."""
+    base = USER_DOCS_SCOPE if root == RootCategory.ROOT_USER_DOCS.value else ()
+    manifest, tops = _walked(session, root, base)
+    for path in named:
+        target = parts_of(path)
+        if target and target[: len(base)] != base:
+            manifest.update(_one(session, root, target))
+    return manifest, sorted(tops)
+
+
+def _walked(session: Session, root: str, base: tuple[str, ...]) -> tuple[dict[str, Row], list[str]]:
+    """Every entry below the scope's folder (`.git` folders aside, noted as repository tops)."""
     manifest: dict[str, Row] = {}
     tops: list[str] = []
-    base = USER_DOCS_SCOPE if root == RootCategory.ROOT_USER_DOCS.value else ()
 
     def skip(parts: tuple[str, ...], kind: Kind) -> bool:
         if parts[-1] != ".git":
@@ -83,14 +101,13 @@ def survey(session: Session, root: str, named: tuple[str, ...] = ()) -> tuple[di
         return True  # a repository's own data is the repository's business, never the work's
 
     ref = _folder(session, root, base)
-    if ref is not None:
-        for parts, found in session.world.survey(ref, skip):
-            manifest["/".join(parts)] = _row(found)
-    for path in named:
-        target = parts_of(path)
-        if target and target[: len(base)] != base:
-            manifest.update(_one(session, root, target))
-    return manifest, sorted(tops)
+    try:
+        if ref is not None:
+            for parts, found in session.world.survey(ref, skip):
+                manifest["/".join(parts)] = _row(found)
+    except TooLarge as exc:
+        raise ScopeTooDeep from exc
+    return manifest, tops
 
 
 def _one(session: Session, root: str, target: tuple[str, ...]) -> dict[str, Row]:
@@ -115,15 +132,24 @@ def take(
     repositories = []
     dirty: dict[str, str] = {}
     for top in tops:
-        head = services.history.head(root, parts_of(top))
+        head, changed = repository_state(services, root, top)
         repositories.append((top, head))
-        if head is not None:
-            for change in services.history.changes_since(root, head, parts_of(top)):
-                dirty["/".join(change.parts)] = change.kind
+        dirty.update(changed)
     for path, row in manifest.items():
         if row[0] == "file" and row[6] is None and (path in dirty or row[2] >= now_ns - RACY_NS):
             manifest[path] = (*row[:6], content_digest(session, root, path))
     return Baseline(root, tuple(repositories), manifest), dirty
+
+
+def repository_state(services: Services, root: str, top: str) -> tuple[str | None, dict[str, str]]:
+    """A repository's HEAD and what it shows changed since (path → kind); a repository that cannot be read
+    (a broken or empty `.git`) is none: the manifest covers its files all the same."""
+    try:
+        head = services.history.head(root, parts_of(top))
+        changed = services.history.changes_since(root, head, parts_of(top)) if head is not None else []
+    except PortError:
+        return None, {}
+    return head, {"/".join(change.parts): change.kind for change in changed}
 
 
 def store(services: Services, baseline: Baseline) -> str:

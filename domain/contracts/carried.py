@@ -1,11 +1,12 @@
 """Carry-over found at open (law §13.3; SPEC §7), from the same sources as close.
 
-A file is carry-over when a repository in the scope shows it changed (uncommitted or untracked work) or
-when the journal says an expired, cancelled or inert contract changed it and it is still as that contract
-left it. It is attributed by the journal: work another open contract journaled is that contract's (never
-this one's carry-over), work a contract closed S is never carry-over, work of an ended contract is that
-contract's; what the journal does not explain goes to the earlier contract that declared the file, else
-"unattributed".
+A file is carry-over when a repository in the scope shows it changed (uncommitted or untracked work), or,
+outside every repository, when the journal says a contract that ended (cancelled, or expired) changed it
+and it is still as that contract left it. A contract and its renewals are one line of work, judged by the
+newest: work whose line is still open (another session's, another server's) is that line's, and work whose
+line closed S is never carry-over. The cluster of a file is the contract whose journaled work it still is;
+everything else is "unattributed", with the ended contract that declared it noted (law §13.3), since a
+stash sets aside only what the journal attributes.
 """
 
 from datetime import datetime
@@ -19,42 +20,76 @@ from domain.session import Session
 from domain.vocabulary import RootCategory
 from ports.contracts import ContractRecord
 
+Contracts = dict[str, ContractRecord]
+
 
 def carried_files(
-    session: Session, services: Services, root: RootCategory, dirty: dict[str, str] | None = None
+    session: Session,
+    services: Services,
+    root: RootCategory,
+    found: tuple[dict[str, str], list[str]] | None = None,
 ) -> list[carry_over.CarriedFile]:
-    """The carry-over of `root`; `dirty` (path → kind) is what its repositories show changed, when the
-    caller has it already. Raises PortError."""
+    """The carry-over of `root`; `found` is what its repositories show changed (path → kind) and their
+    tops, when the caller has them already. Raises PortError."""
     name = root.value
-    if dirty is None:
-        dirty = changed_in_repositories(session, services, name)
+    dirty, tops = found if found is not None else changed_in_repositories(session, services, name)
     contracts = {r.contract_id: r for r in services.contracts.all()}
     work = journal.per_file(session, services, None, name)
     now = services.authority.clock.now()
-    found = dict(dirty)
-    for path, landed in work.items():
-        owner = contracts.get(landed.last.contract_id or "")
-        if owner is not None and _ended(owner, now) and path not in found:
-            found[path] = _kind(landed)
-    carried: list[tuple[str, str]] = []
-    origins: dict[str, str | None] = {}
-    for path, kind in sorted(found.items()):
+    candidates = dict(dirty)
+    for path, landed in work.items():  # outside every repository, only the journal knows
+        line = _newest(contracts.get(landed.last.contract_id or ""), contracts)
+        if path not in candidates and not _in_any(path, tops) and line is not None and _ended(line, now):
+            candidates[path] = _kind(landed)
+    carried = []
+    for path, kind in sorted(candidates.items()):
         address = session.world.address_of(name, parts_of(path))
         if session.world.resolve(address, root, must_exist=False)[0].terminal:
             continue  # a hidden secret the user edited is no agent's work, and never named to one
         owner = _owner(session, name, work.get(path), contracts)
-        if owner is not None and (records.live(owner, now) or owner.status == Status.CLOSED):
-            continue  # another open contract's work, or work a contract closed S: never carry-over
-        origins[address] = owner.contract_id if owner is not None else None
-        carried.append((address, kind))
-    visible = closeout.agent_work(session, services, name, [{"address": a, "kind": k} for a, k in carried])
-    kept = [(str(c["address"]), str(c["kind"])) for c in visible]
-    by_targets = carry_over.attribute(kept, [r for r in contracts.values() if _ended(r, now)])
-    return [carry_over.CarriedFile(f.address, f.kind, origins.get(f.address) or f.origin) for f in by_targets]
+        line = _newest(owner, contracts)
+        if line is not None and (records.live(line, now) or line.status == Status.CLOSED):
+            continue  # an open line of work's, or work a contract closed S: never carry-over
+        carried.append(carry_over.CarriedFile(address, kind, owner.contract_id if owner else None))
+    return _declared(session, services, name, carried, [r for r in contracts.values() if _ended(r, now)])
+
+
+def changed_in_repositories(
+    session: Session, services: Services, root: str
+) -> tuple[dict[str, str], list[str]]:
+    """What each repository in the scope of `root` shows changed since its HEAD (path → kind), and the
+    repositories' tops."""
+    _, tops = baseline.survey(session, root)
+    dirty: dict[str, str] = {}
+    for top in tops:
+        dirty.update(baseline.repository_state(services, root, top)[1])
+    return dirty, tops
+
+
+def _declared(
+    session: Session,
+    services: Services,
+    root: str,
+    carried: list[carry_over.CarriedFile],
+    ended: list[ContractRecord],
+) -> list[carry_over.CarriedFile]:
+    """The carry-over less the LXE files this server wrote, each with the ended contract that declared it."""
+    kept = closeout.agent_work(
+        session, services, root, [{"address": f.address, "kind": f.kind} for f in carried]
+    )
+    addresses = {str(change["address"]) for change in kept}
+    declared = {
+        f.address: f.origin for f in carry_over.attribute([(f.address, f.kind) for f in carried], ended)
+    }
+    return [
+        carry_over.CarriedFile(f.address, f.kind, f.origin, declared.get(f.address))
+        for f in carried
+        if f.address in addresses
+    ]
 
 
 def _owner(
-    session: Session, root: str, landed: journal.FileWork | None, contracts: dict[str, ContractRecord]
+    session: Session, root: str, landed: journal.FileWork | None, contracts: Contracts
 ) -> ContractRecord | None:
     """The contract whose journaled work a file still is (it is as that contract's last change left it)."""
     if landed is None:
@@ -65,16 +100,18 @@ def _owner(
     return owner
 
 
-def changed_in_repositories(session: Session, services: Services, root: str) -> dict[str, str]:
-    """What each repository in the scope of `root` shows changed since its HEAD (path → kind)."""
-    _, tops = baseline.survey(session, root)
-    dirty: dict[str, str] = {}
-    for top in tops:
-        head = services.history.head(root, parts_of(top))
-        if head is not None:
-            for change in services.history.changes_since(root, head, parts_of(top)):
-                dirty["/".join(change.parts)] = change.kind
-    return dirty
+def _newest(record: ContractRecord | None, contracts: Contracts) -> ContractRecord | None:
+    """The newest contract of `record`'s line of work (the one no other renews)."""
+    renewals = {r.renewed_from: r for r in contracts.values() if r.renewed_from}
+    seen: set[str] = set()
+    while record is not None and record.contract_id in renewals and record.contract_id not in seen:
+        seen.add(record.contract_id)
+        record = renewals[record.contract_id]
+    return record
+
+
+def _in_any(path: str, tops: list[str]) -> bool:
+    return any(not top or path == top or path.startswith(top + "/") for top in tops)
 
 
 def _ended(record: ContractRecord, now: datetime) -> bool:

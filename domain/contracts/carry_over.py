@@ -20,11 +20,13 @@ REQUIRED: Final = 3
 
 @frozen
 class CarriedFile:
-    """An uncommitted change found at open, and the contract it is attributed to (None: unattributed)."""
+    """An uncommitted change found at open, the contract whose journaled work it is (None: unattributed),
+    and the ended contract that declared it, where one did (law §13.3's attribution, reported)."""
 
     address: str
     kind: str
     origin: str | None
+    declared_by: str | None = None
 
 
 def attribute(changes: list[tuple[str, str]], earlier: list[ContractRecord]) -> list[CarriedFile]:
@@ -45,9 +47,14 @@ def report(carried: list[CarriedFile], counts: dict[str, int]) -> dict[str, obje
     """The carry-over section of an open reply: clusters by origin, a suggested template, severity."""
     clusters: dict[str, list[dict[str, object]]] = {}
     for item in carried:
-        clusters.setdefault(item.origin or "unattributed", []).append(
-            {"address": item.address, "kind": item.kind, "opens": counts.get(item.address, 0)}
-        )
+        row: dict[str, object] = {
+            "address": item.address,
+            "kind": item.kind,
+            "opens": counts.get(item.address, 0),
+        }
+        if item.declared_by is not None and item.origin is None:
+            row["declared_by"] = item.declared_by
+        clusters.setdefault(item.origin or "unattributed", []).append(row)
     highest = max(counts.values(), default=0)
     return {
         "severity": "required" if highest >= REQUIRED else SEVERITY.get(highest, "informational"),

@@ -15,7 +15,7 @@ from contextlib import suppress
 
 from domain.compliance import closeout
 from domain.contracts import reconciliation, records
-from domain.contracts.baseline import BaselineChanged
+from domain.contracts.baseline import BaselineChanged, ScopeTooDeep
 from domain.contracts.lifecycle import own, summary
 from domain.contracts.records import Status
 from domain.failures import history_failure
@@ -67,6 +67,10 @@ def _declared(
     kind it has; the refusal listing the rest otherwise."""
     try:
         found = reconciliation.reconcile(session, services, record)
+    except ScopeTooDeep:
+        return ReplyBuilder().invalid(
+            "CT-GATE-I-006", {"contract_id": record.contract_id, "problem": ScopeTooDeep.PROBLEM}
+        )
     except BaselineChanged:
         problem = "its baseline in the state store was changed, so it no longer governs"
         return ReplyBuilder().invalid(

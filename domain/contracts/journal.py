@@ -119,14 +119,21 @@ def opened_at(services: Services, record: ContractRecord) -> str:
 
 @frozen
 class FileWork:
-    """What the journal says of one file: the first entry's content before, the last one's after, and
-    whose work it was (the contract of the last entry)."""
+    """What the journal says of one file: its landed entries, oldest first (the first one's content
+    before, the last one's after; whose work it is now: the contract of the last)."""
 
     root: str
     path: str
     address: str
-    first: JournalEntry
-    last: JournalEntry
+    entries: tuple[JournalEntry, ...]
+
+    @property
+    def first(self) -> JournalEntry:
+        return self.entries[0]
+
+    @property
+    def last(self) -> JournalEntry:
+        return self.entries[-1]
 
 
 def per_file(
@@ -147,9 +154,21 @@ def per_file(
         if entry.state != "done":
             continue
         known = found.get(entry.path)
-        first = known.first if known is not None else entry
-        found[entry.path] = FileWork(root, entry.path, entry.address, first, entry)
+        earlier = known.entries if known is not None else ()
+        found[entry.path] = FileWork(root, entry.path, entry.address, (*earlier, entry))
     return found
+
+
+def undoable(work: FileWork, now: str | None) -> JournalEntry | None:
+    """The oldest of a file's journaled changes that can be undone, given the file's digest `now`: undone
+    newest first, each only while the file is what that change left (so a human's edit between two of
+    the changes is kept: the undoing stops there). None when even the newest was changed since."""
+    reached = None
+    for entry in reversed(work.entries):
+        if now != entry.after:
+            break
+        reached, now = entry, entry.before
+    return reached
 
 
 def commits(services: Services, contract_ids: Iterable[str]) -> list[JournalEntry]:

@@ -15,7 +15,7 @@ from attrs import frozen
 
 from domain.compliance import closeout
 from domain.contracts import baseline, carry_over, records
-from domain.contracts.baseline import Baseline
+from domain.contracts.baseline import Baseline, ScopeTooDeep
 from domain.contracts.carried import carried_files
 from domain.contracts.lifecycle import OpenRequest, governing, summary
 from domain.contracts.records import Status
@@ -53,16 +53,10 @@ def open_contract(
         return admitted
     targets, approved = admitted
     root = RootCategory(request.root_category)
-    taken = None
-    try:
-        if renewed_from is None:  # a renewal inherits the baseline: never a fresh one over work done
-            named = tuple("/".join(session.world.location_of(t.ref).parts) for t in targets)
-            taken, dirty = baseline.take(session, services, root.value, named)
-            carried = carried_files(session, services, root, dirty)
-        else:
-            carried = []
-    except PortError:
-        return history_failure(root.value)
+    found = _found(session, services, root, targets) if renewed_from is None else (None, [])
+    if isinstance(found, Reply):
+        return found
+    taken, carried = found
     declared = {target.record.address.casefold() for target in targets}
     try:
         rules = closeout.ruleset_record(services, renewed_from.contract_id if renewed_from else None)
@@ -115,6 +109,23 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
         ttl_minutes,
     )
     return open_contract(session, services, request, renewed_from=old)
+
+
+def _found(
+    session: Session, services: Services, root: RootCategory, targets: list[AdmittedTarget]
+) -> tuple[Baseline, list[carry_over.CarriedFile]] | Reply:
+    """The baseline of a new contract's scope and the carry-over found in it (a renewal inherits its
+    predecessor's baseline instead: never a fresh one over work done)."""
+    named = tuple("/".join(session.world.location_of(t.ref).parts) for t in targets)
+    try:
+        taken, dirty = baseline.take(session, services, root.value, named)
+        carried = carried_files(session, services, root, (dirty, [top for top, _ in taken.repositories]))
+    except ScopeTooDeep:
+        problem = {"field": "root_category", "problem": ScopeTooDeep.PROBLEM}
+        return ReplyBuilder().invalid("CT-GATE-I-001", {"errors": [problem]})
+    except PortError:
+        return history_failure(root.value)
+    return taken, carried
 
 
 def _bound(

@@ -22,6 +22,7 @@ from domain.session import Session
 from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
 from ports.contracts import ContractRecord
+from ports.errors import PortError
 from ports.history import Change
 
 
@@ -38,28 +39,45 @@ class Reconciled:
 
 
 def reconcile(session: Session, services: Services, record: ContractRecord) -> Reconciled:
-    """The net changes in `record`'s scope since it opened. Raises PortError, baseline.BaselineChanged."""
+    """The net changes in `record`'s scope since it opened. Raises PortError, baseline.BaselineChanged,
+    baseline.ScopeTooDeep."""
     root = record.root_category
     before = baseline.load(services, record.baseline_sha or "")
     named = tuple(_path(session, t.address) for t in record.targets)
     now, _ = baseline.survey(session, root, tuple(p for p in named if p is not None))
-    ours = journal.per_file(session, services, journal.chain(services, record), root)
+    mine = journal.chain(services, record)
+    ours = journal.per_file(session, services, mine, root)
     # another contract's work since this one opened (older work is in the manifest already)
-    mine = set(journal.chain(services, record))
     since = journal.opened_at(services, record)
     others = {
         path: work
         for path, work in journal.per_file(session, services, None, root, since=since).items()
         if work.last.contract_id is not None and work.last.contract_id not in mine
     }
-    changes: list[dict[str, object]] = []
-    theirs: list[dict[str, object]] = []
-    seen: set[str] = set()
+    found: dict[str, tuple[str, str, str | None]] = {}
     for path in sorted(set(before.manifest) | set(now)):
         net = _net(session, services, before, path, now.get(path))
-        if net is None:
-            continue
-        kind, source, current = net
+        if net is not None:
+            found[path] = net
+    for path, kind in _committed(services, before).items():
+        found.setdefault(path, (kind, "repository", _state(session, root, path, now.get(path))))
+    changes, theirs = _attributed(session, root, found, (ours, others))
+    listed = {str(change["address"]) for change in changes}
+    transient = sorted(work.address for work in ours.values() if work.address not in listed)
+    return Reconciled(changes, theirs, transient, _at_open(services, before, ours))
+
+
+def _attributed(
+    session: Session,
+    root: str,
+    found: dict[str, tuple[str, str, str | None]],
+    work: tuple[dict[str, journal.FileWork], dict[str, journal.FileWork]],
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """Each net change as this contract's (through the server, or outside it) or another contract's."""
+    ours, others = work
+    changes: list[dict[str, object]] = []
+    theirs: list[dict[str, object]] = []
+    for path, (kind, source, current) in sorted(found.items()):
         address = session.world.address_of(root, parts_of(path))
         other = others.get(path)
         if other is not None and other.last.after == current:
@@ -67,12 +85,25 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
             continue
         own = ours.get(path)
         by_us = own is not None and own.last.after == current
-        seen.add(path)
         changes.append(
             {"address": address, "kind": kind, "source": "journal" if by_us else source, "outside": not by_us}
         )
-    transient = sorted(work.address for path, work in ours.items() if path not in seen)
-    return Reconciled(changes, theirs, transient, _at_open(services, before, ours))
+    return changes, theirs
+
+
+def _committed(services: Services, before: Baseline) -> dict[str, str]:
+    """What each repository of the baseline committed since its baseline commit (path → kind); a
+    repository that can no longer be read adds nothing (the manifest still covers its files)."""
+    found: dict[str, str] = {}
+    for top, commit in before.repositories:
+        if commit is None:
+            continue
+        try:
+            changed = services.history.committed_since(before.root, commit, parts_of(top))
+        except PortError:
+            continue
+        found.update({"/".join(change.parts): change.kind for change in changed})
+    return found
 
 
 def _at_open(services: Services, before: Baseline, ours: dict[str, journal.FileWork]) -> AtOpen:
@@ -90,7 +121,7 @@ def _at_open(services: Services, before: Baseline, ours: dict[str, journal.FileW
             return None, True
         holder = before.repository_of(path)
         if holder is not None and holder[1] is not None:
-            found = services.history.content_at(before.root, holder[1], parts)
+            found = services.history.content_at(before.root, holder[1], parts, parts_of(holder[0]))
             if found is not None:
                 return found, True
         return None, False
@@ -131,14 +162,16 @@ def _net(
 
 
 def _same(was: Row, now: Row) -> bool:
+    """Whether the stat alone proves an entry unchanged; a file whose content the manifest digested (it
+    was racily clean) is proved so only by its content."""
     if was[0] != now[0]:
         return False
     if was[0] == "dir":
         return True
     if was[0] == "symlink":
         return was[5] == now[5]
-    if was[6] is not None and now[6] is not None:  # both digests known without reading (in memory)
-        return was[6] == now[6]
+    if was[6] is not None:
+        return now[6] is not None and was[6] == now[6]
     return was[1:5] == now[1:5]
 
 
@@ -159,7 +192,8 @@ def _before(services: Services, before: Baseline, path: str, was: Row) -> tuple[
         return was[6], "manifest"
     holder = before.repository_of(path)
     if holder is not None and holder[1] is not None:
-        content = services.history.content_at(before.root, holder[1], parts_of(path))
+        top = parts_of(holder[0])
+        content = services.history.content_at(before.root, holder[1], parts_of(path), top)
         if content is not None:
             return digest(content), "repository"
     return None, "manifest"

@@ -72,10 +72,11 @@ def _plan(
             now = _now(session, root, done)
             if isinstance(now, Reply):
                 return now
-            if now != done.last.after:  # changed again since, outside the contract: never overwritten
+            reached = journal.undoable(done, now)
+            if reached is None:  # changed again since, outside the contract: never overwritten
                 changed_since.append(done.address)
-            elif done.first.before != done.last.after:
-                plan.append(_step(done))
+            elif reached.before != done.last.after:
+                plan.append(_step(done, reached))
         made = [_commit(e) for e in journal.commits(services, ids)]
     except PortError:
         return history_failure(root)
@@ -97,10 +98,10 @@ def _now(session: Session, root: str, done: journal.FileWork) -> Reply | str | N
         )
 
 
-def _step(done: journal.FileWork) -> dict[str, object]:
-    before, after = done.first.before, done.last.after
+def _step(done: journal.FileWork, reached: JournalEntry) -> dict[str, object]:
+    before, after = reached.before, done.last.after
     kind = "add" if before is None else ("delete" if after is None else "modify")
-    return {"address": done.address, "kind": kind, "action": ACTIONS[kind], "entry": done.first.entry_id}
+    return {"address": done.address, "kind": kind, "action": ACTIONS[kind], "entry": reached.entry_id}
 
 
 def _commit(entry: JournalEntry) -> dict[str, object]:

@@ -15,6 +15,7 @@ from contextlib import suppress
 from typing import Final
 
 from domain.contracts import carry_over, journal
+from domain.contracts.baseline import content_digest
 from domain.contracts.carried import carried_files
 from domain.failures import history_failure
 from domain.policy import approvals
@@ -109,24 +110,33 @@ _UNKNOWN: Final = _Unknown()
 def _earlier(
     session: Session, services: Services, root: str, chosen: list[carry_over.CarriedFile]
 ) -> list[bytes | _Unknown | None]:
-    """What each file is put back to: what the journal of its contract kept before that contract's first
-    change, else what the repository holding it has at HEAD (None: absent there), else unknown."""
+    """What each file is put back to: for journaled work, what the journal kept before the changes that
+    can be undone (newest first, stopping at a change made since), else what the repository holding the
+    file has at HEAD (None: absent there), else unknown."""
     work = journal.per_file(session, services, {f.origin for f in chosen}, root)
     found: list[bytes | _Unknown | None] = []
     for item in chosen:
         _, ref = session.world.resolve(item.address, session.home, must_exist=False)
         parts = session.world.location_of(ref).parts if ref is not None else ()
         done = work.get("/".join(parts))
-        if done is not None and done.first.before is None:
-            found.append(None)
-            continue
-        kept = services.journal.content_before(done.first.entry_id) if done is not None else None
-        if kept is not None:
-            found.append(kept)
+        if done is not None:
+            found.append(_journaled(session, services, root, done))
             continue
         head = services.history.head(root, parts[:-1])
         found.append(services.history.content_at(root, head, parts) if head else _UNKNOWN)
     return found
+
+
+def _journaled(
+    session: Session, services: Services, root: str, done: journal.FileWork
+) -> bytes | _Unknown | None:
+    reached = journal.undoable(done, content_digest(session, root, done.path))
+    if reached is None or reached.before == journal.UNKNOWN:
+        return _UNKNOWN
+    if reached.before is None:
+        return None
+    kept = services.journal.content_before(reached.entry_id)
+    return kept if kept is not None else _UNKNOWN
 
 
 class RestoreStopped(PortError):

@@ -8,13 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from attrs import frozen
+from attrs import evolve, frozen
 from dulwich import porcelain
 from fastmcp import Client
 
+from adapters.local_files import LocalFiles
 from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
+from ports.files import Location
 
 pytestmark = pytest.mark.anyio
 R = RootCategory
@@ -364,6 +366,23 @@ async def test_a_revert_leaves_alone_a_file_changed_again_since_the_contracts_wo
     ) == "the human's edit after the agent's\n"
 
 
+@pytest.mark.parametrize("layout", ["plain"], indirect=True)
+async def test_a_revert_stops_at_a_humans_edit_between_two_of_the_contracts_changes(layout: Layout):
+    core = build_core(layout.settings)
+    a = layout.address(layout.work, "a.txt")
+    async with Client(build(layout.settings, core=core)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
+        await call(client, "ck3_file", write(a, "agent\n"))
+        (layout.disk / layout.work / "a.txt").write_text("agent\nHUMAN LINE\n", encoding="utf-8")
+        edit = {"command": "edit", "path": a, "old": "agent", "new": "agent again"}
+        edited = await call(client, "ck3_file", edit)
+        done = await revert(client, core)
+
+    assert edited["code"] == "WA-WRITE-S-005", edited
+    assert done["code"] == "CT-GATE-S-009"
+    assert (layout.disk / layout.work / "a.txt").read_text(encoding="utf-8") == "agent\nHUMAN LINE\n"
+
+
 @pytest.mark.parametrize("layout", ["repository"], indirect=True)
 async def test_a_revert_lists_the_contracts_commits_and_leaves_them_in_history(layout: Layout):
     core = build_core(layout.settings)
@@ -480,3 +499,156 @@ async def test_work_a_contract_closed_s_left_uncommitted_is_never_carry_over(lay
 
     assert closed["code"] == "CT-GATE-S-002"
     assert reopened["data"]["carry_over"] is None
+
+
+# ------------------------------------------------------------------- history, and what a stat cannot prove
+
+
+@pytest.mark.parametrize("layout", ["repository", "docs-git-mod"], indirect=True)
+async def test_an_undeclared_commit_of_work_left_uncommitted_before_the_contract_is_seen(layout: Layout):
+    (layout.disk / layout.work / "b.txt").write_text("the human's uncommitted edit\n", encoding="utf-8")
+    b = layout.address(layout.work, "b.txt")
+
+    async def commit(client: Client) -> None:
+        await call(client, "ck3_commit", {"command": "add", "paths": [b]})
+        committed = await call(
+            client,
+            "ck3_commit",
+            {"command": "commit", "message": "Take it", "root": f"{layout.root}:/{layout.work}"},
+        )
+        assert committed["code"] == "WA-WRITE-S-004", committed
+
+    closed = await closing(layout, [("a.txt", "modify")], commit)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert closed["data"]["undeclared"] == [
+        {"address": b, "kind": "modify", "source": "repository", "outside": True}
+    ]
+
+
+class NoCtimeFiles(LocalFiles):
+    """A filesystem that keeps no change time (as some network mounts and FAT do): a file's stat is then
+    its size, inode and a modification time anyone can set back."""
+
+    def survey(self, location: Location, keep: Any) -> Any:
+        for parts, found in super().survey(location, keep):
+            yield parts, evolve(found, ctime_ns=0)
+
+
+@pytest.mark.parametrize("layout", ["plain"], indirect=True)
+async def test_a_file_changed_in_place_where_its_stat_proves_nothing_is_seen_by_its_content(layout: Layout):
+    files = NoCtimeFiles({root.value: path for root, path in layout.settings.roots.items()})
+    core = build_core(layout.settings, files=files)
+    target = layout.disk / layout.other / "b.txt"
+    stamp = target.stat().st_mtime_ns  # modified just now: the open cannot trust its stat, and digests it
+    async with Client(build(layout.settings, core=core)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
+        with target.open("r+", encoding="utf-8") as same_inode:
+            same_inode.write("BRAVO\n")  # the same size and inode
+        os.utime(target, ns=(stamp, stamp))  # and the same time: only the content tells
+        closed = await call(client, "ck3_contract", {"command": "close"})
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert listed(closed) == {(layout.address(layout.other, "b.txt"), "modify")}
+
+
+@pytest.mark.parametrize("layout", ["plain", "repository"], indirect=True)
+async def test_a_file_an_ended_contract_declared_but_a_human_changed_is_never_stashed_as_its_work(
+    layout: Layout,
+):
+    core = build_core(layout.settings)
+    async with Client(build(layout.settings, core=core)) as client:
+        first = await call(
+            client, "ck3_contract", contract(layout, [("a.txt", "modify"), ("b.txt", "modify")])
+        )
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "agent\n"))
+        await call(client, "ck3_contract", {"command": "cancel"})
+        (layout.disk / layout.work / "b.txt").write_text("the human's edit\n", encoding="utf-8")
+        stash = {
+            "command": "stash_carry_over",
+            "root_category": layout.root,
+            "contract_id": first["data"]["contract_id"],
+        }
+        asked = await call(client, "ck3_contract", stash)
+        core.decide_approval(asked["data"]["approval_id"], approve=True)
+        stashed = await call(client, "ck3_contract", stash)
+
+    assert stashed["data"]["files"] == [layout.address(layout.work, "a.txt")]
+    assert (layout.disk / layout.work / "b.txt").read_text(encoding="utf-8") == "the human's edit\n"
+
+
+@pytest.mark.parametrize("layout", ["plain", "repository"], indirect=True)
+async def test_work_of_a_renewal_line_that_closed_s_is_never_carry_over(layout: Layout):
+    from tests.fakes import FakeClock
+
+    clock = FakeClock()
+    core = build_core(layout.settings, clock=clock)
+    a = layout.address(layout.work, "a.txt")
+    async with Client(build(layout.settings, core=core)) as client:
+        opened = await call(
+            client, "ck3_contract", {**contract(layout, [("a.txt", "modify")]), "ttl_minutes": 5}
+        )
+        await call(client, "ck3_file", write(a, "agent\n"))
+        clock.advance(minutes=6)
+        await call(client, "ck3_contract", {"command": "renew", "contract_id": opened["data"]["contract_id"]})
+        closed = await call(client, "ck3_contract", {"command": "close"})
+        reopened = await call(client, "ck3_contract", contract(layout, [("b.txt", "modify")]))
+
+    assert closed["code"] == "CT-GATE-S-002"
+    assert reopened["data"]["carry_over"] is None
+
+
+@pytest.mark.parametrize("layout", ["repository"], indirect=True)
+async def test_work_an_ended_contract_committed_is_no_carry_over(layout: Layout):
+    a = layout.address(layout.work, "a.txt")
+    async with Client(build(layout.settings)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
+        await call(client, "ck3_file", write(a, "agent\n"))
+        await call(client, "ck3_commit", {"command": "add", "paths": [a]})
+        await call(client, "ck3_commit", {"command": "commit", "message": "Agent work"})
+        await call(client, "ck3_contract", {"command": "cancel"})
+        reopened = await call(client, "ck3_contract", contract(layout, [("b.txt", "modify")]))
+
+    assert reopened["data"]["carry_over"] is None
+
+
+# ------------------------------------------------------------------------------ scopes that are awkward
+
+
+@pytest.mark.parametrize("layout", ["plain"], indirect=True)
+async def test_folders_nested_deeper_than_a_survey_goes_make_close_invalid_not_an_error(layout: Layout):
+    async def nest(client: Client) -> None:
+        deep = layout.disk / layout.other / "/".join(["d"] * 300)
+        deep.mkdir(parents=True)
+        (deep / "x.txt").write_text("deep\n", encoding="utf-8")
+
+    closed = await closing(layout, [("a.txt", "modify")], nest)
+
+    assert closed["code"] == "CT-GATE-I-006"
+    assert "nest deeper than" in closed["data"]["problem"]
+
+
+@pytest.mark.parametrize("layout", ["plain", "docs-git-mod"], indirect=True)
+async def test_an_empty_git_folder_in_the_scope_is_no_repository_and_hides_nothing(layout: Layout):
+    (layout.disk / layout.other / ".git").mkdir()
+
+    async def work(client: Client) -> None:
+        (layout.disk / layout.other / "b.txt").write_text("edited\n", encoding="utf-8")
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert listed(closed) == {(layout.address(layout.other, "b.txt"), "modify")}
+
+
+@pytest.mark.parametrize("layout", ["repository", "docs-git-mod"], indirect=True)
+async def test_a_repository_made_during_the_contract_hides_nothing(layout: Layout):
+    async def work(client: Client) -> None:
+        if not (layout.disk / layout.other / ".git").exists():
+            porcelain.init(str(layout.disk / layout.other))
+        (layout.disk / layout.other / "b.txt").write_text("edited\n", encoding="utf-8")
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert listed(closed) == {(layout.address(layout.other, "b.txt"), "modify")}

@@ -379,15 +379,12 @@ async def test_a_root_whose_repository_lies_above_it_has_no_repository_to_commit
 async def test_a_stash_whose_file_cannot_be_saved_is_refused_before_a_human_is_asked(settings: Settings):
     repo = settings.roots[R.ROOT_REPO]
     async with Client(build(settings)) as client:
-        opened = await call(client, "ck3_contract", OPEN)
+        await call(client, "ck3_contract", OPEN)
         await call(client, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 2\n"))
         await call(client, "ck3_contract", {"command": "cancel"})
-        (repo / "twin.py").hardlink_to(repo / "src" / "a.py")  # a file with two links is never read
-        refused = await call(
-            client,
-            "ck3_contract",
-            {"command": "stash_carry_over", "contract_id": opened["data"]["contract_id"]},
-        )
+        # a file with two links is never read: neither known to be the contract's work nor able to be saved
+        (repo / "twin.py").hardlink_to(repo / "src" / "a.py")
+        refused = await call(client, "ck3_contract", {"command": "stash_carry_over"})
 
     assert refused["code"] == "CT-GATE-I-006"
     assert "ROOT_REPO:/src/a.py" in refused["data"]["problem"]

@@ -2,12 +2,13 @@
 read back equal, ended records are never replaced, counters are per root, `atomic()` is all or nothing,
 the audit chain detects edits and deletions."""
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from attrs import evolve
+from attrs import asdict, evolve
 
 from adapters.hmac_signer import HmacSigner
 from adapters.memory_state import MemoryState
@@ -305,3 +306,25 @@ def test_a_journal_entry_begun_in_a_failed_decision_is_not_kept(store):
         failing()
 
     assert store.journal.entries() == []
+
+
+def test_a_contract_stored_before_the_journal_existed_is_read_after_the_upgrade(tmp_path: Path):
+    from adapters.sqlite_state import MIGRATIONS
+
+    path = tmp_path / "ck3raven.db"
+    with sqlite3.connect(path) as db:  # a database as the release before the journal left it
+        db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+        for version, step in enumerate(MIGRATIONS[:2], 1):
+            db.executescript(step)
+            db.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (version,))
+        old = {**json.loads(json.dumps(asdict(contract()))), "baseline_snapshot": [["ROOT_REPO:/a.py", None]]}
+        del old["repositories"]
+        db.execute(
+            "INSERT INTO contracts VALUES (?, ?, ?, ?, ?)",
+            ("ct-1", "s-1", "open", "2026-11-26T00:00:00+00:00", json.dumps(old)),
+        )
+
+    state = SqliteState(path)
+
+    assert state.contracts.get("ct-1").repositories == ()
+    assert state.quarantined() == []
