@@ -153,6 +153,8 @@ class DulwichHistory(History):
         place, repo = self._open(root, folder)
         try:
             with closing(repo):
+                if repo.head() == baseline.encode("ascii"):
+                    return []  # nothing committed since
                 _, base = self._trees.flat(repo, baseline.encode("ascii"))
                 _, head = self._trees.flat(repo, repo.head())
         except (OSError, KeyError, ValueError) as exc:

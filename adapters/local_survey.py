@@ -85,9 +85,14 @@ def _listing_of(fd: int) -> list[tuple[str, os.stat_result | None]]:
 def _listed(fd: int) -> list[tuple[str, os.stat_result | None]]:
     try:
         with os.scandir(fd) as it:
-            return sorted((item.name, _stat(item)) for item in it)
+            entries = sorted(it, key=_name)
+            return [(item.name, _stat(item)) for item in entries]
     except OSError as exc:
         raise Unavailable("a folder cannot be listed") from exc
+
+
+def _name(item: os.DirEntry[str]) -> str:
+    return item.name
 
 
 def _stat(item: os.DirEntry[str]) -> os.stat_result | None:

@@ -29,6 +29,8 @@ RACY_NS: Final = 2_000_000_000
 DIGEST_LIMIT: Final = 64 * 1024 * 1024
 """The largest file whose content is digested; a larger one is known by its stat only."""
 USER_DOCS_SCOPE: Final = ("mod",)
+KEPT: Final = 8
+"""How many parsed baselines a server keeps (one per open contract, and a few more)."""
 Row = tuple[str, int, int, int, int, str | None, str | None]
 """A manifest row: kind, size, mtime_ns, ctime_ns, inode, a link's target, a content digest."""
 
@@ -160,11 +162,25 @@ def store(services: Services, baseline: Baseline) -> str:
     return sha
 
 
+_PARSED: dict[str, Baseline] = {}
+"""Baselines read before, by digest: a stored document that still hashes to its digest is the same."""
+
+
 def load(services: Services, sha: str) -> Baseline:
     """The stored baseline `sha` names. Raises BaselineChanged when it is missing or was edited, PortError."""
     document = services.evidence.document("baseline", sha)
     if document is None or hashlib.sha256(document.encode()).hexdigest() != sha:
         raise BaselineChanged
+    parsed = _PARSED.get(sha)
+    if parsed is None:
+        parsed = _parsed(document)
+        if len(_PARSED) >= KEPT:
+            _PARSED.clear()
+        _PARSED[sha] = parsed
+    return parsed
+
+
+def _parsed(document: str) -> Baseline:
     data = json.loads(document)
     repositories = tuple((str(top), commit) for top, commit in data["repositories"])
     manifest: dict[str, Row] = {str(path): tuple(row) for path, row in data["manifest"].items()}

@@ -81,11 +81,9 @@ def _declared(
     changes = closeout.agent_work(session, services, record.root_category, found.changes)
     declared = {t.address.casefold(): t.edit_kind for t in record.targets}
     undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
-    if undeclared:  # decided on the whole list, in every layout alike
-        return ReplyBuilder().invalid(
-            "CT-GATE-I-007",
-            {"contract_id": record.contract_id, "undeclared": undeclared, "count": len(undeclared)},
-        )
+    if undeclared or found.unnamed:  # decided on the whole list, in every layout alike
+        data = {"contract_id": record.contract_id, "undeclared": undeclared, "count": len(undeclared)}
+        return ReplyBuilder().invalid("CT-GATE-I-007", {**data, "unnamed": found.unnamed})
     return found, changes
 
 

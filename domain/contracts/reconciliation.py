@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
+from domain.addresses import addressable_name
 from domain.compliance.closeout import AtOpen
 from domain.contracts import baseline, journal
 from domain.contracts.baseline import Baseline, Row, digest, parts_of
@@ -36,6 +37,8 @@ class Reconciled:
     others: list[dict[str, object]]
     transient: list[str]
     at_open: AtOpen
+    unnamed: int = 0
+    """Changes to entries whose names no address can spell: counted, never named."""
 
 
 def reconcile(session: Session, services: Services, record: ContractRecord) -> Reconciled:
@@ -61,10 +64,13 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
             found[path] = net
     for path, kind in _committed(services, before).items():
         found.setdefault(path, (kind, "repository", _state(session, root, path, now.get(path))))
+    unnamed = [path for path in found if not all(addressable_name(part) for part in parts_of(path))]
+    for path in unnamed:
+        del found[path]
     changes, theirs = _attributed(session, root, found, (ours, others))
     listed = {str(change["address"]) for change in changes}
     transient = sorted(work.address for work in ours.values() if work.address not in listed)
-    return Reconciled(changes, theirs, transient, _at_open(services, before, ours))
+    return Reconciled(changes, theirs, transient, _at_open(services, before, ours), len(unnamed))
 
 
 def _attributed(

@@ -398,8 +398,9 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     CodeSpec(
         "CT-GATE-I-007",
         "{count:undeclared change|undeclared changes} under contract {contract_id} (data.undeclared: each "
-        "with its kind and source); declare them in a new contract, or undo them.",
-        {"contract_id", "undeclared", "count"},
+        "with its kind and source), and {unnamed:change|changes} to files whose names no address can spell "
+        "(rename or remove them); declare the rest in a new contract, or undo them.",
+        {"contract_id", "undeclared", "count", "unnamed"},
     ),
     CodeSpec(
         "CT-GATE-I-008",

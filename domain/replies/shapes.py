@@ -99,6 +99,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         "expires_at": TEXT,
         # counts and positions
         "count": COUNT,
+        "unnamed": COUNT,
         "total": COUNT,
         "size": COUNT,
         "limit": COUNT,

@@ -242,30 +242,39 @@ class WorldAdapter:
     ) -> Generator[tuple[tuple[str, ...], Stat], None, None]:
         """Every visible entry below the folder behind `ref` at any depth (less those `skip` refuses, asked
         with parts below that folder; a refused folder is not entered), as root-relative parts, with what
-        lstat says of it. Raises port errors."""
+        lstat says of it; entries whose names no address can spell included (what changed there must still
+        count, though it is never named). Raises port errors."""
         location = _seal.locate(ref)
-        _, keep = self._below(location, skip)
+        _, keep = self._below(location, skip, spelled=False)
         for parts, found in self._files.survey(location, keep):
             yield location.parts + parts, found
 
-    def _below(self, location: Location, skip: Skip | None) -> tuple[str | None, Skip]:
+    def _below(
+        self, location: Location, skip: Skip | None, *, spelled: bool = True
+    ) -> tuple[str | None, Skip]:
         """The spelling every entry below `location` shares (None: each is spelled on its own), and the
-        filter that keeps the visible ones `skip` does not refuse."""
+        filter that keeps the visible ones `skip` does not refuse (only those an address can spell, unless
+        `spelled` is False)."""
         compiled = self._view
+        addressable = addressable_name if spelled else _any_name
         prefix = compiled.uniform_prefix(location)
         if prefix is not None:  # nothing below is spelled differently: only names are checked
             hidden = compiled.hidden_name
+            verdicts: dict[str, bool] = {}  # a tree repeats its names: each is judged once per walk
 
             def named(parts: tuple[str, ...], kind: Kind) -> bool:
                 name = parts[-1]
-                return addressable_name(name) and not hidden(name) and not (skip and skip(parts, kind))
+                shown = verdicts.get(name)
+                if shown is None:
+                    shown = _kept(verdicts, name, addressable(name) and not hidden(name))
+                return shown and not (skip and skip(parts, kind))
 
             return prefix, named
         root, base = location.root, location.parts
 
         def keep(parts: tuple[str, ...], kind: Kind) -> bool:
             return (
-                addressable_name(parts[-1])
+                addressable(parts[-1])
                 and compiled.visible(Location(root, base + parts))
                 and not (skip and skip(parts, kind))
             )
@@ -387,6 +396,10 @@ def _kept(kept: dict[_K, _V], key: _K, value: _V) -> _V:
         kept.clear()
     kept[key] = value
     return value
+
+
+def _any_name(_: str) -> bool:
+    return True
 
 
 def _not_addressable(address: str) -> Reply:

@@ -652,3 +652,16 @@ async def test_a_repository_made_during_the_contract_hides_nothing(layout: Layou
 
     assert closed["code"] == "CT-GATE-I-007"
     assert listed(closed) == {(layout.address(layout.other, "b.txt"), "modify")}
+
+
+@pytest.mark.parametrize("layout", ["plain", "repository"], indirect=True)
+async def test_changes_to_files_no_address_can_spell_are_counted_never_passed_over(layout: Layout):
+    async def work(client: Client) -> None:
+        (layout.disk / layout.other / "e\u0301vents.txt").write_text("decomposed name\n", encoding="utf-8")
+        (layout.disk / layout.other / "trailing ").mkdir()
+        (layout.disk / layout.other / "trailing " / "x.txt").write_text("below a bad name\n", encoding="utf-8")
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-I-007"
+    assert (closed["data"]["unnamed"], closed["data"]["undeclared"]) == (2, [])
