@@ -659,7 +659,9 @@ async def test_changes_to_files_no_address_can_spell_are_counted_never_passed_ov
     async def work(client: Client) -> None:
         (layout.disk / layout.other / "e\u0301vents.txt").write_text("decomposed name\n", encoding="utf-8")
         (layout.disk / layout.other / "trailing ").mkdir()
-        (layout.disk / layout.other / "trailing " / "x.txt").write_text("below a bad name\n", encoding="utf-8")
+        (layout.disk / layout.other / "trailing " / "x.txt").write_text(
+            "below a bad name\n", encoding="utf-8"
+        )
 
     closed = await closing(layout, [("a.txt", "modify")], work)
 
