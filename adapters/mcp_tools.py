@@ -266,11 +266,15 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         contract_id: str | None = None,
         ttl_minutes: Annotated[int | None, Field(ge=1, le=480)] = None,
         dry_run: Annotated[bool | None, Field(description="revert: only show what it would do")] = None,
+        cursor: Annotated[
+            str | None, Field(description="close: the next_cursor of a refusal, for the rest of its list")
+        ] = None,
     ) -> ReplyResult | InputRequiredResult:
         """Contracts of intended work. `open` declares root_category, intent, operations, targets
         (address and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
-        then permitted on that root. `close` reconciles the changes since the contract's git baseline
-        with the targets (undeclared work is listed and keeps it open). `cancel`, `renew` (a new contract
+        then permitted on that root. `close` reconciles every change in the contract's scope since it
+        opened with the targets (undeclared work is listed, a page at a time with next_cursor, and keeps
+        it open). `cancel`, `renew` (a new contract
         inheriting scope and baseline of an ended one; ttl_minutes, default 120), `status`, `list`, and
         `stash_carry_over` (root_category and contract_id: the cluster of carried-over files to save and
         revert, or none for the unattributed ones; needs a human), and `revert` (the open contract's
@@ -287,6 +291,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
             "contract_id": contract_id,
             "ttl_minutes": ttl_minutes,
             "dry_run": dry_run,
+            "cursor": cursor,
         }
         return await loop.answer(ctx, "ck3_contract", command, args)
 

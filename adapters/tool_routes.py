@@ -227,7 +227,12 @@ CONTRACT: Final = {
         "work_declaration",
         "ttl_minutes",
     ),
-    "close": _route(contract_work.close, lambda a: contract_work.Close(a.get("contract_id")), "contract_id"),
+    "close": _route(
+        contract_work.close,
+        lambda a: contract_work.Close(a.get("contract_id"), a.get("cursor")),
+        "contract_id",
+        "cursor",
+    ),
     "cancel": _route(
         contract_work.cancel, lambda a: contract_work.Cancel(a.get("contract_id")), "contract_id"
     ),

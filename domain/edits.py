@@ -17,6 +17,7 @@ DIFF_LIMIT: Final = 256 * 1024
 """The most characters of a unified diff a reply carries."""
 
 Matched = Literal["exact", "tolerant"]
+BOM: Final = "\ufeff"
 
 
 @frozen
@@ -100,7 +101,10 @@ def _normalised(text: str) -> tuple[str, list[int], list[int]]:
 
 
 def _tolerant_spans(text: str, old: str) -> list[tuple[int, int]]:
-    """The spans of `text` that match `old` once line endings and trailing blanks are disregarded."""
+    """The spans of `text` that match `old` once line endings and trailing blanks are disregarded (a
+    byte-order mark opening the text is no part of its first line)."""
+    if text.startswith(BOM) and not old.startswith(BOM):
+        return [(start + 1, end + 1) for start, end in _tolerant_spans(text[1:], old)]
     needle, _, _ = _normalised(old)
     if not needle.strip():
         return []

@@ -11,10 +11,13 @@ from collections.abc import Callable
 
 from attrs import frozen
 
+from domain.addresses import parse
 from domain.compliance import ck3_checks, ruleset, symbols, tokens
 from domain.compliance.symbols import FileSymbols
+from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
+from domain.vocabulary import RootCategory
 from ports.contracts import ContractRecord
 from ports.errors import NotFound, PortError
 from ports.linter import Finding
@@ -94,10 +97,19 @@ def agent_work(
 
 
 def nsts_of(services: Services, contract_id: str) -> list[tokens.Nst]:
+    """The contract's NSTs; a stored one whose address is no canonical address (recorded before addresses
+    were checked, or edited in the store) counts for nothing and is never shown, so no stored record can
+    make a later reply fail."""
     stored = services.evidence.document("nst", contract_id)
     if stored is None:
         return []
-    return [tokens.Nst(n["name"], n.get("address"), n["reason"]) for n in json.loads(stored)["nsts"]]
+    found = [tokens.Nst(n["name"], n.get("address"), n["reason"]) for n in json.loads(stored)["nsts"]]
+    return [nst for nst in found if nst.address is None or _canonical_text(nst.address)]
+
+
+def _canonical_text(address: str) -> bool:
+    parsed = parse(address, RootCategory.ROOT_REPO.value)
+    return not isinstance(parsed, Reply) and ":/" in address and not address.startswith("/")
 
 
 def lineage(services: Services, record: ContractRecord) -> list[str]:
@@ -135,8 +147,10 @@ def assess(
         parts, now, before, known = read
         kind = symbols.kind_of(parts)
         text = _text(now)
-        if kind is not None and text is not None and known:
-            found_symbols.append(symbols.added(str(change["address"]), kind, _text(before), text))
+        if kind is not None and text is not None:
+            found_symbols.append(
+                symbols.added(str(change["address"]), kind, _text(before), text, known=known)
+            )
         address = str(change["address"])
         findings += ck3_checks.checks(address, parts, now)
         before_findings += ck3_checks.checks(address, parts, before) if before is not None else []

@@ -19,7 +19,6 @@ from attrs import frozen
 
 _LOCALISATION_KEY = re.compile(r'^[ \t]*([A-Za-z0-9_.\-]+):\d*[ \t]+"', re.MULTILINE)
 _SCRIPT_TOKEN = re.compile(r'\s*(?:(#[^\n]*)|("(?:[^"\\\n]|\\.)*")|([={}])|([^\s={}"#]+))')
-MAX_SYMBOLS: Final = 500
 
 
 class Unparsable(ValueError):
@@ -51,8 +50,10 @@ def kind_of(parts: tuple[str, ...]) -> str | None:
     return None
 
 
-def added(address: str, kind: str, before: str | None, after: str) -> FileSymbols:
-    """The symbols of `after` that `before` (None: the file is new) did not have."""
+def added(address: str, kind: str, before: str | None, after: str, *, known: bool = True) -> FileSymbols:
+    """The symbols of `after` that `before` (None: the file is new) did not have, every one of them (a
+    limit may page what a reply shows, never what is checked). When the content before is not `known`,
+    every symbol counts as new, and the result says why."""
     analyse = ANALYSERS[kind]
     try:
         now = analyse(after)
@@ -62,7 +63,8 @@ def added(address: str, kind: str, before: str | None, after: str) -> FileSymbol
         then = analyse(before) if before is not None else set()
     except Unparsable:  # the baseline did not parse: every symbol now counts as new
         then = set()
-    return FileSymbols(address, kind, tuple(sorted(now - then))[:MAX_SYMBOLS])
+    problem = None if known else "its content before the work is unknown, so every symbol counts as new"
+    return FileSymbols(address, kind, tuple(sorted(now - then)), problem)
 
 
 def python_symbols(text: str) -> set[str]:

@@ -24,6 +24,10 @@ TOKEN_FOLDER: Final = ("policy", "tokens")
 """Where LXEs are kept in a root."""
 
 
+EVERY_SYMBOL: Final = "*"
+"""An NST symbol name that declares every symbol of the file it names, recorded one by one."""
+
+
 @frozen
 class Nst:
     name: str

@@ -11,9 +11,12 @@ and S answered.
 """
 
 import json
+from collections import Counter
 from contextlib import suppress
+from typing import Final, cast
 
 from domain.compliance import closeout
+from domain.compliance.tokens import EVERY_SYMBOL
 from domain.contracts import reconciliation, records
 from domain.contracts.baseline import BaselineChanged, ScopeTooDeep
 from domain.contracts.lifecycle import own, summary
@@ -25,17 +28,29 @@ from domain.session import Session
 from ports.contracts import ContractRecord
 from ports.errors import PortError
 
+PAGE: Final = 150
+"""The most undeclared changes or uncovered symbols one refusal lists (the rest by `next_cursor`)."""
+WHOLE_FILE: Final = 10
+"""A file with more uncovered symbols than this is declared whole (EVERY_SYMBOL) in a refusal's request."""
 
-def close_contract(session: Session, services: Services, contract_id: str | None) -> Reply:
-    """Reconcile actual work with the declaration; close the contract when they agree."""
+
+def close_contract(
+    session: Session, services: Services, contract_id: str | None, cursor: str | None = None
+) -> Reply:
+    """Reconcile actual work with the declaration; close the contract when they agree. A refusal lists
+    at most PAGE of what it refuses, from `cursor` on (the decision is always taken on the whole list)."""
     record = own(session, services, contract_id)
     if isinstance(record, Reply):
         return record
-    reconciled = _declared(session, services, record)
+    start = _offset(cursor)
+    if start is None:
+        problem = "cursor is the next_cursor of an earlier refusal"
+        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "cursor", "problem": problem}]})
+    reconciled = _declared(session, services, record, start)
     if isinstance(reconciled, Reply):
         return reconciled
     found, changes = reconciled
-    assessed = _complies(session, services, record, changes, found.at_open)
+    assessed = _complies(session, services, (record, start), changes, found.at_open)
     if isinstance(assessed, Reply):
         return assessed
     authority = services.authority
@@ -60,8 +75,29 @@ def close_contract(session: Session, services: Services, contract_id: str | None
     )
 
 
+def _declaring(uncovered: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The `symbols` of an NST declaring these: a file with many of them named once, by EVERY_SYMBOL."""
+    per_file = Counter(item["address"] for item in uncovered)
+    whole = {address for address, count in per_file.items() if count > WHOLE_FILE}
+    named = [item for item in uncovered if item["address"] not in whole]
+    return [*({"name": EVERY_SYMBOL, "address": address} for address in sorted(whole)), *named]
+
+
+def _offset(cursor: str | None) -> int | None:
+    """Where a page starts: 0 without a cursor; None for a cursor no refusal gave."""
+    if cursor is None:
+        return 0
+    return int(cursor) if cursor.isdecimal() and len(cursor) <= 9 else None  # noqa: PLR2004 - a count
+
+
+def _page(items: list[dict[str, object]], start: int) -> dict[str, object]:
+    """A refusal's list from `start`, at most PAGE of it, and the cursor of the rest (None: no rest)."""
+    end = start + PAGE
+    return {"shown": items[start:end], "next_cursor": str(end) if end < len(items) else None}
+
+
 def _declared(
-    session: Session, services: Services, record: ContractRecord
+    session: Session, services: Services, record: ContractRecord, start: int = 0
 ) -> tuple[reconciliation.Reconciled, list[dict[str, object]]] | Reply:
     """What the scope shows and the contract's own changes, when every one of them is declared with the
     kind it has; the refusal listing the rest otherwise."""
@@ -82,31 +118,40 @@ def _declared(
     declared = {t.address.casefold(): t.edit_kind for t in record.targets}
     undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
     if undeclared or found.unnamed:  # decided on the whole list, in every layout alike
-        data = {"contract_id": record.contract_id, "undeclared": undeclared, "count": len(undeclared)}
-        return ReplyBuilder().invalid("CT-GATE-I-007", {**data, "unnamed": found.unnamed})
+        page = _page(undeclared, start)
+        data = {"contract_id": record.contract_id, "undeclared": page["shown"], "count": len(undeclared)}
+        data |= {"unnamed": found.unnamed, "next_cursor": page["next_cursor"]}
+        return ReplyBuilder().invalid("CT-GATE-I-007", data)
     return found, changes
 
 
 def _complies(
     session: Session,
     services: Services,
-    record: ContractRecord,
+    paged: tuple[ContractRecord, int],
     changes: list[dict[str, object]],
     at_open: closeout.AtOpen,
 ) -> closeout.Assessment | Reply:
     """The compliance facts of work that complies; the refusal (or the Error) otherwise."""
+    record, start = paged
     try:
         assessed = closeout.assess(session, services, record, changes, at_open)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-003", {"contract_id": record.contract_id})
-    return assessed if assessed.problem is None else _refused(services, record.contract_id, changes, assessed)
+    if assessed.problem is None:
+        return assessed
+    return _refused(services, (record.contract_id, start), changes, assessed)
 
 
 def _refused(
-    services: Services, contract_id: str, changes: list[dict[str, object]], assessed: closeout.Assessment
+    services: Services,
+    paged: tuple[str, int],
+    changes: list[dict[str, object]],
+    assessed: closeout.Assessment,
 ) -> Reply:
     """The Invalid reply for work that does not comply, once its evidence is stored (the last refusal of
     a contract is kept, so the operator sees why it stayed open)."""
+    contract_id, start = paged
     document = {"contract_id": contract_id, "changes": changes, "compliance": assessed.evidence()}
     with suppress(PortError):  # the refusal stands even if its record cannot be kept
         services.evidence.put("close-refused", contract_id, json.dumps(document, indent=1))
@@ -120,20 +165,17 @@ def _refused(
             },
         )
     if assessed.problem == "symbols":
+        page = _page(cast("list[dict[str, object]]", assessed.uncovered), start)
+        shown = cast("list[dict[str, str]]", page["shown"])
         request = {
             "command": "nst",
             "contract_id": contract_id,
-            "symbols": assessed.uncovered,
+            "symbols": _declaring(shown),
             "reason": "<why these symbols are intended>",
         }
+        data = {"contract_id": contract_id, "uncovered": shown, "count": len(assessed.uncovered)}
         return ReplyBuilder().invalid(
-            "CT-GATE-I-009",
-            {
-                "contract_id": contract_id,
-                "uncovered": assessed.uncovered,
-                "count": len(assessed.uncovered),
-                "request": request,
-            },
+            "CT-GATE-I-009", {**data, "request": request, "next_cursor": page["next_cursor"]}
         )
     findings = [
         {"rule": f.rule, "path": f.path, "line": f.line, "message": f.message} for f in assessed.findings

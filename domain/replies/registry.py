@@ -401,6 +401,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "with its kind and source), and {unnamed:change|changes} to files whose names no address can spell "
         "(rename or remove them); declare the rest in a new contract, or undo them.",
         {"contract_id", "undeclared", "count", "unnamed"},
+        optional={"next_cursor"},
     ),
     CodeSpec(
         "CT-GATE-I-008",
@@ -410,9 +411,11 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-I-009",
-        "{count:new symbol|new symbols} of contract {contract_id} without an NST (data.uncovered); if "
-        "intended, declare them: data.request is the ck3_token call.",
+        "{count:new symbol|new symbols} of contract {contract_id} without an NST (data.uncovered: a page "
+        "of them; the rest with close's cursor); if intended, declare them: data.request is the ck3_token "
+        "call for the page shown.",
         {"contract_id", "uncovered", "count", "request"},
+        optional={"next_cursor"},
     ),
     CodeSpec(
         "CT-GATE-I-010",

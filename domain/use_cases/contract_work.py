@@ -28,6 +28,8 @@ class Open(Request):
 class Close(Request):
     TOOL: ClassVar[str] = "ck3_contract"
     contract_id: str | None = None
+    cursor: str | None = None
+    """Where a refusal's list goes on (the `next_cursor` of the refusal before)."""
 
 
 @frozen
@@ -81,7 +83,7 @@ def open_contract(session: Session, services: Services, request: Open) -> Reply:
 
 def close(session: Session, services: Services, request: Close) -> Reply:
     """Reconcile the work with the declaration and close when they agree (the close gate decides)."""
-    return closing.close_contract(session, services, request.contract_id)
+    return closing.close_contract(session, services, request.contract_id, request.cursor)
 
 
 def cancel(session: Session, services: Services, request: Cancel) -> Reply:

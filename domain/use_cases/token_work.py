@@ -13,7 +13,8 @@ from typing import ClassVar, Final
 
 from attrs import frozen
 
-from domain.compliance import closeout, tokens
+from domain.compliance import closeout, symbols, tokens
+from domain.compliance.tokens import EVERY_SYMBOL
 from domain.contracts.lifecycle import own
 from domain.policy import approvals
 from domain.policy.approvals import State
@@ -21,6 +22,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.request import Request
+from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
 from ports.errors import PortError
 
@@ -65,9 +67,12 @@ def declare_nst(session: Session, services: Services, request: DeclareNst) -> Re
     problems = _nst_problems(request)
     if problems:
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems})
-    declared = [
-        tokens.Nst(name, _canonical(session, address), request.reason) for name, address in request.symbols
-    ]
+    declared: list[tokens.Nst] = []
+    for name, address in request.symbols:
+        found = _symbols(session, record, name, address)
+        if isinstance(found, Reply):
+            return found  # nothing is stored
+        declared += [tokens.Nst(symbol, where, request.reason) for symbol, where in found]
     every = closeout.nsts_of(services, record.contract_id) + declared
     document = {
         "nsts": [{"name": n.name, "address": n.address, "reason": n.reason} for n in every],
@@ -197,11 +202,42 @@ def _lxe_paths(session: Session, record: ContractRecord, request: ProposeLxe) ->
     return paths
 
 
-def _canonical(session: Session, address: str | None) -> str | None:
+def _symbols(
+    session: Session, record: ContractRecord, name: str, address: str | None
+) -> list[tuple[str, str | None]] | Reply:
+    """The symbols one entry of an NST declares, each with its canonical address: the name given, or, for
+    EVERY_SYMBOL, every symbol the file's analyser finds in it now (still recorded one by one). An address
+    is checked like every address: Invalid when it does not resolve into the contract's root."""
     if address is None:
-        return None
-    _, ref = session.world.resolve(address, session.home, must_exist=False)
-    return ref.address if ref is not None else address
+        return (
+            _invalid("symbols", f"{EVERY_SYMBOL} needs the file's address")
+            if name == EVERY_SYMBOL
+            else [(name, None)]
+        )
+    reply, ref = session.world.resolve(address, session.home, must_exist=name == EVERY_SYMBOL)
+    if ref is None:
+        return reply
+    place = session.world.location_of(ref)
+    if place.root != record.root_category:
+        return _invalid("symbols", f"{ref.address} is not in {record.root_category}, the contract's root")
+    if name != EVERY_SYMBOL:
+        return [(name, ref.address)]
+    return _every_symbol(session, ref)
+
+
+def _every_symbol(session: Session, ref: VisibilityRef) -> list[tuple[str, str | None]] | Reply:
+    """Every symbol the analyser of the file behind `ref` finds in it now."""
+    kind = symbols.kind_of(session.world.location_of(ref).parts)
+    try:
+        text = session.world.read_file(ref, closeout.FILE_LIMIT).decode("utf-8") if kind else None
+    except (PortError, UnicodeDecodeError):
+        text = None
+    if kind is None or text is None:
+        return _invalid("symbols", f"{ref.address} is no file whose symbols ck3raven reads")
+    try:
+        return [(found, ref.address) for found in sorted(symbols.ANALYSERS[kind](text))]
+    except symbols.Unparsable:
+        return _invalid("symbols", f"{ref.address} does not parse, so its symbols cannot be named")
 
 
 def _invalid(name: str, problem: str) -> Reply:

@@ -55,3 +55,9 @@ def test_a_tolerant_match_never_ends_inside_a_line():
 
 def test_a_tolerant_match_never_starts_inside_a_line():
     assert apply("x = 1\nfoo\n", (Replacement("  \nfoo", "bar"),)) == Missed(1, 0)
+
+
+def test_a_tolerant_match_finds_the_first_line_of_a_file_that_starts_with_a_byte_order_mark():
+    text = "\ufeffalpha\r\nbeta\r\n"
+
+    assert apply(text, (Replacement("alpha\nbeta\n", "gamma\n"),)) == ("\ufeffgamma\r\n", ["tolerant"])
