@@ -278,7 +278,8 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         inheriting scope and baseline of an ended one; ttl_minutes, default 120), `status`, `list`, and
         `stash_carry_over` (root_category and contract_id: the cluster of carried-over files to save and
         revert, or none for the unattributed ones; needs a human), and `revert` (the open contract's
-        changes back to its baseline: dry_run=true shows the files first; then, approved by a human, it
+        own journaled changes back to what they replaced: dry_run=true shows the files first (and those
+        changed since, which it leaves alone); then, approved by a human, it
         saves their current content and restores them). Protected targets and the launcher
         registry need a human's approval: your client may ask its user directly, otherwise the reply names
         an approval id; then call again. A contract governs only this session."""
