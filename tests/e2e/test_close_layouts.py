@@ -263,6 +263,7 @@ async def test_a_written_then_deleted_new_file_is_no_change_and_the_evidence_nam
     assert [c["address"] for c in closed["data"]["changes"]] == [layout.address(layout.work, "a.txt")]
 
 
+@pytest.mark.parametrize("layout", ["repository", "plain", "docs-git-mod"], indirect=True)
 async def test_two_sessions_on_one_root_each_close_their_own_work(layout: Layout):
     core = build_core(layout.settings)
     first, second = contract(layout, [("a.txt", "modify")]), contract(layout, [("b.txt", "modify")])
@@ -283,6 +284,7 @@ async def test_two_sessions_on_one_root_each_close_their_own_work(layout: Layout
     assert [c["address"] for c in closed_two["data"]["changes"]] == [layout.address(layout.work, "b.txt")]
 
 
+@pytest.mark.parametrize("layout", ["repository", "docs-plain-mod"], indirect=True)
 async def test_two_servers_on_one_state_directory_each_close_their_own_work(layout: Layout):
     first, second = contract(layout, [("a.txt", "modify")]), contract(layout, [("b.txt", "modify")])
     async with Client(build(layout.settings)) as one, Client(build(layout.settings)) as two:
