@@ -132,7 +132,9 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
             str | None, Field(description="names: the glob to match; contents: only in files it matches")
         ] = None,
         pattern: Annotated[str | None, Field(description="contents: the text to find")] = None,
-        regex: Annotated[bool | None, Field(description="contents: pattern is a regex (false)")] = None,
+        regex: Annotated[
+            bool | None, Field(description="contents: pattern is an RE2 regex, no lookaround (false)")
+        ] = None,
         ignore_case: Annotated[bool | None, Field(description="match case-insensitively (false)")] = None,
         under: Annotated[
             str | None, Field(description="a folder's address (default: the whole world)")
@@ -146,17 +148,20 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         ] = None,
         max_hits: Annotated[int | None, Field(ge=1, le=10_000, description="contents: lines (200)")] = None,
         max_bytes: Annotated[int | None, Field(ge=1, le=2**31, description="contents: bytes read")] = None,
+        max_seconds: Annotated[
+            int | None, Field(ge=1, le=120, description="contents: time budget in seconds (2)")
+        ] = None,
     ) -> ReplyResult:
         """Search the visible world, or the folder `under` (changes nothing). `names`: files and folders
         whose path matches `glob` (`*.yml` matches a name at any depth; `common/**/*.txt` a path below
-        the folder searched). `contents`: lines holding `pattern` (literal, or a regex with regex=true),
-        each hit an address, line, column and the line's text; binary and large files are skipped and
-        counted. Both leave out what .gitignore ignores unless include_ignored, and report `truncated`
-        and the `cap` reached."""
+        the folder searched). `contents`: lines holding `pattern` (literal, or with regex=true a regex in
+        RE2 syntax: no lookaround or backreferences), each hit an address, line, column and the line's
+        text; binary and large files are skipped and counted; it stops at max_seconds. Both leave out
+        what .gitignore ignores unless include_ignored, and report `truncated` and the `cap` reached."""
         args: dict[str, object] = {"glob": glob, "pattern": pattern, "regex": regex, "under": under}
         args |= {"ignore_case": ignore_case}
         args |= {"include_ignored": include_ignored, "max_results": max_results, "max_files": max_files}
-        args |= {"max_hits": max_hits, "max_bytes": max_bytes}
+        args |= {"max_hits": max_hits, "max_bytes": max_bytes, "max_seconds": max_seconds}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", command, args))
 
     @server.tool(output_schema=output_schema("ck3_git"), annotations=READS)

@@ -193,6 +193,7 @@ SEARCH: Final = {
             a.get("max_files", 20_000),
             a.get("max_hits", 200),
             a.get("max_bytes", 256 * 1024 * 1024),
+            a.get("max_seconds", search.SECONDS),
         ),
         *_SCOPE,
         "regex",
@@ -200,6 +201,7 @@ SEARCH: Final = {
         "max_files",
         "max_hits",
         "max_bytes",
+        "max_seconds",
         requires=("pattern",),
     ),
 }

@@ -168,6 +168,8 @@ _WORLD: tuple[CodeSpec, ...] = (
             "skipped",
             "truncated",
             "cap",
+            "syntax",
+            "hint",
         },
         opaque={"hits", "pattern"},  # lines of files are people's text, like file content
     ),

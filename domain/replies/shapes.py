@@ -79,6 +79,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         "roots": TEXTS,
         "glob": TEXT,
         "pattern": TEXT,
+        "syntax": TEXT,
         # ids and digests
         "trace_id": TEXT,
         "approval_id": TEXT,
