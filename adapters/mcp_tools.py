@@ -195,20 +195,29 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
         return await loop.answer(ctx, "ck3_mode", command, {"mode": mode, "path": path})
 
     @server.tool(output_schema=output_schema("ck3_playset"), annotations=SESSION)
-    def ck3_playset(
+    def ck3_playset(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["list", "show", "switch", "which"] = "list",
-        name: str | None = None,
+        command: Literal["list", "show", "switch", "which", "overrides"] = "list",
+        name: Annotated[str | None, Field(description="show, switch: a playset; overrides: a mod")] = None,
         path: Annotated[
-            str | None, Field(description="which: a game-relative path, e.g. common/traits/00_traits.txt")
+            str | None,
+            Field(description="which, overrides: a game-relative path, e.g. common/traits/00_traits.txt"),
+        ] = None,
+        cursor: Annotated[str | None, Field(description="overrides: next_cursor of the page before")] = None,
+        limit: Annotated[
+            int | None, Field(ge=1, le=1_000, description="overrides: paths per page (100)")
         ] = None,
     ) -> ReplyResult:
         """Playsets (no file changes): `list` every playset; `show` one (default: the active one), mods
         in load order with what each descriptor.mod says; `switch` makes the named playset this
         session's lens (its mods become the visible mods at once); `which` answers, for a game-relative
         `path`, every source that provides it (vanilla, then mods in load order), which one the game
-        loads, and what a mod's replace_path hides; for a folder, the winner of each file in it."""
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, {"name": name, "path": path}))
+        loads, what a mod's replace_path hid and whose it was; for a folder, the winner of each file in
+        it. `overrides`: every file below `path` (default: everywhere) that the mod `name` (default:
+        every mod) provides where another source does too, or hides by its replace_path, at any depth,
+        in pages (`cursor`, `limit`). Replies name the rules they used and whether they are confirmed."""
+        args: dict[str, object] = {"name": name, "path": path, "cursor": cursor, "limit": limit}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, args))
 
 
 def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from attrs import frozen
 
+from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
 from domain.edits import Replacement
 from domain.replies.builder import Reply, ReplyBuilder
@@ -217,6 +218,16 @@ PLAYSET: Final = {
         playset_choice.switch, lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)
     ),
     "which": _route(playset_choice.which, lambda a: playset_choice.Which(a["path"]), requires=("path",)),
+    "overrides": _route(
+        playset_choice.overrides,
+        lambda a: playset_choice.Overrides(
+            a.get("name"), a.get("path"), a.get("cursor"), a.get("limit", overrides_view.PAGE)
+        ),
+        "name",
+        "path",
+        "cursor",
+        "limit",
+    ),
 }
 CONTRACT: Final = {
     "open": _route(
