@@ -132,7 +132,9 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
             str | None, Field(description="names: the glob to match; contents: only in files it matches")
         ] = None,
         pattern: Annotated[str | None, Field(description="contents: the text to find")] = None,
-        regex: Annotated[bool | None, Field(description="contents: pattern is a regex (false)")] = None,
+        regex: Annotated[
+            bool | None, Field(description="contents: pattern is an RE2 regex, no lookaround (false)")
+        ] = None,
         ignore_case: Annotated[bool | None, Field(description="match case-insensitively (false)")] = None,
         under: Annotated[
             str | None, Field(description="a folder's address (default: the whole world)")
@@ -146,17 +148,20 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         ] = None,
         max_hits: Annotated[int | None, Field(ge=1, le=10_000, description="contents: lines (200)")] = None,
         max_bytes: Annotated[int | None, Field(ge=1, le=2**31, description="contents: bytes read")] = None,
+        max_seconds: Annotated[
+            int | None, Field(ge=1, le=120, description="contents: time budget in seconds (2)")
+        ] = None,
     ) -> ReplyResult:
         """Search the visible world, or the folder `under` (changes nothing). `names`: files and folders
         whose path matches `glob` (`*.yml` matches a name at any depth; `common/**/*.txt` a path below
-        the folder searched). `contents`: lines holding `pattern` (literal, or a regex with regex=true),
-        each hit an address, line, column and the line's text; binary and large files are skipped and
-        counted. Both leave out what .gitignore ignores unless include_ignored, and report `truncated`
-        and the `cap` reached."""
+        the folder searched). `contents`: lines holding `pattern` (literal, or with regex=true a regex in
+        RE2 syntax: no lookaround or backreferences), each hit an address, line, column and the line's
+        text; binary and large files are skipped and counted; it stops at max_seconds. Both leave out
+        what .gitignore ignores unless include_ignored, and report `truncated` and the `cap` reached."""
         args: dict[str, object] = {"glob": glob, "pattern": pattern, "regex": regex, "under": under}
         args |= {"ignore_case": ignore_case}
         args |= {"include_ignored": include_ignored, "max_results": max_results, "max_files": max_files}
-        args |= {"max_hits": max_hits, "max_bytes": max_bytes}
+        args |= {"max_hits": max_hits, "max_bytes": max_bytes, "max_seconds": max_seconds}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", command, args))
 
     @server.tool(output_schema=output_schema("ck3_git"), annotations=READS)
@@ -190,20 +195,29 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
         return await loop.answer(ctx, "ck3_mode", command, {"mode": mode, "path": path})
 
     @server.tool(output_schema=output_schema("ck3_playset"), annotations=SESSION)
-    def ck3_playset(
+    def ck3_playset(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["list", "show", "switch", "which"] = "list",
-        name: str | None = None,
+        command: Literal["list", "show", "switch", "which", "overrides"] = "list",
+        name: Annotated[str | None, Field(description="show, switch: a playset; overrides: a mod")] = None,
         path: Annotated[
-            str | None, Field(description="which: a game-relative path, e.g. common/traits/00_traits.txt")
+            str | None,
+            Field(description="which, overrides: a game-relative path, e.g. common/traits/00_traits.txt"),
+        ] = None,
+        cursor: Annotated[str | None, Field(description="overrides: next_cursor of the page before")] = None,
+        limit: Annotated[
+            int | None, Field(ge=1, le=1_000, description="overrides: paths per page (100)")
         ] = None,
     ) -> ReplyResult:
         """Playsets (no file changes): `list` every playset; `show` one (default: the active one), mods
         in load order with what each descriptor.mod says; `switch` makes the named playset this
         session's lens (its mods become the visible mods at once); `which` answers, for a game-relative
         `path`, every source that provides it (vanilla, then mods in load order), which one the game
-        loads, and what a mod's replace_path hides; for a folder, the winner of each file in it."""
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, {"name": name, "path": path}))
+        loads, what a mod's replace_path hid and whose it was; for a folder, the winner of each file in
+        it. `overrides`: every file below `path` (default: everywhere) that the mod `name` (default:
+        every mod) provides where another source does too, or hides by its replace_path, at any depth,
+        in pages (`cursor`, `limit`). Replies name the rules they used and whether they are confirmed."""
+        args: dict[str, object] = {"name": name, "path": path, "cursor": cursor, "limit": limit}
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, args))
 
 
 def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from attrs import frozen
 
+from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
 from domain.edits import Replacement
 from domain.replies.builder import Reply, ReplyBuilder
@@ -193,6 +194,7 @@ SEARCH: Final = {
             a.get("max_files", 20_000),
             a.get("max_hits", 200),
             a.get("max_bytes", 256 * 1024 * 1024),
+            a.get("max_seconds", search.SECONDS),
         ),
         *_SCOPE,
         "regex",
@@ -200,6 +202,7 @@ SEARCH: Final = {
         "max_files",
         "max_hits",
         "max_bytes",
+        "max_seconds",
         requires=("pattern",),
     ),
 }
@@ -215,6 +218,16 @@ PLAYSET: Final = {
         playset_choice.switch, lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)
     ),
     "which": _route(playset_choice.which, lambda a: playset_choice.Which(a["path"]), requires=("path",)),
+    "overrides": _route(
+        playset_choice.overrides,
+        lambda a: playset_choice.Overrides(
+            a.get("name"), a.get("path"), a.get("cursor"), a.get("limit", overrides_view.PAGE)
+        ),
+        "name",
+        "path",
+        "cursor",
+        "limit",
+    ),
 }
 CONTRACT: Final = {
     "open": _route(

@@ -20,6 +20,7 @@ from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
 from adapters.lxe_files import LxeFiles
 from adapters.mcp_dispatch import Routes
+from adapters.re2_patterns import Re2Patterns
 from adapters.ruff_linter import RuffLinter
 from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
@@ -107,9 +108,10 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
     stores: StateStores = stored or SqliteState(state / "ck3raven.db")
+    clock = clock or SystemClock()
     authority = Authority(
         stores.approvals,
-        clock or SystemClock(),
+        clock,
         RandomIds(),
         signer or HmacSigner(),
         approve_command,
@@ -130,6 +132,8 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         linter=RuffLinter(state / "lint-ruleset.json"),
         tokens=LxeFiles(files),
         journal=stores.journal,
+        patterns=Re2Patterns(),
+        clock=clock,
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))

@@ -243,6 +243,7 @@ def cases(place: Place) -> list[Case]:
                 "max_files": 200_000,
                 "max_hits": 10_000,
                 "max_bytes": 2**31,
+                "max_seconds": 120,
             },
             "floor: walk, read each .txt, find",
             lambda: floors.contents(game),

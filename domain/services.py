@@ -8,6 +8,7 @@ from attrs import frozen
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from ports.audit import AuditLog
+from ports.clock import Clock
 from ports.contracts import ContractStore
 from ports.evidence import EvidenceStore
 from ports.files import Files
@@ -15,6 +16,7 @@ from ports.history import History
 from ports.journal import Journal
 from ports.ledger import Ledger
 from ports.linter import Linter
+from ports.patterns import Patterns
 from ports.playsets import PlaysetStore
 from ports.tokens import TokenFiles
 from ports.transactions import Transactions
@@ -43,3 +45,7 @@ class Services:
     """Lint exception tokens (LXE), kept under `policy/tokens/` of a root."""
     journal: Journal
     """Every governed change, recorded before the file changes (SPEC §7)."""
+    patterns: Patterns
+    """The engine a content search finds agents' patterns with, in time linear in the text."""
+    clock: Clock
+    """The time, for what has a budget in seconds (a content search)."""

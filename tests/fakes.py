@@ -137,4 +137,6 @@ def authority_services(authority):
     """Services holding only `authority`: enough for handlers that touch nothing but approvals."""
     from domain.services import Services
 
-    return Services(None, None, authority, None, None, None, None, None, None, None, None, None, None)
+    return Services(
+        None, None, authority, None, None, None, None, None, None, None, None, None, None, None, None
+    )

@@ -1,9 +1,9 @@
 """The game's rules for the files it loads, applied when an agent writes one (in ROOT_GAME or a mod folder).
 
-- Localisation (`localization/**.yml`) must be UTF-8 with a byte-order mark or the game ignores it: one is
-  added when the text lacks it.
+- Each kind of file in the table of domain.ck3.encodings (script `.txt`, `.gui`, localisation `.yml`,
+  `descriptor.mod`) gets what the table says: a byte-order mark where the kind requires one (added when
+  the text lacks it), and for a new file the line endings of its folder's files, else LF.
 - A file that exists keeps its byte-order mark and its line endings (CRLF throughout stays CRLF).
-- A new script file under `common/` gets LF line endings, unless the folder's files use CRLF.
 - A descriptor (`descriptor.mod` at a mod folder's top, or a registry file `ROOT_USER_DOCS:/mod/<x>.mod`)
   must stay readable with its required fields: otherwise the write is refused before anything changes.
 Every adjustment is named in the reply (`adjusted`), so the agent knows what was written.
@@ -12,6 +12,7 @@ Every adjustment is named in the reply (`adjusted`), so the agent knows what was
 from typing import Final
 
 from domain.ck3.descriptors import missing, parse
+from domain.ck3.encodings import REQUIRED, Expectation, expectation
 from domain.vocabulary import RootCategory
 
 BOM: Final = b"\xef\xbb\xbf"
@@ -45,26 +46,45 @@ def descriptor_problems(root: str, parts: tuple[str, ...], data: bytes) -> list[
     return found + [f"{key} is required" for key in missing(descriptor, registry=registry)]
 
 
+def kind_of(path: tuple[str, ...]) -> Expectation | None:
+    """What the table of encodings expects of the file at game-relative `path` (None: nothing)."""
+    return expectation(path)
+
+
 def adjusted(
     path: tuple[str, ...], data: bytes, existing: bytes | None, *, folder_uses_crlf: bool
 ) -> tuple[bytes, list[str]]:
     """`data` as the game needs it at game-relative `path` (given what the file held, if it existed),
     and the names of the adjustments made."""
-    notes: list[str] = []
-    path = tuple(part.casefold() for part in path)  # the game reads its folders in any case
+    rule = expectation(path)
     if existing is not None:
-        if existing.startswith(BOM) and not data.startswith(BOM):
-            data, notes = BOM + data, [*notes, "bom-kept"]
-        if _crlf_throughout(existing) and b"\r\n" not in data and b"\n" in data:
-            data, notes = data.replace(b"\n", b"\r\n"), [*notes, "crlf-kept"]
-    elif path[:1] == ("common",) and path[-1].endswith(".txt"):
-        if folder_uses_crlf and b"\r\n" not in data and b"\n" in data:
-            data, notes = data.replace(b"\n", b"\r\n"), [*notes, "crlf-like-folder"]
-        elif not folder_uses_crlf and b"\r\n" in data:
-            data, notes = data.replace(b"\r\n", b"\n"), [*notes, "lf"]
-    if path[:1] == ("localization",) and path[-1].endswith(".yml") and not data.startswith(BOM):
+        data, notes = _kept(data, existing)
+    elif rule is not None:
+        data, notes = _endings(data, crlf=folder_uses_crlf)
+    else:
+        notes = []
+    if rule is not None and rule.bom == REQUIRED and not data.startswith(BOM):
         data, notes = BOM + data, [*notes, "bom-added"]
     return data, notes
+
+
+def _kept(data: bytes, existing: bytes) -> tuple[bytes, list[str]]:
+    """`data` with the byte-order mark and the CRLF line endings of the file it replaces."""
+    notes: list[str] = []
+    if existing.startswith(BOM) and not data.startswith(BOM):
+        data, notes = BOM + data, [*notes, "bom-kept"]
+    if _crlf_throughout(existing) and b"\r\n" not in data and b"\n" in data:
+        data, notes = data.replace(b"\n", b"\r\n"), [*notes, "crlf-kept"]
+    return data, notes
+
+
+def _endings(data: bytes, *, crlf: bool) -> tuple[bytes, list[str]]:
+    """A new file's `data` with its folder's line endings: CRLF where the folder's files use it, else LF."""
+    if crlf and b"\r\n" not in data and b"\n" in data:
+        return data.replace(b"\n", b"\r\n"), ["crlf-like-folder"]
+    if not crlf and b"\r\n" in data:
+        return data.replace(b"\r\n", b"\n"), ["lf"]
+    return data, []
 
 
 def uses_crlf(samples: list[bytes]) -> bool:

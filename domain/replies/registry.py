@@ -168,6 +168,8 @@ _WORLD: tuple[CodeSpec, ...] = (
             "skipped",
             "truncated",
             "cap",
+            "syntax",
+            "hint",
         },
         opaque={"hits", "pattern"},  # lines of files are people's text, like file content
     ),
@@ -243,13 +245,36 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec(
         "WA-READ-S-009",
         "The game loads {path} from {winner} (data.sources: every source in load order).",
-        {"path", "sources", "winner", "note"},
+        {"path", "sources", "winner", "note", "replace_path", "rules"},
     ),
     CodeSpec(
         "WA-READ-S-010",
         "{count:file|files} in {path} across vanilla and the playset's mods; data.files names each winner.",
-        {"path", "files", "count", "truncated", "note"},
-        shapes={"files": items(record({"name": TEXT, "winner": TEXT, "overridden": FLAG, "sources": TEXTS}))},
+        {"path", "files", "count", "truncated", "note", "replace_path", "rules"},
+        shapes={
+            "files": items(
+                record({"name": TEXT, "winner": maybe(TEXT), "overridden": FLAG, "sources": TEXTS})
+            )
+        },
+    ),
+    CodeSpec(
+        "WA-READ-S-011",
+        "{total:path|paths} where {mods} override or hide another source's file; {count} in this page "
+        "(data.next_cursor: more follow).",
+        {"mods", "path", "files", "count", "total", "truncated", "next_cursor", "hint", "rules"},
+        opaque={"mods"},  # mods' names come from files the agent may write
+        shapes={
+            "files": items(
+                record(
+                    {
+                        "path": TEXT,
+                        "sources": TEXTS,
+                        "winner": maybe(TEXT),
+                        "hidden": items(record({"source": TEXT, "by": TEXT})),
+                    }
+                )
+            ),
+        },
     ),
     CodeSpec(
         "WA-CFG-I-001",

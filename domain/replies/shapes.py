@@ -79,6 +79,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         "roots": TEXTS,
         "glob": TEXT,
         "pattern": TEXT,
+        "syntax": TEXT,
         # ids and digests
         "trace_id": TEXT,
         "approval_id": TEXT,
@@ -175,6 +176,8 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         "nsts": items(record({"name": TEXT}, {"address": maybe(TEXT), "reason": TEXT})),
         "lxes": items(RECORD),
         "left_changed": TEXTS,
+        "replace_path": items(record({"mod": TEXT, "folder": TEXT, "reaches": FLAG, "hid": TEXTS})),
+        "rules": items(record({"rule": TEXT, "says": TEXT, "confirmed": FLAG})),
     }
 )
 """Each field name's shape wherever a code does not give it one of its own."""

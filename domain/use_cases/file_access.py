@@ -254,14 +254,13 @@ def _game_rules(
     if existing is _UNREAD:
         read = _bytes(world, ref)
         existing = read if isinstance(read, bytes) else None
-    crlf = (
-        existing is None and path[:1] == ("common",) and _folder_uses_crlf(session, place.root, place.parts)
-    )
+    kind = game_files.kind_of(path)
+    crlf = existing is None and kind is not None and _folder_uses_crlf(session, place.root, place.parts)
     return game_files.adjusted(path, data, existing, folder_uses_crlf=crlf)
 
 
 def _folder_uses_crlf(session: Session, root: str, parts: tuple[str, ...]) -> bool:
-    """Whether the script files beside a new file (a few of them) use CRLF throughout."""
+    """Whether the files of its kind beside a new file (a few of them) use CRLF throughout."""
     world = session.world
     _, folder = world.resolve(world.address_of(root, parts[:-1]), session.home)
     if folder is None or folder.kind != "dir":
@@ -271,7 +270,8 @@ def _folder_uses_crlf(session: Session, root: str, parts: tuple[str, ...]) -> bo
     except PortError:
         return False
     samples = []
-    for entry in [entry for entry in listed if entry.name.endswith(".txt")][:3]:
+    suffix = "." + parts[-1].rpartition(".")[2]
+    for entry in [entry for entry in listed if entry.name.endswith(suffix)][:3]:
         _, sibling = world.resolve(entry.address, session.home)
         read = _bytes(world, sibling) if sibling is not None else None
         if isinstance(read, bytes):

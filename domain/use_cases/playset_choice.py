@@ -1,5 +1,5 @@
-"""`ck3_playset` handlers: list, show, switch and which. A switch changes this session's lens only; `which`
-answers from the merged view of the active playset (domain.ck3.merged)."""
+"""`ck3_playset` handlers: list, show, switch, which and overrides. A switch changes this session's lens
+only; `which` and `overrides` answer from the merged view of the active playset (domain.ck3.merged)."""
 
 from typing import ClassVar
 
@@ -7,6 +7,7 @@ from attrs import evolve, frozen
 
 from domain.addresses import Parsed, parse
 from domain.ck3 import descriptors, merged
+from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import governing
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
@@ -35,6 +36,17 @@ class Which(Request):
 
     TOOL: ClassVar[str] = "ck3_playset"
     path: str
+
+
+@frozen
+class Overrides(Request):
+    """Recursively, what a mod (or every mod) overrides below a game-relative folder, a page at a time."""
+
+    TOOL: ClassVar[str] = "ck3_playset"
+    name: str | None = None
+    path: str | None = None
+    cursor: str | None = None
+    limit: int = overrides_view.PAGE
 
 
 @frozen
@@ -74,24 +86,76 @@ def _described(session: Session, folder: str) -> dict[str, object] | None:
 
 
 def which(session: Session, _: Services, request: Which) -> Reply:
-    """Every source of a game-relative path, vanilla then mods in load order, and what the game loads."""
-    parsed = parse(f"ROOT_GAME:/{request.path.strip('/')}", session.home.value)
-    if not isinstance(parsed, Parsed):
+    """Every source of a game-relative path, vanilla then mods in load order, and what the game loads;
+    what a replace_path hid and whose it was, and the rules the answer relied on."""
+    parsed = _game_path(request.path, session)
+    if isinstance(parsed, Reply):
         return parsed
-    path = parsed.parts
+    path, found = parsed, _sources(session)
     world = session.world
-    found = merged.sources(
-        world, lambda folder: descriptors.read(world, session.home, f"{folder}/descriptor.mod")
-    )
     shown = "/".join(path)
     if not path or _is_folder(session, path, found):
-        files, cut = merged.folder(world, session.home, path, found)
+        files, cut, hidden = merged.folder(world, session.home, path, found)
+        notes = merged.replace_paths(found, path, hidden)
         data = {"path": shown, "files": files, "count": len(files), "truncated": cut, "note": merged.PER_FILE}
+        data |= {"replace_path": notes, "rules": merged.rules_for(notes)}
         return ReplyBuilder().success("WA-READ-S-010", data)
-    sources, winner = merged.which(world, session.home, path, found)
-    return ReplyBuilder().success(
-        "WA-READ-S-009", {"path": shown, "sources": sources, "winner": winner, "note": merged.PER_FILE}
+    sources, winner, hidden = merged.which(world, session.home, path, found)
+    notes = merged.replace_paths(found, path[:-1], hidden)
+    data = {"path": shown, "sources": sources, "winner": winner, "note": merged.PER_FILE}
+    data |= {"replace_path": notes, "rules": merged.rules_for(notes)}
+    return ReplyBuilder().success("WA-READ-S-009", data)
+
+
+def overrides(session: Session, _: Services, request: Overrides) -> Reply:
+    """Every path below a game-relative folder (default: all) that a mod (default: every mod) provides
+    where another source does too, or hides by its replace_path: sorted by path, one page at a time."""
+    if not 1 <= request.limit <= overrides_view.MAX_PAGE:
+        problem = f"must be from 1 to {overrides_view.MAX_PAGE}"
+        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "limit", "problem": problem}]})
+    under = _game_path(request.path or "", session)
+    if isinstance(under, Reply):
+        return under
+    found = _sources(session)
+    chosen = _chosen(found, request.name)
+    if chosen is None:
+        return ReplyBuilder().invalid("WA-RES-I-010", {"mods": [source.label for source in found[1:]]})
+    rows = overrides_view.rows(session.world, session.home, found, chosen, under)
+    shown, cursor = overrides_view.page(rows, request.cursor, request.limit)
+    hides = any(row.hidden for row in rows)
+    data = {
+        "mods": [found[index].label for index in sorted(chosen)],
+        "path": "/".join(under),
+        "files": [row.data() for row in shown],
+        "count": len(shown),
+        "total": len(rows),
+        "truncated": cursor is not None,
+        "next_cursor": cursor,
+        "hint": "More files follow: call again with cursor=next_cursor." if cursor else None,
+        "rules": [rule.summary() for rule in merged.RULES] if hides else [merged.SAME_PATH.summary()],
+    }
+    return ReplyBuilder().success("WA-READ-S-011", data)
+
+
+def _game_path(text: str, session: Session) -> tuple[str, ...] | Reply:
+    """The parts of a game-relative path, checked by the address grammar."""
+    parsed = parse(f"ROOT_GAME:/{text.strip('/')}", session.home.value)
+    return parsed.parts if isinstance(parsed, Parsed) else parsed
+
+
+def _sources(session: Session) -> list[merged.Source]:
+    world = session.world
+    return merged.sources(
+        world, lambda folder: descriptors.read(world, session.home, f"{folder}/descriptor.mod")
     )
+
+
+def _chosen(found: list[merged.Source], name: str | None) -> frozenset[int] | None:
+    """The indexes of the mods asked about: the one named (by name or workshop id), or every mod."""
+    if name is None:
+        return frozenset(range(1, len(found)))
+    named = [i for i, source in enumerate(found) if i and name in {source.label, source.workshop_id}]
+    return frozenset(named[:1]) or None
 
 
 def _is_folder(session: Session, path: tuple[str, ...], found: list[merged.Source]) -> bool:

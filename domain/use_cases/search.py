@@ -5,11 +5,16 @@ A search walks only what `list` would show (hidden, invisible, ignored and `.git
 `include_ignored` brings the ignored ones back) and reads a file only through a ref the World Adapter minted
 for it, so a hit is always a file `ck3_read` would answer. Links, special files and files with several
 hard links are never read; binary (a NUL byte, or not UTF-8) and over-large files are skipped and counted.
-Every search is capped (files read, hits, bytes), and a reply that reached a cap says which.
+Every search is capped (files read, hits, bytes, seconds), and a reply that reached a cap says which.
+
+Patterns are matched by the Patterns port, whose engine takes time linear in the text for any pattern, a
+window of lines at a time (WINDOW): the time budget is checked between windows, so one file cannot hold a
+search past it by more than one window's matching. A match may run on past its window's last line by up to
+SPAN bytes (a pattern that crosses lines); one that runs further is not found from that window.
 """
 
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from typing import ClassVar, Final
 
 from attrs import define, frozen
@@ -26,6 +31,7 @@ from domain.world.adapter import Found, Skip
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError, TooLarge
 from ports.files import Kind
+from ports.patterns import Matcher, PatternRefused
 
 MAX_DEPTH: Final = 64
 FILE_LIMIT: Final = 8 * 1024 * 1024
@@ -35,6 +41,20 @@ CONTEXT: Final = 240
 MAX_PATTERN: Final = 1_000
 BATCH: Final = 64
 """Files a content search reads together (those of one folder with the folder opened once)."""
+SECONDS: Final = 2
+"""A content search's time budget when the call names none (max_seconds)."""
+MAX_SECONDS: Final = 120
+WINDOW: Final = 32 * 1024
+"""Bytes of whole lines in which one call of the engine looks for the start of a match."""
+SPAN: Final = 16 * 1024
+"""How far past its window a match may run (a pattern that crosses lines) and still be found."""
+HINTS: Final = {
+    "max_seconds": f"The search stopped at its time budget: search under a folder or with a glob, or raise "
+    f"max_seconds (up to {MAX_SECONDS}).",
+    "max_hits": "Narrow the pattern or the folder searched; max_hits caps the lines.",
+    "max_files": "Search under a folder or with a glob; max_files caps the files read.",
+    "max_bytes": "Search under a folder or with a glob; max_bytes caps the bytes read.",
+}
 
 
 @frozen
@@ -63,6 +83,7 @@ class SearchContents(Request):
     max_files: int = 20_000
     max_hits: int = 200
     max_bytes: int = 256 * 1024 * 1024
+    max_seconds: int = SECONDS
 
 
 def names(session: Session, services: Services, request: SearchNames) -> Reply:
@@ -128,11 +149,13 @@ def _names_reply(request: SearchNames, matches: list[FrozenMap], scanned: int, *
 
 @define
 class _ContentSearch:
-    """One content search under way: what it looks for and what it did so far."""
+    """One content search under way: what it looks for, until when, and what it did so far."""
 
     session: Session
     request: SearchContents
-    matcher: re.Pattern[str]
+    matcher: Matcher
+    over: Callable[[], bool]
+    """Whether the time budget is spent."""
     hits: list[FrozenMap]
     counts: dict[str, int]
 
@@ -142,7 +165,7 @@ class _ContentSearch:
             return "max_files"
         if self.counts["bytes"] >= self.request.max_bytes:
             return "max_bytes"
-        return None
+        return "max_seconds" if self.over() else None
 
     def walk(self, walk: Iterator[Found], glob: Glob | None) -> str | None:
         """Search every file of `walk` that `glob` matches, reading them a folder's batch at a time; the
@@ -176,19 +199,25 @@ class _ContentSearch:
         """Search one file's content; the name of the cap reached, if one was."""
         text = self._text_of(data)
         request = self.request
-        if text is None or (not request.regex and not request.ignore_case and request.pattern not in text):
+        if text is None or (not request.regex and not request.ignore_case and self._absent(text)):
             return None
         matched = False
-        for line, column, context in _hits(text, self.matcher):
+        for hit in _hits(text, self.matcher, self.over):
+            if hit is None:
+                return "max_seconds"
             if len(self.hits) == request.max_hits:
                 return "max_hits"
             if not matched:
                 self.counts["files_matched"] += 1
                 matched = True
+            line, column, context = hit
             self.hits.append(FrozenMap(address=found.address, line=line, column=column, text=context))
         return None
 
-    def _text_of(self, data: bytes | PortError) -> str | None:
+    def _absent(self, data: bytes) -> bool:
+        return self.request.pattern.encode("utf-8") not in data
+
+    def _text_of(self, data: bytes | PortError) -> bytes | None:
         counts = self.counts
         counts["files"] += 1
         if isinstance(data, TooLarge):
@@ -198,15 +227,15 @@ class _ContentSearch:
             counts["unreadable"] += 1
             return None
         counts["bytes"] += len(data)
-        text = _text(data)
-        if text is None:
+        if not _is_text(data):
             counts["binary"] += 1
-        return text
+            return None
+        return data
 
 
 def contents(session: Session, services: Services, request: SearchContents) -> Reply:
     """Each line (address, line number, column, the line's text) holding the pattern, file by file."""
-    matcher = _matcher(request)
+    matcher = _matcher(services, request)
     if isinstance(matcher, Reply):
         return matcher
     glob = _glob(request.glob, ignore_case=request.ignore_case) if request.glob is not None else None
@@ -216,7 +245,8 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
     if isinstance(bases, Reply):
         return bases
     kinds = ("files", "files_matched", "bytes", "binary", "large", "unreadable")
-    run = _ContentSearch(session, request, matcher, [], dict.fromkeys(kinds, 0))
+    over = _budget(services, request.max_seconds)
+    run = _ContentSearch(session, request, matcher, over, [], dict.fromkeys(kinds, 0))
     cap: str | None = None
     for base in bases:
         walk = session.world.walk(
@@ -230,12 +260,17 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
             walk.close()
         if cap is not None:
             break
-    counts = run.counts
+    return _contents_reply(services, run, cap)
+
+
+def _contents_reply(services: Services, run: _ContentSearch, cap: str | None) -> Reply:
+    counts, request = run.counts, run.request
     skipped = {"binary": counts["binary"], "too_large": counts["large"], "unreadable": counts["unreadable"]}
     return ReplyBuilder().success(
         "WA-READ-S-008",
         {
             "pattern": request.pattern,
+            "syntax": services.patterns.syntax if request.regex else "literal",
             "hits": run.hits,
             "count": len(run.hits),
             "files_read": counts["files"],
@@ -244,36 +279,66 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
             "skipped": skipped,
             "truncated": cap is not None,
             "cap": cap,
+            "hint": HINTS.get(cap) if cap is not None else None,
         },
     )
 
 
-def _hits(text: str, matcher: re.Pattern[str]) -> Iterator[tuple[int, int, str]]:
-    """(line, column, the line's text around the match) for the first match on each matching line."""
-    line, last, seen = 1, 0, 0
-    for match in matcher.finditer(text):
-        start = match.start()
-        line += text.count("\n", last, start)
-        last = start
-        if line == seen:
+def _budget(services: Services, seconds: int) -> Callable[[], bool]:
+    """Whether `seconds` have passed since now, by the clock port."""
+    clock = services.clock
+    deadline: datetime = clock.now() + timedelta(seconds=seconds)
+    return lambda: clock.now() >= deadline
+
+
+def _hits(
+    data: bytes, matcher: Matcher, over: Callable[[], bool], *, window: int = WINDOW, span: int = SPAN
+) -> Iterator[tuple[int, int, str] | None]:
+    """(line, column, the line's text around the match) for the first match starting on each line of
+    `data`, a `window` of whole lines at a time (a match may run `span` bytes past it); None, and no
+    more, once `over()` says time is up."""
+    line, counted, start, size = 1, 0, 0, len(data)
+    while start <= size:
+        if over():
+            yield None
+            return
+        stop = _line_end(data, min(start + window, size))  # a match starting by here is this window's
+        found = matcher.search(data, start, min(size, stop + span))
+        if found is None or found[0] > stop:
+            start = stop + 1
             continue
-        seen = line
-        begin = text.rfind("\n", 0, start) + 1
-        end = text.find("\n", start)
-        whole = text[begin : len(text) if end == -1 else end].rstrip("\r")
-        column = start - begin
-        window = max(0, column - CONTEXT // 3)
-        yield line, column + 1, whole[window : window + CONTEXT]
+        begin = data.rfind(b"\n", 0, found[0]) + 1
+        line += data.count(b"\n", counted, begin)
+        counted = begin
+        end = _line_end(data, found[0])
+        yield line, *_context(data[begin:end], found[0] - begin)
+        start = end + 1
 
 
-def _matcher(request: SearchContents) -> re.Pattern[str] | Reply:
+def _line_end(data: bytes, at: int) -> int:
+    """The offset of the newline ending the line `at` is on (the end of `data` if none)."""
+    end = data.find(b"\n", at)
+    return len(data) if end == -1 else end
+
+
+def _context(line: bytes, offset: int) -> tuple[int, str]:
+    """The 1-based column of byte `offset` of `line`, and up to CONTEXT characters of the line around it."""
+    column = len(line[:offset].decode("utf-8", "replace"))
+    whole = line.decode("utf-8", "replace").rstrip("\r")
+    window = max(0, column - CONTEXT // 3)
+    return column + 1, whole[window : window + CONTEXT]
+
+
+def _matcher(services: Services, request: SearchContents) -> Matcher | Reply:
     if not request.pattern or len(request.pattern) > MAX_PATTERN:
         return _invalid("pattern", f"1 to {MAX_PATTERN} characters")
-    flags = re.MULTILINE | (re.IGNORECASE if request.ignore_case else 0)
+    if not 1 <= request.max_seconds <= MAX_SECONDS:
+        return _invalid("max_seconds", f"from 1 to {MAX_SECONDS}")
+    patterns = services.patterns
     try:
-        return re.compile(request.pattern if request.regex else re.escape(request.pattern), flags)
-    except re.error as exc:
-        return _invalid("pattern", f"not a valid regular expression ({exc.msg})")
+        return patterns.compile(request.pattern, literal=not request.regex, ignore_case=request.ignore_case)
+    except PatternRefused as exc:
+        return _invalid("pattern", f"not accepted in {patterns.syntax} syntax: {exc}")
 
 
 def _glob(pattern: str, *, ignore_case: bool) -> Glob | Reply:
@@ -305,13 +370,15 @@ def _skip(session: Session, services: Services, base: VisibilityRef, include_ign
     return skip_for(session, services, base, include_ignored=include_ignored)
 
 
-def _text(data: bytes) -> str | None:
+def _is_text(data: bytes) -> bool:
+    """Whether `data` is text: no NUL byte near its start, and UTF-8 throughout."""
     if b"\x00" in data[:8192]:
-        return None
+        return False
     try:
-        return data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError:
-        return None
+        return False
+    return True
 
 
 def _invalid(name: str, problem: str) -> Reply:

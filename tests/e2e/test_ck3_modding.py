@@ -105,6 +105,24 @@ async def test_a_localisation_write_without_a_bom_lands_with_one(tmp_path: Path)
     assert written.read_bytes() == b"\xef\xbb\xbfl_english:\n"
 
 
+async def test_a_new_event_file_lands_with_the_byte_order_mark_the_table_requires(tmp_path: Path):
+    """ck3-tiger reads events with PdxFile::read, which expects a UTF-8 BOM (domain.ck3.encodings)."""
+    settings = sample_world_on_disk(tmp_path, Mode.CK3LENS)
+    target = "mod:Local Fix:/events/fix_events.txt"
+    opened = OPEN_LOCAL | {"targets": [{"address": target, "edit_kind": "add"}]}
+    async with Client(build(settings)) as client:
+        await client.call_tool("ck3_contract", opened)
+        env = (
+            await client.call_tool(
+                "ck3_file", {"command": "write", "path": target, "content": "namespace = fix\n"}
+            )
+        ).structured_content
+
+    written = tmp_path / "world" / "documents" / "mod" / "LocalFix" / "events" / "fix_events.txt"
+    assert env["data"]["adjusted"] == ["bom-added"]
+    assert written.read_bytes() == b"\xef\xbb\xbfnamespace = fix\n"
+
+
 async def test_a_descriptor_write_that_breaks_it_is_invalid_and_the_file_is_unchanged(tmp_path: Path):
     settings = sample_world_on_disk(tmp_path, Mode.CK3LENS)
     descriptor = tmp_path / "world" / "documents" / "mod" / "LocalFix" / "descriptor.mod"

@@ -66,13 +66,13 @@ def test_localisation_gets_a_byte_order_mark_and_the_reply_says_so():
 
 
 def test_a_replaced_file_keeps_its_crlf_line_endings():
-    data, notes = adjusted(("events", "e.txt"), b"a\nb\n", b"x\r\ny\r\n", folder_uses_crlf=False)
+    data, notes = adjusted(("events", "e.txt"), b"a\nb\n", BOM + b"x\r\ny\r\n", folder_uses_crlf=False)
 
-    assert (data, notes) == (b"a\r\nb\r\n", ["crlf-kept"])
+    assert (data, notes) == (BOM + b"a\r\nb\r\n", ["bom-kept", "crlf-kept"])
 
 
 def test_a_new_script_file_gets_lf_unless_its_folder_uses_crlf():
     lf, _ = adjusted(("common", "traits", "t.txt"), b"a\r\nb\r\n", None, folder_uses_crlf=False)
     crlf, _ = adjusted(("common", "traits", "t.txt"), b"a\nb\n", None, folder_uses_crlf=True)
 
-    assert (lf, crlf) == (b"a\nb\n", b"a\r\nb\r\n")
+    assert (lf, crlf) == (BOM + b"a\nb\n", BOM + b"a\r\nb\r\n")

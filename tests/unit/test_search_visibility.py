@@ -4,11 +4,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.memory_files import SPECIAL, Link, MemoryFiles
+from adapters.re2_patterns import Re2Patterns
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import file_access, search
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter, WorldView
+from tests.fakes import FakeClock
 from tests.worlds import MODS
 
 R = RootCategory
@@ -55,7 +57,21 @@ def session_over(roots: dict[str, dict[str, object]], mode: Mode) -> tuple[Sessi
     view = WorldView(mode, frozenset(R) - {R.ROOT_VSCODE}, MODS)
     world = WorldAdapter(MemoryFiles(roots), view)
     services = Services(
-        None, None, None, None, NoRepository(), None, None, None, None, None, None, None, None
+        None,
+        None,
+        None,
+        None,
+        NoRepository(),
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        Re2Patterns(),
+        FakeClock(),
     )  # type: ignore[arg-type]
     return Session("s-1", R.ROOT_REPO, world, mode=mode), services
 
