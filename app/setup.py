@@ -9,7 +9,7 @@ import shutil
 from collections.abc import Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from app import mounts
 from app.config import ConfigError, load
@@ -106,7 +106,7 @@ def case_warnings(roots: Mapping[str, Path]) -> list[str]:
     return found
 
 
-def windows_clients(executable: Path, config: Path, distro: str | None) -> str:
+def windows_clients(executable: PurePath, config: PurePath, distro: str | None) -> str:
     """What `init` prints under WSL: the command a client on Windows starts, through wsl.exe with no shell
     (nothing a login script prints can reach stdout before the protocol)."""
     line = f"wsl.exe -d {distro or '<distro>'} -e {executable} serve --config {config}"

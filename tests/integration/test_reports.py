@@ -196,10 +196,13 @@ def test_doctor_warns_when_the_state_directory_lies_on_a_windows_drive(config: P
     assert f"OK      on Windows drives (WSL): ROOT_REPO ({config.parent})" in [
         line.split(";")[0] for line in lines
     ]
-    assert [line for line in lines if line.startswith("WARNING")] == [
-        f"WARNING the state directory {config.parent / 'state'} lies on the Windows drive at {config.parent}: its "
-        "SQLite store's locking and the approval socket need the distro's own disk; set state_dir to a folder "
-        "there (the default, ~/.local/state/ck3raven, is)"
+    warned = [line for line in lines if line.startswith("WARNING")]
+    assert warned == [
+        (
+            f"WARNING the state directory {config.parent / 'state'} lies on the Windows drive at "
+            f"{config.parent}: its SQLite store's locking and the approval socket need the distro's own "
+            "disk; set state_dir to a folder there (the default, ~/.local/state/ck3raven, is)"
+        )
     ]
 
 
