@@ -247,20 +247,27 @@ def _spelled_kind(top: int, parts: tuple[str, ...]) -> Kind | None:
                 child = _open_dir(name, fd)
             except NotFound:
                 return _unless_misspelled(parts, spelled, None)
-            spelled.append(local_spelling.spelled_in(fd, name))
-            if fd != top:
-                os.close(fd)
-            fd = child
-        try:
-            found: Kind | None = _kind_of(_lstat(parts[-1], fd))
-        except NotFound:
-            found = None
-        else:
-            spelled.append(local_spelling.spelled_in(fd, parts[-1]))
+            parent, fd = fd, child  # from here the child is closed below, whatever happens
+            try:
+                spelled.append(local_spelling.spelled_in(parent, name))
+            finally:
+                if parent != top:
+                    os.close(parent)
+        found = _spelled_leaf(fd, parts[-1], spelled)
     finally:
         if fd != top:
             os.close(fd)
     return _unless_misspelled(parts, spelled, found)
+
+
+def _spelled_leaf(folder: int, name: str, spelled: list[str | None]) -> Kind | None:
+    """What stands at `name` in the open `folder` (None: nothing), its spelling added to `spelled`."""
+    try:
+        found = _kind_of(_lstat(name, folder))
+    except NotFound:
+        return None
+    spelled.append(local_spelling.spelled_in(folder, name))
+    return found
 
 
 def _unless_misspelled(parts: tuple[str, ...], spelled: list[str | None], found: Kind | None) -> Kind | None:

@@ -140,7 +140,8 @@ class WorldAdapter:
         return view if mods == view.mods else evolve(view, mods=mods)
 
     def _mod_on_disk(self, mod: ModFolder) -> ModFolder:
-        if not self._files.ignores_case(mod.root.value):
+        # a name without letters (a workshop id) has one spelling: only local mods' folders are looked up
+        if not self._files.ignores_case(mod.root.value) or all(part == part.swapcase() for part in mod.parts):
             return mod
         try:
             self._files.kind(Location(mod.root.value, mod.parts))
