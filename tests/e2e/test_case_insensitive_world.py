@@ -3,7 +3,6 @@ address spelled otherwise is Invalid and names the spelling on disk, listings an
 spelling, and no declaration or write under another spelling gets through. Run on a real folder of such
 a filesystem (skipped, saying why, where none can be mounted) and on the in-memory one."""
 
-import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,31 +15,11 @@ from adapters.memory_files import MemoryFiles
 from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
-from tests.casefold import Unavailable, case_insensitive_folder
+from tests.integration.test_files_contract import materialize
 
 pytestmark = pytest.mark.anyio
 R = RootCategory
 TREE: dict[str, object] = {"README.md": b"read me\n", "Docs": {"Guide.txt": b"guide\n"}}
-_COUNTER = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def folding(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    try:
-        with case_insensitive_folder(tmp_path_factory.mktemp("casefold")) as folder:
-            yield folder
-    except Unavailable as exc:
-        pytest.skip(str(exc))
-
-
-def materialize(folder: Path, tree: dict[str, object]) -> None:
-    for name, node in tree.items():
-        if isinstance(node, dict):
-            (folder / name).mkdir()
-            materialize(folder / name, node)
-        else:
-            assert isinstance(node, bytes)
-            (folder / name).write_bytes(node)
 
 
 @pytest.fixture(params=["folder", "memory"])
@@ -48,8 +27,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """The server over ROOT_REPO holding TREE on a filesystem that ignores case, in ck3raven-dev."""
     files: LocalFiles | MemoryFiles
     if request.param == "folder":
-        repo = request.getfixturevalue("folding") / f"w{next(_COUNTER)}"
-        repo.mkdir()
+        repo = request.getfixturevalue("folding")
         materialize(repo, TREE)
         files = LocalFiles({"ROOT_REPO": repo})
     else:

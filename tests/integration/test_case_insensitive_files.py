@@ -2,7 +2,6 @@
 run on a real folder of such a filesystem (mounted for the test; skipped, saying why, where that cannot be
 done) and on the in-memory adapter's case-insensitive mode alike."""
 
-import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,31 +11,9 @@ from adapters.local_files import LocalFiles
 from adapters.memory_files import MemoryFiles
 from ports.errors import Misspelled, NotFound
 from ports.files import Entry, Files, Location
-from tests.casefold import Unavailable, case_insensitive_folder
+from tests.integration.test_files_contract import materialize
 
 TREE: dict[str, object] = {"README.md": b"read me", "Docs": {"Guide.txt": b"guide", "Old": {}}}
-_COUNTER = itertools.count()
-
-
-def materialize(folder: Path, tree: dict[str, object]) -> None:
-    for name, node in tree.items():
-        path = folder / name
-        if isinstance(node, dict):
-            path.mkdir()
-            materialize(path, node)
-        else:
-            assert isinstance(node, bytes)
-            path.write_bytes(node)
-
-
-@pytest.fixture(scope="module")
-def folding(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A real folder on a filesystem that ignores case, for the whole module."""
-    try:
-        with case_insensitive_folder(tmp_path_factory.mktemp("casefold")) as folder:
-            yield folder
-    except Unavailable as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture(params=["memory", "local", "local-segment-walk"])
@@ -44,8 +21,7 @@ def files(request: pytest.FixtureRequest) -> Iterator[Files]:
     if request.param == "memory":
         yield MemoryFiles({"ROOT_REPO": TREE}, ignores_case=True)
         return
-    folder = request.getfixturevalue("folding") / f"t{next(_COUNTER)}"
-    folder.mkdir()
+    folder = request.getfixturevalue("folding")
     materialize(folder, TREE)
     local = LocalFiles({"ROOT_REPO": folder}, use_openat2=request.param == "local")
     yield local
