@@ -1,16 +1,21 @@
 """A real folder on a filesystem that ignores case, where this machine can make one: a FAT image or an ext4
 image with casefolding on a loop device (the kernel's own drivers), else an exFAT image through FUSE. Each
 needs root and the tools; when none can be had, `case_insensitive_folder` says why each could not, and the
-tests that need one skip with that reason."""
+tests that need one skip with that reason. A mount is named after the process that made it, so one left
+behind by a run killed before its teardown is released by the next."""
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from app.mounts import parse, read_mountinfo
+
 IMAGE_BYTES = 16 * 1024 * 1024
+_OURS = re.compile(r"folding-(\d+)")
 
 
 class Unavailable(Exception):
@@ -84,7 +89,8 @@ def case_insensitive_folder(base: Path) -> Iterator[Path]:
     naming why each way failed when none works."""
     if os.geteuid() != 0:
         raise Unavailable("mounting a filesystem image needs root")
-    image, mount = base / "folding.img", base / "folding"
+    _release_left_behind()
+    image, mount = base / f"folding-{os.getpid()}.img", base / f"folding-{os.getpid()}"
     reasons = []
     for name, way in WAYS:
         mount.mkdir(exist_ok=True)
@@ -102,7 +108,8 @@ def case_insensitive_folder(base: Path) -> Iterator[Path]:
     try:
         yield _prepared(mount, name)
     finally:
-        _unmount(mount, image)
+        _unmount(mount)
+        image.unlink(missing_ok=True)
 
 
 def _prepared(mount: Path, way: str) -> Path:
@@ -121,14 +128,33 @@ def _said(exc: BaseException) -> str:
     return str(exc)
 
 
-def _unmount(mount: Path, image: Path) -> None:
+def _unmount(mount: Path) -> None:
+    """Unmount `mount` and release its loop device (a mount still held open by this process is detached
+    from the tree now and released when the process ends)."""
+    device = next((found.source for found in parse(read_mountinfo()) if found.point == mount), "")
     try:
         _run("umount", str(mount))
     except (subprocess.SubprocessError, OSError):
-        # still held open by this process: detached from the tree now, released when the process ends
         with suppress(subprocess.SubprocessError, OSError):
             _run("umount", "--lazy", str(mount))
-    with suppress(subprocess.SubprocessError, OSError):  # a loop device set up by hand is released here
-        for line in _run("losetup", "--associated", str(image)).splitlines():
-            _run("losetup", "--detach", line.split(":", 1)[0])
-    image.unlink(missing_ok=True)
+    if device.startswith("/dev/loop"):
+        with suppress(subprocess.SubprocessError, OSError):  # gone already where mount set it up itself
+            _run("losetup", "--detach", device)
+
+
+def _release_left_behind() -> None:
+    """Unmount what a run that no longer lives left mounted here."""
+    for found in parse(read_mountinfo()):
+        made_by = _OURS.fullmatch(found.point.name)
+        if made_by is not None and not _alive(int(made_by[1])):
+            _unmount(found.point)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
