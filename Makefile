@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash install clean clients fuzzers
+.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash install clean clients fuzzers casefold-tools
 
 RUN_DIR := .run
 CLIENTS       := tests/clients
@@ -34,6 +34,15 @@ $(FUZZERS_STAMP): $(FUZZERS)/requirements.txt
 	@test -x $(FUZZERS)/.venv/bin/python || $(PYTHON) -m venv $(FUZZERS)/.venv 1>&2
 	@$(FUZZERS)/.venv/bin/python -m pip install -q -r $(FUZZERS)/requirements.txt 1>&2
 	@touch $@
+
+CASEFOLD_PACKAGES := exfatprogs exfat-fuse dosfstools
+casefold-tools:  ## best effort, as root with apt: the tools the tests use to mount a real folder that ignores case (else those tests skip, saying why)
+	@if command -v mkfs.exfat >/dev/null && command -v mount.exfat-fuse >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+	  echo "casefold-tools: needs root and apt-get; the tests on a real case-insensitive folder will skip" 1>&2; exit 0; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get install -y -qq $(CASEFOLD_PACKAGES) 1>&2 || { apt-get update -qq 1>&2 && apt-get install -y -qq $(CASEFOLD_PACKAGES) 1>&2; } || \
+	  echo "casefold-tools: not installed; the tests on a real case-insensitive folder will skip" 1>&2
 
 check: lint typecheck arch archlint test  ## everything CI checks
 	$(BIN)/python .ci/conformance.py --check

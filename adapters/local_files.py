@@ -5,8 +5,9 @@ configured folder is still that directory, then opens the folder it needs from t
 that a link planted or swapped anywhere on the way is refused rather than followed: in one openat2 call
 that crosses no link and leaves no root where the kernel has it (adapters.openat2), else one segment at a
 time with O_NOFOLLOW. When openat2 refuses for any reason but a missing folder, the segment walk answers,
-so a link, a file on the way or a failure is reported exactly as the walk reports it. Host paths live only
-inside this module.
+so a link, a file on the way or a failure is reported exactly as the walk reports it. On a root whose
+filesystem ignores case (probed when it is pinned, adapters.local_spelling), `kind`, `write` and `delete`
+also hold each existing segment to the spelling its folder lists. Host paths live only inside this module.
 """
 
 import errno
@@ -19,10 +20,11 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import suppress
 from pathlib import Path
 
-from adapters import local_survey, openat2
+from adapters import local_spelling, local_survey, openat2
 from ports.errors import (
     AlreadyExists,
     LinkRefused,
+    Misspelled,
     NotADirectory,
     NotFound,
     PortError,
@@ -36,7 +38,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class _PinnedRoot:
-    __slots__ = ("fd", "identity", "path")
+    __slots__ = ("fd", "identity", "ignores_case", "path")
 
     def __init__(self, configured: Path) -> None:
         try:
@@ -46,6 +48,7 @@ class _PinnedRoot:
             raise Unavailable("a configured root cannot be opened") from exc
         info = os.fstat(self.fd)
         self.identity = (info.st_dev, info.st_ino)
+        self.ignores_case = local_spelling.ignores_case(self.fd, self.path)
 
 
 class _Open:
@@ -91,10 +94,19 @@ class LocalFiles(Files):
     def roots(self) -> frozenset[str]:
         return self._names
 
+    def ignores_case(self, root: str) -> bool:
+        pinned = self._roots.get(root)
+        return pinned is not None and pinned.ignores_case
+
     def kind(self, location: Location) -> Kind:
         if not location.parts:
             self._root(location.root)
             return "dir"
+        if self.ignores_case(location.root):
+            found = _spelled_kind(self._root(location.root).fd, location.parts)
+            if found is None:
+                raise NotFound("no such entry")
+            return found
         with self._parent(location) as parent:
             return _kind_of(_lstat(location.parts[-1], parent))
 
@@ -127,6 +139,8 @@ class LocalFiles(Files):
     def write(self, location: Location, data: bytes, *, exclusive: bool = False) -> None:
         if not location.parts:
             raise SpecialFile("a root is not a file")
+        if self.ignores_case(location.root):
+            _spelled_kind(self._root(location.root).fd, location.parts)
         with self._dir(Location(location.root, location.parts[:-1]), create=True) as parent:
             name = location.parts[-1]
             mode = _replaceable_mode(name, parent)
@@ -135,6 +149,8 @@ class LocalFiles(Files):
     def delete(self, location: Location) -> None:
         if not location.parts:
             raise SpecialFile("a root is not a file")
+        if self.ignores_case(location.root):
+            _spelled_kind(self._root(location.root).fd, location.parts)
         with self._parent(location) as parent:
             name = location.parts[-1]
             kind = _kind_of(_lstat(name, parent))
@@ -218,6 +234,49 @@ class LocalFiles(Files):
             except OSError:
                 pass  # a link, a file, an escape, a race or a failure on the way: the walk says which
         return _walk_below(top, parts, create=create)
+
+
+def _spelled_kind(top: int, parts: tuple[str, ...]) -> Kind | None:
+    """What stands at `parts` below the open folder `top` (None: nothing), on a filesystem that ignores
+    case. Raises Misspelled when a segment that exists is listed by its folder under another spelling."""
+    spelled: list[str | None] = []
+    fd = top
+    try:
+        for name in parts[:-1]:
+            try:
+                child = _open_dir(name, fd)
+            except NotFound:
+                return _unless_misspelled(parts, spelled, None)
+            parent, fd = fd, child  # from here the child is closed below, whatever happens
+            try:
+                spelled.append(local_spelling.spelled_in(parent, name))
+            finally:
+                if parent != top:
+                    os.close(parent)
+        found = _spelled_leaf(fd, parts[-1], spelled)
+    finally:
+        if fd != top:
+            os.close(fd)
+    return _unless_misspelled(parts, spelled, found)
+
+
+def _spelled_leaf(folder: int, name: str, spelled: list[str | None]) -> Kind | None:
+    """What stands at `name` in the open `folder` (None: nothing), its spelling added to `spelled`."""
+    try:
+        found = _kind_of(_lstat(name, folder))
+    except NotFound:
+        return None
+    spelled.append(local_spelling.spelled_in(folder, name))
+    return found
+
+
+def _unless_misspelled(parts: tuple[str, ...], spelled: list[str | None], found: Kind | None) -> Kind | None:
+    """`found`, when the first segments of `parts` are spelled as `spelled` says their folders list them."""
+    if tuple(spelled) == parts[: len(spelled)]:
+        return found
+    if None in spelled:
+        raise Misspelled(None)
+    raise Misspelled(tuple(name for name in spelled if name is not None) + parts[len(spelled) :])
 
 
 def _walk_below(top: int, parts: tuple[str, ...], *, create: bool) -> int:

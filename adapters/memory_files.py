@@ -1,16 +1,27 @@
 """In-memory adapter for the Files port: a tree of dicts, for fast unit tests and for embedding.
 
 It keeps the local adapter's promises exactly (the shared contract tests run against both): links are
-reported and never followed, special files are reported as such, entries come sorted.
+reported and never followed, special files are reported as such, entries come sorted. It can also stand in
+for a filesystem that ignores case, as the local adapter behaves on one.
 """
 
 import hashlib
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from typing import Final
 
 from attrs import frozen
 
-from ports.errors import AlreadyExists, LinkRefused, NotADirectory, NotFound, PortError, SpecialFile, TooLarge
+from ports.errors import (
+    AlreadyExists,
+    LinkRefused,
+    Misspelled,
+    NotADirectory,
+    NotFound,
+    PortError,
+    SpecialFile,
+    TooLarge,
+)
 from ports.files import SURVEY_DEPTH, Entry, Files, Kind, Location, Stat
 
 
@@ -31,22 +42,33 @@ SPECIAL: Final = Special()
 
 
 class MemoryFiles(Files):
-    """Roots held in memory: each root is a nested dict of names to bytes, dicts, Links or SPECIAL."""
+    """Roots held in memory: each root is a nested dict of names to bytes, dicts, Links or SPECIAL.
 
-    def __init__(self, roots: Mapping[str, dict[str, object]]) -> None:
+    With `ignores_case`, every root behaves as a filesystem that ignores case: a name finds the entry whose
+    name equals it without regard to case or composition, an entry keeps the spelling it was made with,
+    and `kind`, `write` and `delete` raise Misspelled for a location spelled otherwise than its entries
+    are."""
+
+    def __init__(self, roots: Mapping[str, dict[str, object]], *, ignores_case: bool = False) -> None:
         self._roots = dict(roots)
+        self._folds = ignores_case
 
     def roots(self) -> frozenset[str]:
         return frozenset(self._roots)
+
+    def ignores_case(self, root: str) -> bool:
+        return self._folds and root in self._roots
 
     def kind(self, location: Location) -> Kind:
         if not location.parts:
             self._folder(location)
             return "dir"
+        self._check_spelling(location)
         parent = self._folder(Location(location.root, location.parts[:-1]))
-        if location.parts[-1] not in parent:
+        name = self._name_in(parent, location.parts[-1])
+        if name is None:
             raise NotFound("no such entry")
-        return _kind_of(parent[location.parts[-1]])
+        return _kind_of(parent[name])
 
     def list_dir(self, location: Location, named: Callable[[str], bool] | None = None) -> list[Entry]:
         folder = self._folder(location)
@@ -58,7 +80,7 @@ class MemoryFiles(Files):
 
     def read(self, location: Location, limit: int) -> bytes:
         parent = self._parent_of_file(location)
-        node = parent[location.parts[-1]]
+        node = parent[self._name_in(parent, location.parts[-1]) or location.parts[-1]]
         assert isinstance(node, bytes)  # noqa: S101 - _parent_of_file checked it
         if len(node) > limit:
             raise TooLarge("the file is larger than the limit")
@@ -67,32 +89,61 @@ class MemoryFiles(Files):
     def write(self, location: Location, data: bytes, *, exclusive: bool = False) -> None:
         if not location.parts:
             raise SpecialFile("a root is not a file")
+        self._check_spelling(location)
         folder = self._folder(Location(location.root, ()))
         for name in location.parts[:-1]:
-            node = folder.setdefault(name, {})
+            node = folder.setdefault(self._name_in(folder, name) or name, {})
             if isinstance(node, Link):
                 raise LinkRefused("a symbolic link stands on the way")
             if not isinstance(node, dict):
                 raise NotADirectory("not a folder")
             folder = node
-        existing = folder.get(location.parts[-1])
-        if exclusive and location.parts[-1] in folder:
+        name = self._name_in(folder, location.parts[-1]) or location.parts[-1]
+        existing = folder.get(name)
+        if exclusive and name in folder:
             raise AlreadyExists("something stands there")
         if isinstance(existing, Link):
             raise LinkRefused("the target is a symbolic link")
         if existing is not None and not isinstance(existing, bytes):
             raise SpecialFile("not a regular file")
-        folder[location.parts[-1]] = bytes(data)
+        folder[name] = bytes(data)
 
     def delete(self, location: Location) -> None:
-        del self._parent_of_file(location)[location.parts[-1]]
+        self._check_spelling(location)
+        parent = self._parent_of_file(location)
+        del parent[self._name_in(parent, location.parts[-1]) or location.parts[-1]]
+
+    def _name_in(self, folder: dict[str, object], name: str) -> str | None:
+        """The name under which `folder` holds the entry that `name` finds, None when it holds none."""
+        if name in folder:
+            return name
+        if not self._folds:
+            return None
+        wanted = _folded(name)
+        return next((held for held in sorted(folder) if _folded(held) == wanted), None)
+
+    def _check_spelling(self, location: Location) -> None:
+        """Raise Misspelled when an entry on the way to `location`, or at it, is spelled otherwise."""
+        if not self._folds or location.root not in self._roots:
+            return
+        node: object = self._roots[location.root]
+        spelled: list[str] = []
+        for name in location.parts:
+            held = self._name_in(node, name) if isinstance(node, dict) else None
+            if held is None or not isinstance(node, dict):
+                break
+            spelled.append(held)
+            node = node[held]
+        if tuple(spelled) != location.parts[: len(spelled)]:
+            raise Misspelled((*spelled, *location.parts[len(spelled) :]))
 
     def _parent_of_file(self, location: Location) -> dict[str, object]:
         """The folder holding the regular file at `location` (port errors for anything else)."""
         if not location.parts:
             raise SpecialFile("a root is not a file")
         parent = self._folder(Location(location.root, location.parts[:-1]))
-        node = parent.get(location.parts[-1])
+        name = self._name_in(parent, location.parts[-1])
+        node = parent.get(name) if name is not None else None
         if node is None:
             raise NotFound("no such file")
         if isinstance(node, Link):
@@ -134,7 +185,8 @@ class MemoryFiles(Files):
                 yield parts, Stat(kind, link=node.target if isinstance(node, Link) else None)
 
     def _node(self, location: Location) -> object:
-        return self._folder(Location(location.root, location.parts[:-1]))[location.parts[-1]]
+        folder = self._folder(Location(location.root, location.parts[:-1]))
+        return folder[self._name_in(folder, location.parts[-1]) or location.parts[-1]]
 
     def _folder(self, location: Location) -> dict[str, object]:
         if location.root not in self._roots:
@@ -143,14 +195,20 @@ class MemoryFiles(Files):
         for name in location.parts:
             if not isinstance(node, dict):
                 raise NotADirectory("not a folder")
-            if name not in node:
+            held = self._name_in(node, name)
+            if held is None:
                 raise NotFound("no such folder")
-            node = node[name]
+            node = node[held]
             if isinstance(node, Link):
                 raise LinkRefused("a symbolic link stands on the way")
         if not isinstance(node, dict):
             raise NotADirectory("not a folder")
         return node
+
+
+def _folded(name: str) -> str:
+    """What a filesystem that ignores case compares (APFS also ignores composition)."""
+    return unicodedata.normalize("NFC", name).casefold()
 
 
 def _kind_of(node: object) -> Kind:

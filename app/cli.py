@@ -253,7 +253,7 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
 def _approve_command(args: argparse.Namespace) -> str:
     """The exact command a person runs to approve, as this server was started: the executable's full path
     and the config file it read."""
-    executable = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else Path("ck3raven")
+    executable = _executable()
     found = config_path(args.config, os.environ)
     config = f" --config {found.resolve()}" if found is not None else ""
     return f"{executable} approve {{id}}{config}"
@@ -332,28 +332,33 @@ def _decide(args: argparse.Namespace, *, approve: bool) -> int:
 def _init(args: argparse.Namespace) -> int:
     from app import setup
 
+    after: list[str] = []
     try:
         if args.sample:
             config = setup.sample(Path(args.sample).expanduser().resolve())
         else:
-            config = _init_detected(args)
+            config, after = _init_detected(args)
     except (ConfigError, OSError) as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {config}\nserve it with: ck3raven serve --config {config}")
+    print("\n".join([f"wrote {config}", f"serve it with: ck3raven serve --config {config}", *after]))
     return 0
 
 
-def _init_detected(args: argparse.Namespace) -> Path:
+def _init_detected(args: argparse.Namespace) -> tuple[Path, list[str]]:
+    """Write the config from what is found here; the lines to print after saying where it went."""
     import platform
 
     from app import setup
     from app.detection import detect, platform_name
+    from app.mounts import read_mountinfo
 
     target = Path(args.config or "~/.ck3raven/config.toml").expanduser().resolve()
     if target.exists() and not args.force:
         raise ConfigError(f"{target} exists; pass --force to replace it")
-    found = detect(Path.home(), os.environ, platform_name(sys.platform, platform.release()))
+    distro = os.environ.get("WSL_DISTRO_NAME")
+    where = platform_name(sys.platform, platform.release(), distro=distro)
+    found = detect(Path.home(), os.environ, where, wsl_conf=_text_of(Path("/etc/wsl.conf")))
     for line in (*found.found, *(f"not found: {line}" for line in found.missing)):
         print(line)
     data = target.parent / "data"
@@ -363,10 +368,24 @@ def _init_detected(args: argparse.Namespace) -> Path:
         roots["ROOT_REPO"] = Path(args.repo).expanduser().resolve()
     state = Settings("init", {}, RootCategory.ROOT_REPO).state_path(os.environ)
     warning = setup.repository_warning(roots)
-    if warning is not None:
-        print(f"warning: {warning}")
+    warnings = ([warning] if warning is not None else []) + setup.case_warnings(roots)
+    warnings += setup.placement_warnings(roots, state, read_mountinfo())
+    for text in warnings:
+        print(f"warning: {text}")
     setup.write_checked(target, setup.config_text(roots, state_dir=state, mode=args.mode, playset=None))
-    return target
+    return target, [setup.windows_clients(_executable(), target, distro)] if where == "wsl" else []
+
+
+def _text_of(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _executable() -> Path:
+    """This command's own executable, as a full path (what a client is to start)."""
+    return Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else Path("ck3raven")
 
 
 def _codes(args: argparse.Namespace) -> int:

@@ -1,6 +1,12 @@
 """Where a Crusader Kings III setup lies on the operator's machine (Steam, its libraries, the game, the
-workshop, the Paradox documents folder). Home, environment and platform are always passed in, never read."""
+workshop, the Paradox documents folder). Home, environment and platform are always passed in, never read.
 
+Under WSL the Windows side is found through its drives (C: at /mnt/c unless /etc/wsl.conf or
+CK3RAVEN_WINDOWS_ROOT says otherwise): Steam on any drive, the libraries its libraryfolders.vdf names, and
+each Windows user's Documents folder, also where OneDrive has moved it (under any `OneDrive*` folder, under
+whatever name the Documents folder has there)."""
+
+import configparser
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -18,6 +24,7 @@ GAME = ("steamapps", "common", "Crusader Kings III", "game")
 WORKSHOP = ("steamapps", "workshop", "content", WORKSHOP_APP_ID)
 PARADOX = ("Paradox Interactive", "Crusader Kings III")
 NOT_USERS = frozenset({"public", "default", "default user", "all users"})
+DEFAULT_WINDOWS_ROOT = Path("/mnt/c")
 
 _TOKEN = re.compile(r'"(?P<quoted>(?:[^"\\]|\\.)*)"?|(?P<brace>[{}])|//[^\n]*|(?P<bare>[^\s{}"]+)', re.DOTALL)
 # Only these two escapes: a path written with single backslashes (C:\new) keeps them, it gets no newline.
@@ -45,34 +52,53 @@ class _Report:
         return Detected(dict(self.roots), tuple(self.found), tuple(self.missing))
 
 
-def platform_name(sys_platform: str, release: str) -> str:
-    """`sys.platform` and the kernel release (`platform.release()`) as one of PLATFORMS."""
+def platform_name(sys_platform: str, release: str, *, distro: str | None = None) -> str:
+    """`sys.platform` and the kernel release (`platform.release()`) as one of PLATFORMS; `distro` is the WSL
+    distribution this runs in ($WSL_DISTRO_NAME), if any."""
     if sys_platform.startswith("win") or sys_platform in {"cygwin", "msys"}:
         return "windows"
     if sys_platform == "darwin":
         return "darwin"
-    if "microsoft" in release.lower():
+    if "microsoft" in release.lower() or distro:
         return "wsl"
     # Other Unix systems lay out home folders like Linux does, which is the nearest guess.
     return "linux"
 
 
-def detect(home: Path, environ: Mapping[str, str], platform: str) -> Detected:
-    """Look for Steam, the game, the workshop and the Paradox documents folder on `platform`."""
+def windows_root(environ: Mapping[str, str], wsl_conf: str = "") -> Path:
+    """Where WSL mounts C:: $CK3RAVEN_WINDOWS_ROOT, else `c` in the automount root the text of
+    /etc/wsl.conf names, else /mnt/c."""
+    if environ.get("CK3RAVEN_WINDOWS_ROOT"):
+        return Path(environ["CK3RAVEN_WINDOWS_ROOT"])
+    conf = configparser.ConfigParser(interpolation=None)
+    try:
+        conf.read_string(wsl_conf)
+    except configparser.Error:
+        return DEFAULT_WINDOWS_ROOT
+    root = conf.get("automount", "root", fallback="").strip().strip("\"'")
+    return Path(root) / "c" if root.startswith("/") else DEFAULT_WINDOWS_ROOT
+
+
+def detect(home: Path, environ: Mapping[str, str], platform: str, *, wsl_conf: str = "") -> Detected:
+    """Look for Steam, the game, the workshop and the Paradox documents folder on `platform` (under WSL,
+    `wsl_conf` is the text of /etc/wsl.conf)."""
     if platform not in PLATFORMS:
         raise ValueError(f"unknown platform {platform!r}; expected one of {', '.join(PLATFORMS)}")
-    windows_root = Path(environ.get("CK3RAVEN_WINDOWS_ROOT") or "/mnt/c") if platform == "wsl" else None
+    drive_c = windows_root(environ, wsl_conf) if platform == "wsl" else None
     report = _Report()
-    candidates = _steam_candidates(home, environ, platform, windows_root)
+    candidates = _steam_candidates(home, environ, platform, drive_c)
     steam_roots = _existing(candidates)
     _note_steam(report, candidates, steam_roots)
     libraries = _unique(
-        lib for root in steam_roots for lib in steam_libraries(root, windows_root=windows_root)
+        [
+            *(lib for root in steam_roots for lib in steam_libraries(root, windows_root=drive_c)),
+            *_existing(drive / "SteamLibrary" for drive in _drives(drive_c)),
+        ]
     )
     _note_in_library(report, RootCategory.ROOT_GAME, GAME, libraries)
     _note_in_library(report, RootCategory.ROOT_STEAM, WORKSHOP, libraries)
-    users = f"nowhere: no user folder in {windows_root / 'Users'}" if windows_root else "nowhere"
-    _note_first(report, RootCategory.ROOT_USER_DOCS, _docs_candidates(home, platform, windows_root), users)
+    users = f"nowhere: no user folder in {drive_c / 'Users'}" if drive_c else "nowhere"
+    _note_first(report, RootCategory.ROOT_USER_DOCS, _docs_candidates(home, platform, drive_c), users)
     return report.freeze()
 
 
@@ -170,8 +196,20 @@ def _steam_candidates(
         x86 = _env(environ, "ProgramFiles(x86)") or "C:/Program Files (x86)"
         native = _env(environ, "ProgramFiles") or "C:/Program Files"
         return [*explicit, Path(x86) / "Steam", Path(native) / "Steam"]
-    root = windows_root or Path("/mnt/c")
-    return [*explicit, root / "Program Files (x86)" / "Steam", root / "Program Files" / "Steam"]
+    installed = (Path("Program Files (x86)", "Steam"), Path("Program Files", "Steam"), Path("Steam"))
+    return [*explicit, *(drive / place for drive in _drives(windows_root) for place in installed)]
+
+
+def _drives(drive_c: Path | None) -> list[Path]:
+    """Under WSL, the Windows drives: C: first, then the other one-letter folders beside it."""
+    if drive_c is None:
+        return []
+    others = [
+        folder
+        for folder in _subfolders(drive_c.parent)
+        if len(folder.name) == 1 and folder.name.isalpha() and folder != drive_c
+    ]
+    return [drive_c, *others]
 
 
 def _docs_candidates(home: Path, platform: str, windows_root: Path | None) -> list[Path]:
@@ -180,14 +218,26 @@ def _docs_candidates(home: Path, platform: str, windows_root: Path | None) -> li
     if platform == "darwin":
         return [home.joinpath("Documents", *PARADOX)]
     if platform == "windows":
-        return [home.joinpath("Documents", *PARADOX), home.joinpath("OneDrive", "Documents", *PARADOX)]
-    users = (windows_root or Path("/mnt/c")) / "Users"
+        return [documents.joinpath(*PARADOX) for documents in _documents_folders(home)]
+    users = (windows_root or DEFAULT_WINDOWS_ROOT) / "Users"
     return [
-        user.joinpath(*documents, *PARADOX)
+        documents.joinpath(*PARADOX)
         for user in _subfolders(users)
         if user.name.lower() not in NOT_USERS
-        for documents in (("Documents",), ("OneDrive", "Documents"))
+        for documents in _documents_folders(user)
     ]
+
+
+def _documents_folders(user: Path) -> list[Path]:
+    """Where a Windows user's Documents folder may be: in the profile, or moved by OneDrive into a folder
+    named `OneDrive` or `OneDrive - <organisation>`, where it may carry a translated name (Dokumente,
+    Documenti, ...): each folder there is a candidate, `Documents` first."""
+    found = [user / "Documents"]
+    for onedrive in _subfolders(user):
+        if onedrive.name.lower().startswith("onedrive"):
+            inside = sorted(_subfolders(onedrive), key=lambda folder: folder.name != "Documents")
+            found += [onedrive / "Documents", *(folder for folder in inside if folder.name != "Documents")]
+    return found
 
 
 def _note_steam(report: _Report, candidates: list[Path], steam_roots: list[Path]) -> None:

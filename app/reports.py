@@ -18,8 +18,9 @@ from typing import Any
 
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
+from app import mounts
 from app.config import Settings
-from app.setup import repository_warning
+from app.setup import case_warnings, placement_warnings, repository_warning
 from ports.audit import AuditRow
 from ports.contracts import ContractRecord
 
@@ -173,22 +174,29 @@ def _audit_line(row: AuditRow) -> str:
     return _shown(line)
 
 
-def doctor(settings: Settings, config: Path | None, environ: Mapping[str, str]) -> tuple[list[str], int]:
-    """One line per check, `OK` or `PROBLEM` with what to do; the exit status is 1 when any failed."""
+def doctor(
+    settings: Settings, config: Path | None, environ: Mapping[str, str], *, mountinfo: str | None = None
+) -> tuple[list[str], int]:
+    """One line per check, `OK` or `PROBLEM` with what to do, then `WARNING` lines; the exit status is 1
+    when any check failed. `mountinfo` stands in for /proc/self/mountinfo."""
     state = settings.state_path(environ)
+    roots = {root.value: path for root, path in settings.roots.items()}
+    table = mounts.read_mountinfo() if mountinfo is None else mountinfo
     checks = [
         (True, f"config {config} is valid; roots exist and are disjoint"),
         _state_directory(state),
         _git(),
         _detected(settings),
+        _windows_drives(roots, table),
         _server(state),
         _token(settings, state),
         _quarantine(settings),
         _self_test(settings),
     ]
     lines = [f"{'OK     ' if ok else 'PROBLEM'} {text}" for ok, text in checks]
-    warning = repository_warning({root.value: path for root, path in settings.roots.items()})
-    lines += [f"WARNING {warning}"] if warning is not None else []
+    warning = repository_warning(roots)
+    warnings = ([warning] if warning is not None else []) + placement_warnings(roots, state, table)
+    lines += [f"WARNING {text}" for text in warnings + case_warnings(roots)]
     return lines, 0 if all(ok for ok, _ in checks) else 1
 
 
@@ -218,6 +226,18 @@ def _detected(settings: Settings) -> tuple[bool, str]:
     if missing:
         return True, f"not configured: {', '.join(missing)} (`ck3raven init` looks for them)"
     return True, "CK3 folders configured: " + ", ".join(wanted)
+
+
+def _windows_drives(roots: Mapping[str, Path], mountinfo: str) -> tuple[bool, str]:
+    table = mounts.parse(mountinfo)
+    on_drives = {name: mounts.windows_drive(path.resolve(), table) for name, path in roots.items()}
+    named = [f"{name} ({drive.point})" for name, drive in on_drives.items() if drive is not None]
+    if not named:
+        return True, "no root lies on a Windows drive"
+    return True, (
+        f"on Windows drives (WSL): {', '.join(named)}; many small files read slower there than on the "
+        "distro's own disk"
+    )
 
 
 def _server(state: Path) -> tuple[bool, str]:

@@ -9,8 +9,9 @@ import shutil
 from collections.abc import Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
-from pathlib import Path
+from pathlib import Path, PurePath
 
+from app import mounts
 from app.config import ConfigError, load
 
 # An installed wheel carries the sample world inside the `app` package (see setup.py: no top-level name of
@@ -59,6 +60,58 @@ def repository_warning(roots: Mapping[str, Path]) -> str | None:
         "ck3_git and ck3_commit answer 'no repository' there (close still sees every change); configure the "
         "repository's top as ROOT_REPO to use its history"
     )
+
+
+def placement_warnings(roots: Mapping[str, Path], state: Path, mountinfo: str) -> list[str]:
+    """What `init` and `doctor` say of folders on a Windows drive seen from WSL (`mountinfo`: the text of
+    /proc/self/mountinfo): the state directory there, and a root whose git index is there."""
+    table = mounts.parse(mountinfo)
+    found = []
+    drive = mounts.windows_drive(state.expanduser().resolve(), table)
+    if drive is not None:
+        found.append(
+            f"the state directory {state} lies on the Windows drive at {drive.point}: its SQLite store's "
+            "locking and the approval socket need the distro's own disk; set state_dir to a folder there "
+            "(the default, ~/.local/state/ck3raven, is)"
+        )
+    for name, folder in roots.items():
+        drive = mounts.windows_drive(folder.resolve(), table)
+        if drive is not None and (folder / ".git").exists():
+            found.append(
+                f"{name} {folder} is a git repository on the Windows drive at {drive.point}: its index, and "
+                "every status and close, read each file's details through the Windows file server; keep "
+                "a repository you work in on the distro's own disk"
+            )
+    return found
+
+
+def case_warnings(roots: Mapping[str, Path]) -> list[str]:
+    """What `init` and `doctor` say of each root whose filesystem ignores case (probed as the server does)."""
+    from adapters.local_files import LocalFiles
+    from ports.errors import PortError
+
+    found = []
+    for name, folder in roots.items():
+        try:
+            files = LocalFiles({name: folder})
+        except PortError:
+            continue  # a root that cannot be opened is reported where the config is checked
+        if files.ignores_case(name):
+            found.append(
+                f"{name} {folder} lies on a filesystem that ignores case: each address must be spelled as "
+                "its folders list it (another spelling is refused, naming that one), and each look-up there "
+                "lists one folder per segment"
+            )
+        files.close()
+    return found
+
+
+def windows_clients(executable: PurePath, config: PurePath, distro: str | None) -> str:
+    """What `init` prints under WSL: the command a client on Windows starts, through wsl.exe with no shell
+    (nothing a login script prints can reach stdout before the protocol)."""
+    line = f"wsl.exe -d {distro or '<distro>'} -e {executable} serve --config {config}"
+    names = "" if distro else " (`wsl.exe -l -v` on Windows names the distributions)"
+    return f"a client on Windows starts it with: {line}{names}; client configs: docs/windows.md"
 
 
 def write_checked(config: Path, text: str) -> None:

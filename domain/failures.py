@@ -8,6 +8,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from ports.errors import (
     AlreadyExists,
     LinkRefused,
+    Misspelled,
     NotADirectory,
     NotFound,
     PortError,
@@ -25,7 +26,7 @@ def port_failure(exc: PortError, address: str) -> Reply:
         return ReplyBuilder().invalid("WA-RES-I-012", {"address": address})
     if isinstance(exc, SpecialFile):
         return ReplyBuilder().invalid("WA-RES-I-013", {"address": address})
-    if isinstance(exc, NotFound | NotADirectory):
+    if isinstance(exc, NotFound | NotADirectory | Misspelled):  # Misspelled here: renamed since resolution
         return ReplyBuilder().invalid("WA-RES-I-001", {"address": address})
     if isinstance(exc, Unavailable | TooLarge):
         return ReplyBuilder().error("WA-IO-E-001", {"address": address})

@@ -29,5 +29,15 @@ class TooLarge(PortError):
     """The file is larger than the caller's limit."""
 
 
+class Misspelled(PortError):
+    """On a root whose filesystem matches names without regard to case, the location names an entry that
+    exists under another spelling. `spelled` holds the location's segments as their folders spell them
+    (those past the last existing one as asked), or None when the folder's spelling could not be told."""
+
+    def __init__(self, spelled: tuple[str, ...] | None) -> None:
+        super().__init__("an entry is spelled otherwise in its folder")
+        self.spelled = spelled
+
+
 class Unavailable(PortError):
     """The store failed (I/O error, permissions, a root that moved): a system fault, not the caller's."""

@@ -1,7 +1,8 @@
 """Port: the files of the configured roots, addressed by root name and path segments (never host paths).
 
 A `Location` names a place inside one configured root by validated segments; the adapter alone knows
-where the root lives on the host. Implementations never follow symbolic links, not even in ancestors.
+where the root lives on the host. Implementations never follow symbolic links, not even in ancestors. On a
+root whose filesystem ignores case, an entry has one spelling: the one its folder lists.
 """
 
 from collections.abc import Callable, Iterator
@@ -56,14 +57,22 @@ class Files(Protocol):
     """Port: the structure and files of the roots.
 
     Every method raises NotFound, LinkRefused, NotADirectory, SpecialFile, TooLarge or Unavailable
-    (ports.errors) and nothing else. Entries come sorted by name."""
+    (ports.errors) and nothing else; `kind`, `write` and `delete` also Misspelled. Entries come sorted by
+    name, spelled as their folder lists them."""
 
     def roots(self) -> frozenset[str]:
         """The names of the roots this store serves."""
         ...
 
+    def ignores_case(self, root: str) -> bool:
+        """Whether the filesystem of `root` matches names without regard to case (told once, at start;
+        False for a root this store does not serve)."""
+        ...
+
     def kind(self, location: Location) -> Kind:
-        """What stands at `location` (a link is reported, not followed)."""
+        """What stands at `location` (a link is reported, not followed). On a root that ignores case,
+        raises Misspelled when an entry on the way, or the target, exists under another spelling: every
+        existing segment is compared with its folder's listing, and nowhere else is the cost paid."""
         ...
 
     def list_dir(self, location: Location, named: Callable[[str], bool] | None = None) -> list[Entry]:
@@ -85,11 +94,13 @@ class Files(Protocol):
         """Create or replace the file at `location` atomically: the old content or the new, never a mix,
         and nothing left behind on failure. Missing parent folders are created. Raises SpecialFile when a
         folder, special file or hard-linked file stands there, LinkRefused for a link; with `exclusive`,
-        AlreadyExists when anything stands there at the moment the file would appear."""
+        AlreadyExists when anything stands there at the moment the file would appear; on a root that ignores
+        case, Misspelled as `kind` does (so no write lands under a spelling other than the one asked)."""
         ...
 
     def delete(self, location: Location) -> None:
-        """Remove the regular file at `location` (a link, folder or special file is refused)."""
+        """Remove the regular file at `location` (a link, folder or special file is refused; Misspelled as
+        `kind` raises it)."""
         ...
 
     def walk(

@@ -1,6 +1,8 @@
 """Shared test configuration: hypothesis profiles and the FastMCP environment for in-memory servers."""
 
+import itertools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,3 +24,27 @@ def state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     home = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_STATE_HOME", str(home))
     return home / "ck3raven"
+
+
+_FOLDERS = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def case_insensitive_mount(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A real folder on a filesystem that ignores case, mounted once for the whole run (tests.casefold);
+    the tests that ask for it skip, saying why, where none can be mounted."""
+    from tests.casefold import Unavailable, case_insensitive_folder
+
+    try:
+        with case_insensitive_folder(tmp_path_factory.mktemp("casefold")) as folder:
+            yield folder
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def folding(case_insensitive_mount: Path) -> Path:
+    """An empty folder of its own on the filesystem that ignores case."""
+    folder = case_insensitive_mount / f"t{next(_FOLDERS)}"
+    folder.mkdir()
+    return folder

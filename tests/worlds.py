@@ -39,9 +39,12 @@ def memory_roots() -> dict[str, dict[str, object]]:
     }
 
 
-def memory_world(mode: Mode | None = Mode.CK3LENS) -> WorldAdapter:
-    files = MemoryFiles(memory_roots())
-    view = WorldView(mode, frozenset(RootCategory) - {R.ROOT_VSCODE}, MODS)
+def memory_world(
+    mode: Mode | None = Mode.CK3LENS, *, ignores_case: bool = False, mods: tuple[ModFolder, ...] = MODS
+) -> WorldAdapter:
+    """The small world in memory; with `ignores_case`, on a filesystem that ignores case."""
+    files = MemoryFiles(memory_roots(), ignores_case=ignores_case)
+    view = WorldView(mode, frozenset(RootCategory) - {R.ROOT_VSCODE}, mods)
     return WorldAdapter(files, view)
 
 

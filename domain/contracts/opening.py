@@ -213,8 +213,7 @@ def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | 
         reply, ref = session.world.resolve(target.address, session.home, must_exist=False)
         facts = session.world.target(ref) if ref is not None else None
         if ref is None or facts is None or facts.root.value != request.root_category:
-            # the agent's text is never echoed (it may be a host path): its position and the reason are
-            outside.append({"index": index, "problem": reply.code if ref is None else "lies in another root"})
+            outside.append(_unresolved(index, reply, ref))
             continue
         row = (
             row_for(session.mode, facts.root, facts.parts, in_local_mod=facts.in_local_mod)
@@ -236,6 +235,16 @@ def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | 
     if infeasible:
         return ReplyBuilder().invalid("CT-GATE-I-004", {"targets": infeasible})
     return resolved
+
+
+def _unresolved(index: int, reply: Reply, ref: VisibilityRef | None) -> dict[str, object]:
+    """Why the target at `index` is refused. The agent's text is never echoed (it may be a host path): its
+    position and the reason are, and the one spelling of a target spelled otherwise (it comes from disk)."""
+    if ref is not None:
+        return {"index": index, "problem": "lies in another root"}
+    if reply.code == "WA-RES-I-019":
+        return {"index": index, "problem": reply.code, "canonical": reply.data["canonical"]}
+    return {"index": index, "problem": reply.code}
 
 
 def _protected_approval(

@@ -119,6 +119,11 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-RES-I-016", "cd takes a root category only, such as ROOT_GAME.", _ADDRESS_RULE),
     CodeSpec("WA-RES-I-018", "{root} lies in no git repository (or one without commits).", {"root"}),
     CodeSpec(
+        "WA-RES-I-019",
+        "{address} is not spelled as its folder lists it (this filesystem ignores case); use {canonical}.",
+        {"address", "canonical"},
+    ),
+    CodeSpec(
         "WA-IO-E-001", "The filesystem failed while serving {address}; report the trace id.", {"address"}
     ),
     CodeSpec(
@@ -400,7 +405,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-I-003",
         "Some targets do not resolve inside the contract's root; see data.targets.",
         {"targets"},
-        shapes={"targets": items(record({"index": COUNT, "problem": TEXT}))},
+        shapes={"targets": items(record({"index": COUNT, "problem": TEXT}, {"canonical": TEXT}))},
     ),
     CodeSpec(
         "CT-GATE-I-004",

@@ -62,6 +62,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
     {
         # who, where, what
         "address": TEXT,
+        "canonical": TEXT,  # the one spelling of the target an address spelled otherwise
         "root": TEXT,
         "root_category": TEXT,
         "contract_root": TEXT,

@@ -2,7 +2,8 @@
 
 It owns structure, never policy: it answers S, I or E, never D. What is visible in each mode is declared
 once, as data (SPEC §4). A target outside the visible world gets the very reply a missing one gets, so
-no reply can tell the two apart. Only this module mints and opens VisibilityRefs.
+no reply can tell the two apart. On a root whose filesystem ignores case, a target has the one spelling its
+folders list: any other is Invalid, naming that one. Only this module mints and opens VisibilityRefs.
 """
 
 import fnmatch
@@ -10,7 +11,7 @@ import re
 from collections.abc import Callable, Generator
 from typing import Final, TypeVar
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from domain.addresses import Parsed, addressable_name, canonical, parse
 from domain.policy.enforcement import Target
@@ -20,7 +21,7 @@ from domain.vocabulary import Mode, RootCategory
 from domain.world import _seal
 from domain.world.playsets import ModFolder
 from domain.world.visibility import VisibilityRef
-from ports.errors import LinkRefused, NotADirectory, NotFound, PortError, Unavailable
+from ports.errors import LinkRefused, Misspelled, NotADirectory, NotFound, PortError, Unavailable
 from ports.files import Files, Kind, Location, Stat
 
 R = RootCategory
@@ -117,7 +118,7 @@ class WorldAdapter:
 
     def __init__(self, files: Files, view: WorldView) -> None:
         self._files = files
-        self._view = _Compiled(view)
+        self._view = _Compiled(self._on_disk(view))
         self._places: dict[tuple[str | None, RootCategory, bool], tuple[str, Location] | Reply] = {}
         self._resolved: dict[tuple[str, Kind | None], Reply] = {}
         self._targets: dict[tuple[str, str, tuple[str, ...]], Target] = {}
@@ -129,8 +130,26 @@ class WorldAdapter:
 
     def set_view(self, view: WorldView) -> None:
         """Replace what the session sees (a mode or playset switch), all at once."""
-        self._view = _Compiled(view)
+        self._view = _Compiled(self._on_disk(view))
         self._places, self._targets = {}, {}
+
+    def _on_disk(self, view: WorldView) -> WorldView:
+        """`view` with each mod folder on a root that ignores case spelled as its folder lists it: a playset
+        written on Windows may spell it otherwise, and every file of that mod would then be misspelled."""
+        mods = tuple(self._mod_on_disk(mod) for mod in view.mods)
+        return view if mods == view.mods else evolve(view, mods=mods)
+
+    def _mod_on_disk(self, mod: ModFolder) -> ModFolder:
+        # a name without letters (a workshop id) has one spelling: only local mods' folders are looked up
+        if not self._files.ignores_case(mod.root.value) or all(part == part.swapcase() for part in mod.parts):
+            return mod
+        try:
+            self._files.kind(Location(mod.root.value, mod.parts))
+        except Misspelled as exc:
+            return mod if exc.spelled is None else evolve(mod, parts=exc.spelled)
+        except PortError:
+            pass  # a missing or unreadable folder: it answers as such when it is asked for
+        return mod
 
     def resolve(
         self, path: str | None, home: RootCategory, *, allow_mod: bool = True, must_exist: bool = True
@@ -382,8 +401,22 @@ class WorldAdapter:
             return None
         except LinkRefused:
             return ReplyBuilder().invalid("WA-RES-I-012", {"address": address})
+        except Misspelled as exc:
+            return self._misspelled(location.root, exc.spelled, address)
         except Unavailable:
             return ReplyBuilder().error("WA-IO-E-001", {"address": address})
+
+    def _misspelled(self, root: str, spelled: tuple[str, ...] | None, address: str) -> Reply:
+        """The reply to `address` when its folders list its entries under another spelling: that spelling's
+        address when an address can spell it and the view shows it, else what a missing target gets (so
+        nothing hidden is named)."""
+        if spelled is None or not all(addressable_name(name) for name in spelled):
+            return _not_addressable(address)
+        place = Location(root, spelled)
+        if not self._view.visible(place):
+            return _not_addressable(address)
+        canonical_address = self._view.spell(place)
+        return ReplyBuilder().invalid("WA-RES-I-019", {"address": address, "canonical": canonical_address})
 
 
 def _resolved(address: str, kind: Kind | None) -> Reply:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.detection import detect, library_paths, platform_name, steam_libraries
+from app.detection import detect, library_paths, platform_name, steam_libraries, windows_root
 
 GAME = Path("steamapps", "common", "Crusader Kings III", "game")
 WORKSHOP = Path("steamapps", "workshop", "content", "1158310")
@@ -229,3 +229,76 @@ def test_the_platform_name_follows_sys_platform_and_the_kernel_release(
     sys_platform: str, release: str, expected: str
 ):
     assert platform_name(sys_platform, release) == expected
+
+
+def test_under_wsl_a_documents_folder_onedrive_moved_for_an_organisation_is_found(tmp_path: Path):
+    windows = tmp_path / "mnt" / "c"
+    docs = folder(windows / "Users" / "ada" / "OneDrive - Contoso" / "Documents" / PARADOX)
+
+    detected = detect(tmp_path / "home", {"CK3RAVEN_WINDOWS_ROOT": str(windows)}, "wsl")
+
+    assert detected.roots["ROOT_USER_DOCS"] == docs
+
+
+def test_under_wsl_a_onedrive_documents_folder_with_a_translated_name_is_found(tmp_path: Path):
+    windows = tmp_path / "mnt" / "c"
+    folder(windows / "Users" / "ada" / "OneDrive" / "Bilder")
+    docs = folder(windows / "Users" / "ada" / "OneDrive" / "Dokumente" / PARADOX)
+
+    detected = detect(tmp_path / "home", {"CK3RAVEN_WINDOWS_ROOT": str(windows)}, "wsl")
+
+    assert detected.roots["ROOT_USER_DOCS"] == docs
+
+
+def test_under_wsl_the_documents_folder_in_the_profile_comes_before_a_onedrive_copy(tmp_path: Path):
+    windows = tmp_path / "mnt" / "c"
+    docs = folder(windows / "Users" / "ada" / "Documents" / PARADOX)
+    folder(windows / "Users" / "ada" / "OneDrive" / "Documents" / PARADOX)
+
+    detected = detect(tmp_path / "home", {"CK3RAVEN_WINDOWS_ROOT": str(windows)}, "wsl")
+
+    assert detected.roots["ROOT_USER_DOCS"] == docs
+
+
+def test_under_wsl_steam_installed_on_another_drive_is_found(tmp_path: Path):
+    steam = folder(tmp_path / "mnt" / "d" / "Steam" / GAME).parents[3]
+    folder(tmp_path / "mnt" / "c")
+
+    detected = detect(tmp_path / "home", {"CK3RAVEN_WINDOWS_ROOT": str(tmp_path / "mnt" / "c")}, "wsl")
+
+    assert detected.roots["ROOT_GAME"] == steam / GAME
+    assert f"Steam: {steam}" in detected.found
+
+
+def test_under_wsl_a_steam_library_on_another_drive_is_found_without_a_vdf_naming_it(tmp_path: Path):
+    windows = tmp_path / "mnt" / "c"
+    folder(windows / "Program Files (x86)" / "Steam")
+    library = folder(tmp_path / "mnt" / "e" / "SteamLibrary" / WORKSHOP).parents[3]
+
+    detected = detect(tmp_path / "home", {"CK3RAVEN_WINDOWS_ROOT": str(windows)}, "wsl")
+
+    assert detected.roots["ROOT_STEAM"] == library / WORKSHOP
+
+
+@pytest.mark.parametrize(
+    ("conf", "expected"),
+    [
+        ("[automount]\nroot = /win/\n", Path("/win/c")),
+        ('[automount]\nenabled = true\nroot = "/"\n', Path("/c")),
+        ("[network]\nhostname = box\n", Path("/mnt/c")),
+        ("not an ini file [", Path("/mnt/c")),
+        ("", Path("/mnt/c")),
+    ],
+)
+def test_drive_c_is_where_the_automount_root_of_wsl_conf_puts_it(conf: str, expected: Path):
+    assert windows_root({}, conf) == expected
+
+
+def test_the_environment_names_drive_c_before_wsl_conf():
+    assert windows_root({"CK3RAVEN_WINDOWS_ROOT": "/elsewhere/c"}, "[automount]\nroot = /win/\n") == Path(
+        "/elsewhere/c"
+    )
+
+
+def test_a_linux_kernel_whose_environment_names_a_wsl_distribution_is_wsl():
+    assert platform_name("linux", "6.6.87.2-custom", distro="Ubuntu-24.04") == "wsl"

@@ -181,3 +181,40 @@ def test_the_operators_views_never_change_the_state_they_read(config: Path, caps
 
     with sqlite3.connect(config.parent / "state" / "ck3raven.db") as db:
         assert db.execute("SELECT COUNT(*) FROM contracts").fetchone()[0] == 1
+
+
+def test_doctor_warns_when_the_state_directory_lies_on_a_windows_drive(config: Path):
+    from app.config import load
+    from app.reports import doctor
+    from tests.integration.test_setup import drive_at
+
+    settings = load(config, cwd=config.parent)
+
+    lines, status = doctor(settings, config, {}, mountinfo=drive_at(config.parent))
+
+    assert status == 0
+    assert f"OK      on Windows drives (WSL): ROOT_REPO ({config.parent})" in [
+        line.split(";")[0] for line in lines
+    ]
+    warned = [line for line in lines if line.startswith("WARNING")]
+    assert warned == [
+        (
+            f"WARNING the state directory {config.parent / 'state'} lies on the Windows drive at "
+            f"{config.parent}: its SQLite store's locking and the approval socket need the distro's own "
+            "disk; set state_dir to a folder there (the default, ~/.local/state/ck3raven, is)"
+        )
+    ]
+
+
+def test_doctor_warns_when_a_root_lies_on_a_filesystem_that_ignores_case(
+    tmp_path: Path, folding: Path, capsys
+):
+    (folding / "README.md").write_text("read me\n", encoding="utf-8")
+    config = write_config(tmp_path, roots={"ROOT_REPO": folding})
+
+    status = main(["doctor", "--config", str(config)])
+
+    warnings = [line for line in capsys.readouterr().out.splitlines() if line.startswith("WARNING")]
+    assert status == 0
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"WARNING ROOT_REPO {folding} lies on a filesystem that ignores case")

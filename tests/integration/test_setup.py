@@ -7,14 +7,19 @@ import sys
 from pathlib import Path
 
 from app.config import load
-from app.setup import sample
+from app.setup import placement_warnings, sample
 from domain.vocabulary import RootCategory
 
 CK3RAVEN = str(Path(sys.executable).with_name("ck3raven"))
 
 
-def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {"HOME": str(home), "PATH": os.environ.get("PATH", ""), "XDG_STATE_HOME": str(home / "xdg")}
+def run(*args: str, home: Path, **environ: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", ""),
+        "XDG_STATE_HOME": str(home / "xdg"),
+        **environ,
+    }
     return subprocess.run(
         [CK3RAVEN, *args], capture_output=True, text=True, env=env, cwd=home, timeout=60, check=False
     )
@@ -63,3 +68,62 @@ def test_serve_with_overlapping_roots_exits_2_naming_both(tmp_path: Path):
     assert result.returncode == 2
     assert "ROOT_CK3RAVEN_DATA" in result.stderr
     assert "ROOT_REPO" in result.stderr
+
+
+def drive_at(folder: Path) -> str:
+    """A mount table in which `folder` is drive C: as WSL2 mounts it."""
+    return (
+        "22 1 8:32 / / rw,relatime - ext4 /dev/sdc rw\n"
+        f"63 22 0:58 / {folder} rw,noatime - 9p C:\\134 rw,dirsync,aname=drvfs;path=C:\\;symlinkroot=/mnt/\n"
+    )
+
+
+def test_a_state_directory_on_a_windows_drive_is_warned_of(tmp_path: Path):
+    warnings = placement_warnings({}, tmp_path / "drive" / "state", drive_at(tmp_path / "drive"))
+
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        f"the state directory {tmp_path / 'drive' / 'state'} lies on the Windows drive"
+    )
+
+
+def test_a_root_that_is_a_git_repository_on_a_windows_drive_is_warned_of(tmp_path: Path):
+    (tmp_path / "drive" / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "drive" / "game").mkdir()
+    roots = {"ROOT_REPO": tmp_path / "drive" / "repo", "ROOT_GAME": tmp_path / "drive" / "game"}
+
+    warnings = placement_warnings(roots, tmp_path / "state", drive_at(tmp_path / "drive"))
+
+    assert [text.split(" ", 1)[0] for text in warnings] == ["ROOT_REPO"]
+    assert "is a git repository on the Windows drive" in warnings[0]
+
+
+def test_nothing_is_warned_of_where_no_folder_lies_on_a_windows_drive(tmp_path: Path):
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+
+    warnings = placement_warnings(
+        {"ROOT_REPO": tmp_path / "repo"}, tmp_path / "state", drive_at(Path("/mnt/c"))
+    )
+
+    assert warnings == []
+
+
+def test_init_under_wsl_finds_the_windows_side_and_prints_the_command_a_windows_client_starts(tmp_path: Path):
+    drive = tmp_path / "mnt" / "c"
+    steam = drive / "Program Files (x86)" / "Steam" / "steamapps"
+    (steam / "common" / "Crusader Kings III" / "game").mkdir(parents=True)
+    (steam / "workshop" / "content" / "1158310").mkdir(parents=True)
+    docs = drive / "Users" / "ada" / "OneDrive" / "Documents" / "Paradox Interactive" / "Crusader Kings III"
+    docs.mkdir(parents=True)
+    home = tmp_path / "home"
+    home.mkdir()
+
+    result = run("init", home=home, WSL_DISTRO_NAME="Ubuntu-24.04", CK3RAVEN_WINDOWS_ROOT=str(drive))
+    config = home / ".ck3raven" / "config.toml"
+    settings = load(config, cwd=home)
+
+    assert result.returncode == 0, result.stderr
+    assert settings.roots[RootCategory.ROOT_USER_DOCS] == docs
+    assert settings.roots[RootCategory.ROOT_GAME] == steam / "common" / "Crusader Kings III" / "game"
+    assert f"wsl.exe -d Ubuntu-24.04 -e {CK3RAVEN} serve --config {config}" in result.stdout
+    assert drive not in settings.state_path({}).parents

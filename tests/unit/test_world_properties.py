@@ -103,3 +103,50 @@ def test_the_world_adapter_never_denies(text: str, mode: Mode):
 
     assert reply.reply_type.value in {"S", "I", "E"}
     assert reply.code.startswith("WA-")
+
+
+FOLDING = {mode: memory_world(mode, ignores_case=True) for mode in (Mode.CK3LENS, Mode.CK3RAVEN_DEV)}
+ON_DISK = [
+    "ROOT_GAME:/common/traits/00_traits.txt",
+    "ROOT_REPO:/src/server.py",
+    "ROOT_USER_DOCS:/mod/LocalFix/common",
+    "ROOT_STEAM:/2217000001/descriptor.mod",
+    "ROOT_STEAM:/2217000001/common/traits/zz.txt",
+    "ROOT_CK3RAVEN_DATA:/wip",
+]
+
+
+@st.composite
+def recased(draw: st.DrawFn) -> str:
+    """An address of an entry that exists, with the case of some letters of its path swapped."""
+    root, path = draw(st.sampled_from(ON_DISK)).split(":/")
+    flips = draw(st.lists(st.booleans(), min_size=len(path), max_size=len(path)))
+    return f"{root}:/" + "".join(
+        char.swapcase() if flip else char for char, flip in zip(path, flips, strict=True)
+    )
+
+
+@given(st.lists(recased(), min_size=2, max_size=6), modes)
+def test_on_a_filesystem_that_ignores_case_no_two_addresses_reach_one_entry(texts: list[str], mode: Mode):
+    world = FOLDING[mode]
+    reached: dict[object, str] = {}
+    for text in texts:
+        _, ref = world.resolve(text, HOME)
+        if ref is None:
+            continue
+        location = _seal.locate(ref)
+        entry = (location.root, tuple(part.casefold() for part in location.parts))
+        assert reached.setdefault(entry, ref.address) == ref.address
+
+
+@given(recased(), modes)
+def test_on_a_filesystem_that_ignores_case_a_refused_spelling_names_one_that_resolves(text: str, mode: Mode):
+    world = FOLDING[mode]
+    reply, _ = world.resolve(text, HOME)
+    if reply.code != "WA-RES-I-019":
+        return
+
+    again, ref = world.resolve(str(reply.data["canonical"]), HOME)
+
+    assert ref is not None
+    assert again.data["address"] == reply.data["canonical"]
