@@ -2,7 +2,8 @@
 
 CK3-UTF8     the file is not UTF-8 text
 CK3-BRACES   a script file's braces do not balance (or a string is not closed)
-CK3-BOM      a localisation file lacks the UTF-8 byte-order mark the game needs
+CK3-BOM      a file lacks the UTF-8 byte-order mark its kind needs (the one table of domain.ck3.encodings:
+             script under common/, events/, history/, and localisation)
 CK3-DESC     a descriptor (`descriptor.mod`, or a registry `<name>.mod`) is unreadable or lacks a field
 CK3-FOLDER   a file in a folder the game never reads, misspelt for one it does (`localisation/`, the game
              reads `localization/`; `common/on_actions/`, it reads `common/on_action/`)
@@ -22,6 +23,7 @@ is what modders report seeing, and an escaped quote is read alike either way.
 import re
 from typing import Final
 
+from domain.ck3 import encodings
 from domain.ck3.descriptors import missing, parse
 from domain.compliance.symbols import Unparsable, kind_of, script_symbols
 from ports.linter import Finding
@@ -36,7 +38,7 @@ RULES: Final = (
     "CK3-LOCHEAD",
     "CK3-LOCQUOTE",
 )
-VERSION: Final = "2"
+VERSION: Final = "3"
 _BOM: Final = b"\xef\xbb\xbf"
 LANGUAGES: Final = (
     "english",
@@ -54,6 +56,7 @@ LANGUAGES: Final = (
 """The languages the game reads localisation for."""
 MISSPELT: Final = {("localisation",): "localization", ("common", "on_actions"): "common/on_action"}
 """Folders the game never reads, and the one each was meant to be."""
+_GAME_TOPS: Final = frozenset(folder for kind in encodings.TABLE for folder in kind.folders if folder)
 _ENTRY: Final = re.compile(r'^[ \t]*([^\s:#"]+):\d*[ \t]*(.*)$')
 
 
@@ -64,13 +67,13 @@ def checks(address: str, parts: tuple[str, ...], data: bytes) -> list[Finding]:
     is_descriptor = name == "descriptor.mod" or (name.endswith(".mod") and parts[:1] == ("mod",))
     if kind not in {"ck3-script", "ck3-events", "ck3-localisation"} and not is_descriptor:
         return []
-    found = _misspelt(address, parts)
+    found = _misspelt(address, parts) + _unmarked(address, parts, data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return [*found, Finding("CK3-UTF8", address, 1, "the file is not UTF-8 text")]
     if kind == "ck3-localisation":
-        found += localisation_checks(address, parts, data, text)
+        found += localisation_checks(address, parts, text)
     if kind in {"ck3-script", "ck3-events"}:
         try:
             script_symbols(text)
@@ -97,11 +100,20 @@ def _misspelt(address: str, parts: tuple[str, ...]) -> list[Finding]:
     return []
 
 
-def localisation_checks(address: str, parts: tuple[str, ...], data: bytes, text: str) -> list[Finding]:
-    """The byte-order mark, the file's name and folder, its header, and quotes inside values."""
-    found = []
-    if not data.startswith(_BOM):
-        found.append(Finding("CK3-BOM", address, 1, "localisation needs a UTF-8 byte-order mark"))
+def _unmarked(address: str, parts: tuple[str, ...], data: bytes) -> list[Finding]:
+    """CK3-BOM for a file whose kind (from the game's top folder on, wherever a mod's tree starts) needs
+    the byte-order mark it lacks."""
+    folded = tuple(part.casefold() for part in parts)
+    start = next((i for i, part in enumerate(folded[:-1]) if part in _GAME_TOPS), None)
+    expected = encodings.expectation(folded[start:]) if start is not None else None
+    if expected is None or expected.bom != encodings.REQUIRED or data.startswith(_BOM):
+        return []
+    return [Finding("CK3-BOM", address, 1, f"a {expected.kind} file needs the UTF-8 byte-order mark")]
+
+
+def localisation_checks(address: str, parts: tuple[str, ...], text: str) -> list[Finding]:
+    """The file's name and folder, its header, and quotes inside values."""
+    found: list[Finding] = []
     name = parts[-1].casefold()
     language = next((lang for lang in LANGUAGES if name.endswith(f"_l_{lang}.yml")), None)
     folders = [part.casefold() for part in parts[:-1]]

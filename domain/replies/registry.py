@@ -175,6 +175,7 @@ _WORLD: tuple[CodeSpec, ...] = (
             "cap",
             "syntax",
             "hint",
+            "unreached",
         },
         opaque={"hits", "pattern"},  # lines of files are people's text, like file content
     ),

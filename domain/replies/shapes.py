@@ -177,6 +177,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         "nsts": items(record({"name": TEXT}, {"address": maybe(TEXT), "reason": TEXT})),
         "lxes": items(RECORD),
         "left_changed": TEXTS,
+        "unreached": TEXTS,
         "replace_path": items(record({"mod": TEXT, "folder": TEXT, "reaches": FLAG, "hid": TEXTS})),
         "rules": items(record({"rule": TEXT, "says": TEXT, "confirmed": FLAG})),
     }

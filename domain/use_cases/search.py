@@ -5,7 +5,11 @@ A search walks only what `list` would show (hidden, invisible, ignored and `.git
 `include_ignored` brings the ignored ones back) and reads a file only through a ref the World Adapter minted
 for it, so a hit is always a file `ck3_read` would answer. Links, special files and files with several
 hard links are never read; binary (a NUL byte, or not UTF-8) and over-large files are skipped and counted.
-Every search is capped (files read, hits, bytes, seconds), and a reply that reached a cap says which.
+Every search is capped (files read, hits, bytes, seconds), and a reply that reached a cap says which. A
+search of the whole world walks the playset's mods first and the game last (`WorldAdapter.places`), and
+shares the file and byte caps out: each source may read its share of what is left, so the game's 40,000
+files cannot use up a search before the mod an agent came to patch is read; `unreached` names every source
+a cap cut short or kept from being walked.
 
 Patterns are matched by the Patterns port, whose engine takes time linear in the text for any pattern, a
 window of lines at a time (WINDOW): the time budget is checked between windows, so one file cannot hold a
@@ -41,6 +45,8 @@ CONTEXT: Final = 240
 MAX_PATTERN: Final = 1_000
 BATCH: Final = 64
 """Files a content search reads together (those of one folder with the folder opened once)."""
+SEARCH_WIDE: Final = frozenset({"max_hits", "max_seconds"})
+"""Caps that end the whole search; the file and byte caps are shared out, each source reaching its own."""
 SECONDS: Final = 2
 """A content search's time budget when the call names none (max_seconds)."""
 MAX_SECONDS: Final = 120
@@ -158,12 +164,23 @@ class _ContentSearch:
     """Whether the time budget is spent."""
     hits: list[FrozenMap]
     counts: dict[str, int]
+    share: tuple[int, int] = (0, 0)
+    """How many files and bytes (counted from the search's start) the source being walked may reach."""
+
+    def begin(self, sources_left: int) -> None:
+        """Give the next source its share of what is left of the file and byte caps (a source that used
+        less than its share leaves the rest to those after it)."""
+        files, used = self.counts["files"], self.counts["bytes"]
+        self.share = (
+            files + (self.request.max_files - files) // sources_left,
+            used + (self.request.max_bytes - used) // sources_left,
+        )
 
     def cap(self) -> str | None:
         """The cap reached before the next file, if any."""
-        if self.counts["files"] == self.request.max_files:
+        if self.counts["files"] >= min(self.share[0], self.request.max_files):
             return "max_files"
-        if self.counts["bytes"] >= self.request.max_bytes:
+        if self.counts["bytes"] >= min(self.share[1], self.request.max_bytes):
             return "max_bytes"
         return "max_seconds" if self.over() else None
 
@@ -183,8 +200,8 @@ class _ContentSearch:
         return self._batch(batch) if batch else None
 
     def _batch(self, batch: list[Found]) -> str | None:
-        allowed = self.request.max_files - self.counts["files"]
-        budget = self.request.max_bytes - self.counts["bytes"]
+        allowed = min(self.share[0], self.request.max_files) - self.counts["files"]
+        budget = min(self.share[1], self.request.max_bytes) - self.counts["bytes"]
         if allowed <= 0 or budget <= 0:
             return "max_files" if allowed <= 0 else "max_bytes"
         chosen = batch[:allowed]
@@ -248,22 +265,28 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
     over = _budget(services, request.max_seconds)
     run = _ContentSearch(session, request, matcher, over, [], dict.fromkeys(kinds, 0))
     cap: str | None = None
-    for base in bases:
+    unreached: list[str] = []
+    for index, base in enumerate(bases):
+        if cap in SEARCH_WIDE:  # out of hits or time: no source after it is reached
+            unreached.append(base.address)
+            continue
+        run.begin(len(bases) - index)
         walk = session.world.walk(
             base, MAX_DEPTH, _skip(session, services, base, request.include_ignored), refs=True
         )
         try:
-            cap = run.walk(walk, glob)
+            found = run.walk(walk, glob)
         except PortError as exc:
             return port_failure(exc, base.address)
         finally:
             walk.close()
-        if cap is not None:
-            break
-    return _contents_reply(services, run, cap)
+        if found is not None:  # this source was cut short at its share, or the search as a whole
+            unreached.append(base.address)
+            cap = found if cap not in SEARCH_WIDE else cap
+    return _contents_reply(services, run, cap, unreached)
 
 
-def _contents_reply(services: Services, run: _ContentSearch, cap: str | None) -> Reply:
+def _contents_reply(services: Services, run: _ContentSearch, cap: str | None, unreached: list[str]) -> Reply:
     counts, request = run.counts, run.request
     skipped = {"binary": counts["binary"], "too_large": counts["large"], "unreadable": counts["unreadable"]}
     return ReplyBuilder().success(
@@ -280,6 +303,7 @@ def _contents_reply(services: Services, run: _ContentSearch, cap: str | None) ->
             "truncated": cap is not None,
             "cap": cap,
             "hint": HINTS.get(cap) if cap is not None else None,
+            "unreached": unreached,
         },
     )
 

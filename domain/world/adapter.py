@@ -47,6 +47,18 @@ EXTRA_FILES: Final[dict[Mode | None, tuple[tuple[RootCategory, tuple[str, ...]],
 """Single files visible inside a playset-scoped root."""
 
 DATA_FOLDERS: Final = ("wip", "playsets", "config", "cache", "artifacts")
+SEARCH_ORDER: Final = tuple(
+    root.value
+    for root in (
+        R.ROOT_USER_DOCS,
+        R.ROOT_REPO,
+        R.ROOT_CK3RAVEN_DATA,
+        R.ROOT_VSCODE,
+        R.ROOT_STEAM,
+        R.ROOT_GAME,
+    )
+)
+"""The order a whole-world search takes the roots in: a modder's own work first, the game last."""
 """The only folders of ROOT_CK3RAVEN_DATA an agent sees (SPEC §4), in every mode."""
 
 MANIFEST_LIMIT: Final = 256 * 1024
@@ -319,8 +331,9 @@ class WorldAdapter:
         return found
 
     def places(self) -> list[str]:
-        """The addresses a search of the whole visible world walks: every root seen whole, the data root
-        (through its agent folders), then the active playset's mod folders in playset-scoped roots."""
+        """The addresses a search of the whole visible world walks, in the order it walks them: the active
+        playset's mod folders in playset-scoped roots first (what an agent is there to change), then every
+        root seen whole in SEARCH_ORDER, the game last (the largest, and never an agent's to change)."""
         return self._view.places()
 
     def location_of(self, ref: VisibilityRef) -> Location:
@@ -466,13 +479,13 @@ class _Compiled:
         return self._by_key.get(key)
 
     def places(self) -> list[str]:
-        whole = sorted(self._full | (self._scoped & {R.ROOT_CK3RAVEN_DATA.value}))
+        whole = sorted(self._full | (self._scoped & {R.ROOT_CK3RAVEN_DATA.value}), key=SEARCH_ORDER.index)
         mods = [
             canonical(mod.name, (), mod=True)
             for mod in self.view.mods
             if mod.root.value in self._scoped and self.view.mode is Mode.CK3LENS
         ]
-        return [canonical(root, ()) for root in whole] + mods
+        return mods + [canonical(root, ()) for root in whole]
 
     def visible(self, location: Location) -> bool:
         root, parts = location.root, location.parts

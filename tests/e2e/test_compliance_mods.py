@@ -151,3 +151,19 @@ async def test_traps_the_game_passes_over_in_silence_are_findings_at_close(
 
     assert refused["code"] == "CT-GATE-I-010"
     assert rule in {f["rule"] for f in refused["data"]["findings"]}
+
+
+async def test_a_script_file_written_outside_without_the_byte_order_mark_its_kind_needs_is_a_finding(
+    settings: Settings, tmp_path: Path
+):
+    address = f"{MOD}/common/traits/01_fix_traits.txt"
+    async with Client(build(settings)) as client:
+        await call(client, "ck3_contract", contract((address, "add")))
+        disk = tmp_path / "documents" / "mod" / "Fix" / "common" / "traits" / "01_fix_traits.txt"
+        disk.write_text("craven = {\n\tcost = 2\n}\n", encoding="utf-8")  # no byte-order mark
+        nst = {"command": "nst", "symbols": [{"name": "*", "address": address}], "reason": "the fix"}
+        await call(client, "ck3_token", nst)
+        refused = await call(client, "ck3_contract", {"command": "close"})
+
+    assert refused["code"] == "CT-GATE-I-010"
+    assert {(f["rule"], f["path"]) for f in refused["data"]["findings"]} == {("CK3-BOM", address)}

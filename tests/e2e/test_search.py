@@ -158,3 +158,21 @@ async def test_a_name_no_address_can_spell_is_never_listed_nor_searched(
     assert addresses(found, "hits") == ["ROOT_REPO:/plain.txt"]
     assert addresses(named) == ["ROOT_REPO:/plain.txt"]
     assert [entry["address"] for entry in listed["data"]["entries"]] == ["ROOT_REPO:/plain.txt"]
+
+
+async def test_a_whole_world_search_reaches_the_mods_before_a_game_tree_larger_than_its_byte_cap(
+    tmp_path: Path,
+):
+    settings = sample_world_on_disk(tmp_path)
+    world = tmp_path / "world"
+    huge = world / "game" / "localization" / "english" / "aa_huge_l_english.yml"
+    huge.write_text("\ufeffl_english:\n" + ' trait_brave_filler:0 "padding"\n' * 20_000, encoding="utf-8")
+    fix = world / "documents" / "mod" / "LocalFix" / "common" / "traits" / "zzz_local_fix.txt"
+    fix.write_text(fix.read_text(encoding="utf-8") + "\n# trait_brave_local_marker\n", encoding="utf-8")
+
+    env = await search(settings, command="contents", pattern="trait_brave_local_marker", max_bytes=256 * 1024)
+
+    assert huge.stat().st_size > 256 * 1024
+    assert addresses(env, "hits") == ["mod:Local Fix:/common/traits/zzz_local_fix.txt"]
+    assert env["data"]["truncated"] is True
+    assert "ROOT_GAME:/" in env["data"]["unreached"]
