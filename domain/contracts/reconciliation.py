@@ -1,12 +1,14 @@
 """Reconciliation (SPEC §7): everything that changed in a contract's scope since it opened, in every layout.
 
 The manifest taken at open is compared with the scope now: an entry is unchanged only when every recorded
-stat field matches (a link: its target text). Where the stat differs, the content decides when it is known
-— the digest the manifest took, or the content the repository holding the file had at the baseline commit
-— otherwise the file is reported modified with its content before unknown. Folders are no work; files and
-links are. Each net change is then attributed by the journal: work this contract (or the one it renews)
-did through the server is its own (`source` "journal"); work another open contract journaled belongs to
-that one; the rest was made outside the server (`outside`), named by what saw it (`repository`,
+stat field matches (a link: its target text; a file the manifest digested: its content). Where the stat
+differs, the content decides when it is known — the digest the manifest took, or the content the
+repository recorded at open held at its baseline commit — otherwise the file is reported modified with its
+content before unknown. What each repository committed since its baseline commit counts too. Folders are
+no work; files and links are; a change to an entry no address can spell is counted, never named. Each net
+change is then attributed by the journal: work this contract (or one it renews) did through the server is
+its own (`source` "journal"); a file as another contract's journal left it since this one opened is that
+contract's; the rest was made outside the server (`outside`), named by what saw it (`repository`,
 `manifest`).
 """
 
@@ -68,7 +70,7 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
     for path in unnamed:
         del found[path]
     changes, theirs = _attributed(session, root, found, (ours, others))
-    listed = {str(change["address"]) for change in changes}
+    listed = {str(change["address"]) for change in (*changes, *theirs)}
     transient = sorted(work.address for work in ours.values() if work.address not in listed)
     return Reconciled(changes, theirs, transient, _at_open(services, before, ours), len(unnamed))
 
