@@ -1,16 +1,15 @@
-"""Each tool's output schema, derived from the reply registry (SPEC §6): the envelope, and for every code the
-tool can answer with, the shape of that code's `data`.
+"""Each tool's output schema (SPEC §6, §16): the envelope, with its `code` held to the families of codes the
+tool can answer with.
 
 Which codes a tool answers with is declared here by code family: every tool may answer with the failures of
 a call as such (arguments, pacing, addressing, reading, the stores), and each tool adds the families of its
-own commands. A client that validates structured content against the schema therefore checks the data of
-every reply field by field; the stdio tests' official client does so on every call, and a test holds every
-registered code to at least one tool.
-
-Codes whose data has the same shape share one branch, so the schemas stay small.
+own commands. The shape of each code's `data` lives in the registry (`ck3raven codes`,
+docs/reply-codes.md), not in `tools/list`, which clients pay for in every conversation: a reply's data is
+held to its code's shape by the ReplyBuilder that makes it. A test holds every registered code to at least
+one tool, and `tools/list` to at most 30,000 bytes.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -67,22 +66,10 @@ def codes_of(tool: str) -> tuple[str, ...]:
 
 
 def output_schema(tool: str) -> dict[str, Any]:
-    """The output schema of `tool`: the envelope, its `data` shaped by the reply's code."""
-    return envelope_schema(codes_of(tool))
-
-
-def envelope_schema(codes: Iterable[str]) -> dict[str, Any]:
-    """The envelope narrowed to `codes`: one branch per shape of data, naming the codes that have it."""
-    by_shape: dict[str, tuple[list[str], dict[str, object]]] = {}
-    for code in codes:
-        data = REGISTRY[code].data_schema()
-        by_shape.setdefault(repr(data), ([], data))[0].append(code)
-    branches = [
-        {"properties": {"code": _one_of(named), "data": data}, "required": ["code", "data"]}
-        for named, data in by_shape.values()
-    ]
-    return {**ENVELOPE_SCHEMA, "anyOf": branches}
-
-
-def _one_of(codes: list[str]) -> dict[str, object]:
-    return {"const": codes[0]} if len(codes) == 1 else {"enum": codes}
+    """The output schema of `tool`: the envelope, its `code` held to the code families the tool answers
+    with (SPEC §16: `tools/list` stays small; each code's data shape is in the registry, `ck3raven codes`
+    and docs/reply-codes.md, and every reply's data is held to it when the reply is built)."""
+    families = (*ANY_CALL, *TOOL_CODES[tool])
+    code = {"type": "string", "pattern": "^(?:" + "|".join(families) + ")"}
+    data = {"type": "object", "description": "Its shape depends on code: see docs/reply-codes.md."}
+    return {**ENVELOPE_SCHEMA, "properties": {**ENVELOPE_SCHEMA["properties"], "code": code, "data": data}}

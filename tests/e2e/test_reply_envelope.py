@@ -1,5 +1,6 @@
 """Every tool call answers one envelope; the safety wrapper turns faults and leaks into Error replies."""
 
+import json
 from typing import Any
 
 import pytest
@@ -221,3 +222,11 @@ async def test_no_schema_a_tool_declares_uses_a_list_of_types_for_a_nullable_val
 
     schemas = json.dumps([[tool.input_schema, tool.output_schema] for tool in tools])
     assert '"type": [' not in schemas
+
+
+async def test_tools_list_with_every_tool_stays_within_30000_bytes(repo_settings: Settings, era: str):
+    async with Client(build(repo_settings), mode=era) as client:
+        tools = await client.list_tools()
+
+    listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tools]
+    assert len(json.dumps({"tools": listed}, separators=(",", ":"))) <= 30_000
