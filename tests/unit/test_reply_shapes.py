@@ -1,7 +1,6 @@
 """Every code declares what its data holds: the builder refuses a reply that is not so, and each tool's
 output schema carries the declaration to clients that validate."""
 
-
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -99,4 +98,3 @@ def test_every_output_schema_is_a_valid_json_schema_of_an_object():
         schema = output_schema(tool)
         Draft202012Validator.check_schema(schema)
         assert schema["type"] == "object", tool
-
