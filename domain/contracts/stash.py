@@ -113,12 +113,13 @@ def _earlier(
     """What each file is put back to: for journaled work, what the journal kept before the changes that
     can be undone (newest first, stopping at a change made since), else what the repository holding the
     file has at HEAD (None: absent there), else unknown."""
-    work = journal.per_file(session, services, {f.origin for f in chosen}, root)
+    origins = {f.origin for f in chosen if f.origin is not None}
+    work = journal.per_file(session, services, origins, root) if origins else {}
     found: list[bytes | _Unknown | None] = []
     for item in chosen:
         _, ref = session.world.resolve(item.address, session.home, must_exist=False)
         parts = session.world.location_of(ref).parts if ref is not None else ()
-        done = work.get("/".join(parts))
+        done = work.get("/".join(parts)) if item.origin is not None else None
         if done is not None:
             found.append(_journaled(session, services, root, done))
             continue

@@ -669,3 +669,20 @@ async def test_changes_to_files_no_address_can_spell_are_counted_never_passed_ov
 
     assert closed["code"] == "CT-GATE-I-007"
     assert (closed["data"]["unnamed"], closed["data"]["undeclared"]) == (2, [])
+
+
+@pytest.mark.parametrize("layout", ["repository"], indirect=True)
+async def test_unattributed_work_is_put_back_at_head_each_time_it_is_stashed(layout: Layout):
+    core = build_core(layout.settings)
+    human = layout.disk / layout.work / "b.txt"
+    stash = {"command": "stash_carry_over", "root_category": layout.root}
+    stashed = []
+    async with Client(build(layout.settings, core=core)) as client:
+        for edit in ("the human's first edit\n", "the human's second edit\n"):
+            human.write_text(edit, encoding="utf-8")
+            asked = await call(client, "ck3_contract", stash)
+            core.decide_approval(asked["data"]["approval_id"], approve=True)
+            stashed.append(await call(client, "ck3_contract", stash))
+
+    assert [reply["code"] for reply in stashed] == ["CT-GATE-S-007", "CT-GATE-S-007"]
+    assert human.read_text(encoding="utf-8") == "bravo\n"
