@@ -82,11 +82,14 @@ def survey(session: Session, root: str, named: tuple[str, ...] = ()) -> tuple[di
     the tops of the repositories found in it; `named`: paths of declared targets, in scope even where the
     scope's folders do not reach (the launcher registry). Raises PortError."""
     base = USER_DOCS_SCOPE if root == RootCategory.ROOT_USER_DOCS.value else ()
-    manifest, tops = _walked(session, root, base)
-    for path in named:
-        target = parts_of(path)
-        if target and target[: len(base)] != base:
-            manifest.update(_one(session, root, target))
+    try:
+        manifest, tops = _walked(session, root, base)
+        for path in named:
+            target = parts_of(path)
+            if target and target[: len(base)] != base:
+                manifest.update(_one(session, root, target))
+    except TooLarge as exc:
+        raise ScopeTooDeep from exc
     return manifest, sorted(tops)
 
 
@@ -103,12 +106,9 @@ def _walked(session: Session, root: str, base: tuple[str, ...]) -> tuple[dict[st
         return True  # a repository's own data is the repository's business, never the work's
 
     ref = _folder(session, root, base)
-    try:
-        if ref is not None:
-            for parts, found in session.world.survey(ref, skip):
-                manifest["/".join(parts)] = _row(found)
-    except TooLarge as exc:
-        raise ScopeTooDeep from exc
+    if ref is not None:
+        for parts, found in session.world.survey(ref, skip):
+            manifest["/".join(parts)] = _row(found)
     return manifest, tops
 
 

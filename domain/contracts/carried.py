@@ -21,6 +21,8 @@ from domain.vocabulary import RootCategory
 from ports.contracts import ContractRecord
 
 Contracts = dict[str, ContractRecord]
+Renewals = dict[str, ContractRecord]
+"""Each contract's id → the contract that renews it."""
 
 
 def carried_files(
@@ -34,11 +36,12 @@ def carried_files(
     name = root.value
     dirty, tops = found if found is not None else changed_in_repositories(session, services, name)
     contracts = {r.contract_id: r for r in services.contracts.all()}
+    renewals = {r.renewed_from: r for r in contracts.values() if r.renewed_from}
     work = journal.per_file(session, services, None, name)
     now = services.authority.clock.now()
     candidates = dict(dirty)
     for path, landed in work.items():  # outside every repository, only the journal knows
-        line = _newest(contracts.get(landed.last.contract_id or ""), contracts)
+        line = _newest(contracts.get(landed.last.contract_id or ""), renewals)
         if path not in candidates and not _in_any(path, tops) and line is not None and _ended(line, now):
             candidates[path] = _kind(landed)
     carried = []
@@ -47,7 +50,7 @@ def carried_files(
         if session.world.resolve(address, root, must_exist=False)[0].terminal:
             continue  # a hidden secret the user edited is no agent's work, and never named to one
         owner = _owner(session, name, work.get(path), contracts)
-        line = _newest(owner, contracts)
+        line = _newest(owner, renewals)
         if line is not None and (records.live(line, now) or line.status == Status.CLOSED):
             continue  # an open line of work's, or work a contract closed S: never carry-over
         carried.append(carry_over.CarriedFile(address, kind, owner.contract_id if owner else None))
@@ -100,9 +103,8 @@ def _owner(
     return owner
 
 
-def _newest(record: ContractRecord | None, contracts: Contracts) -> ContractRecord | None:
+def _newest(record: ContractRecord | None, renewals: Renewals) -> ContractRecord | None:
     """The newest contract of `record`'s line of work (the one no other renews)."""
-    renewals = {r.renewed_from: r for r in contracts.values() if r.renewed_from}
     seen: set[str] = set()
     while record is not None and record.contract_id in renewals and record.contract_id not in seen:
         seen.add(record.contract_id)

@@ -218,7 +218,10 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     """Apply the game's file rules to `data`, then write it, or (dry run) show the diff from `before`
     (the text now, and the bytes now or _UNREAD)."""
     session, _services = call
-    prepared = _game_rules(session, ref, data, existing=before[1])
+    existing: bytes | str | None = before[1]
+    if existing is _UNREAD and not dry_run:  # read once, for the game's rules and the journal alike
+        existing = _journal_before(session.world, ref)
+    prepared = _game_rules(session, ref, data, existing=_UNREAD if isinstance(existing, str) else existing)
     if isinstance(prepared, Reply):
         return prepared
     data, notes = prepared
@@ -226,9 +229,6 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     if dry_run:
         return _preview(ref, before[0] or "", data, created=created, matched=matched, notes=notes)
-    existing: bytes | str | None = before[1]
-    if existing is _UNREAD:
-        existing = _journal_before(session.world, ref)
     return _store(
         call, ref, (existing, data), created=created, matched=matched, notes=notes, exclusive=exclusive
     )
