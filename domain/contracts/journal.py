@@ -13,6 +13,7 @@ from typing import Final
 
 from attrs import evolve, frozen
 
+from domain.compliance.closeout import lineage
 from domain.contracts.baseline import content_digest, digest
 from domain.contracts.lifecycle import governing
 from domain.services import Services
@@ -98,14 +99,9 @@ def settle(services: Services, entry: JournalEntry, *, landed: bool) -> None:
 
 
 def chain(services: Services, record: ContractRecord) -> list[str]:
-    """The contract and every one it renews, back to the first: they share one journal."""
-    ids, seen = [record.contract_id], {record.contract_id}
-    current: ContractRecord | None = record
-    while current is not None and current.renewed_from and current.renewed_from not in seen:
-        seen.add(current.renewed_from)
-        ids.append(current.renewed_from)
-        current = services.contracts.get(current.renewed_from)
-    return ids
+    """The contract and every one it renews, back to the first: they share one journal (as they share
+    their NSTs and LXEs: one lineage)."""
+    return lineage(services, record)
 
 
 def opened_at(services: Services, record: ContractRecord) -> str:
