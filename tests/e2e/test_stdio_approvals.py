@@ -26,7 +26,7 @@ def contract(*targets: str, intent: str = "Tune the editor tasks of my mod") -> 
         "intent": intent,
         "work_declaration": "Edit the named files",
         "operations": ["WRITE"],
-        "targets": [{"address": target, "edit_kind": "modify"} for target in targets],
+        "targets": [{"path": target, "edit_kind": "modify"} for target in targets],
     }
 
 
