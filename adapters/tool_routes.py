@@ -40,6 +40,8 @@ class Route:
     build: Callable[[Args], Request | Reply]
     takes: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
+    relative: frozenset[str] = frozenset()
+    """Arguments that are never absolute (a game-relative path): one starting like a host path is Invalid."""
 
     def request(self, command: str, args: Args) -> Request | Reply:
         """The typed request for `args`, or an Invalid reply naming every argument out of place."""
@@ -60,8 +62,10 @@ def _route(
     build: Callable[[Args], Request | Reply],
     *takes: str,
     requires: tuple[str, ...] = (),
+    relative: tuple[str, ...] = (),
 ) -> Route:
-    return Route(handler, build, frozenset(takes) | frozenset(requires), frozenset(requires))
+    taken = frozenset(takes) | frozenset(requires)
+    return Route(handler, build, taken, frozenset(requires), frozenset(relative))
 
 
 def _open(args: Args) -> Request:
@@ -219,7 +223,12 @@ PLAYSET: Final = {
     "switch": _route(
         playset_choice.switch, lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)
     ),
-    "which": _route(playset_choice.which, lambda a: playset_choice.Which(a["path"]), requires=("path",)),
+    "which": _route(
+        playset_choice.which,
+        lambda a: playset_choice.Which(a["path"]),
+        requires=("path",),
+        relative=("path",),
+    ),
     "overrides": _route(
         playset_choice.overrides,
         lambda a: playset_choice.Overrides(
@@ -229,6 +238,7 @@ PLAYSET: Final = {
         "path",
         "cursor",
         "limit",
+        relative=("path",),
     ),
 }
 CONTRACT: Final = {
