@@ -27,7 +27,7 @@ def contract(*targets: str) -> dict[str, Any]:
         "intent": "Work on my mod",
         "work_declaration": "The named files",
         "operations": ["WRITE"],
-        "targets": [{"address": target, "edit_kind": "modify"} for target in targets],
+        "targets": [{"path": target, "edit_kind": "modify"} for target in targets],
     }
 
 
