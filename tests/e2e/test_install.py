@@ -197,3 +197,17 @@ async def test_the_installed_server_answers_a_tool_call_over_stdio_with_a_regist
     assert envelope["code"] in REGISTRY
     assert REGISTRY[envelope["code"]].reply_type.value == "S"
     assert result.is_error is False
+
+
+def test_the_embedding_example_runs_a_contract_end_to_end_from_the_installed_package(installed: Installed):
+    folder = installed.home.parent / "host"
+    folder.mkdir()
+    host = folder / "embedded_host.py"
+    shutil.copy2(REPO / "examples" / "embedded_host.py", host)
+
+    result = run([str(installed.bin / "python"), str(host)], cwd=folder, env=clean_env(installed))
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    codes = [line.split()[2] for line in result.stdout.splitlines()]
+    assert codes == ["CT-GATE-S-001", "WA-WRITE-S-001", "CT-GATE-S-002", "WA-READ-S-003"]
+    assert sorted(path.name for path in folder.iterdir()) == ["embedded_host.py"]
