@@ -435,6 +435,8 @@ def render_codes(fmt: str) -> str:
     if fmt == "json":
         return json.dumps(rows, indent=2)
     if fmt == "markdown":
+        from adapters.output_schemas import NEVER_SENT
+
         lines = [
             "# Reply codes",
             "",
@@ -443,6 +445,10 @@ def render_codes(fmt: str) -> str:
             "",
             "`data` names each field and what it holds; `?` marks a field a reply may leave out.",
             "Every reply's data is held to this when it is built; a tool's output schema names its codes.",
+            "",
+            "No tool answers with these codes, the core's own decisions:",
+            "",
+            *(f"- `{code}`: {why}." for code, why in NEVER_SENT.items()),
             "",
             "| code | layer | area | type | message template | data |",
             "|---|---|---|---|---|---|",
