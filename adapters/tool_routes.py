@@ -12,6 +12,7 @@ from attrs import frozen
 
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
+from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.edits import Replacement
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases import (
@@ -73,7 +74,7 @@ def _open(args: Args) -> Request:
         targets,
         args.get("work_declaration", ""),
         "agent",
-        args.get("ttl_minutes", 120),
+        args.get("ttl_minutes", DEFAULT_TTL_MINUTES),
     )
     return contract_work.Open(declared)
 
@@ -251,7 +252,7 @@ CONTRACT: Final = {
     ),
     "renew": _route(
         contract_work.renew,
-        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", 120)),
+        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", DEFAULT_TTL_MINUTES)),
         "contract_id",
         "ttl_minutes",
     ),
