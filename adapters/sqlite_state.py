@@ -9,7 +9,6 @@ refused. Records keep their Sigil signatures, so a row edited outside the server
 reached a final state is remembered (`ended`), so an older copy written back is never served again.
 """
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -20,6 +19,7 @@ from typing import Any, Final, Generic, TypeVar
 
 import structlog
 
+from adapters.audit_chain import GENESIS, chain
 from adapters.sqlite_journal import SqliteJournal
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
@@ -29,7 +29,6 @@ from ports.errors import Unavailable
 
 R = TypeVar("R")
 log = structlog.get_logger()
-GENESIS: Final = "0" * 64
 
 MIGRATIONS: Final = (
     """
@@ -405,11 +404,6 @@ class SqliteAudit:
         if last_seq and not head:
             problems.append("the record of the last row written is missing")
         return problems
-
-
-def chain(prev: str, text: str) -> str:
-    """A row's digest: SHA-256 over the previous digest and the row's canonical entry."""
-    return hashlib.sha256(f"{prev}\n{text}".encode()).hexdigest()
 
 
 def _reference(kind: str, name: str) -> str:

@@ -14,14 +14,13 @@ from typing import Any, Final
 from adapters.hmac_signer import HmacSigner
 from adapters.json_playsets import JsonPlaysets
 from adapters.lxe_files import LxeFiles
-from adapters.mcp_dispatch import Routes
 from adapters.memory_files import MemoryFiles
 from adapters.memory_history import MemoryHistory
 from adapters.memory_linter import MemoryLinter
 from adapters.memory_state import MemoryState
 from adapters.re2_patterns import Re2Patterns
 from adapters.system_clock import RandomIds, SystemClock
-from adapters.tool_routes import ROUTES
+from adapters.tool_routes import ROUTES, Route
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.replies.builder import Reply, ReplyBuilder
@@ -32,6 +31,8 @@ from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldView
 from ports.clock import Clock
 
+Routes = Mapping[str, Mapping[str, Route]]
+"""Each tool's commands and their routes (the MCP server's table, without the MCP stack)."""
 APPROVE: Final = "the host's approval of {id}"
 """What a reply that asks a human names as the way to approve (the host decides through `approve`)."""
 

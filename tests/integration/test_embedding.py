@@ -2,6 +2,8 @@
 and nothing written to disk; governance holds there as it does behind the MCP server."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,14 @@ def test_an_unknown_tool_or_command_or_argument_is_invalid_as_over_mcp():
     assert (no_tool.code, no_command.code, stray.code) == ("MCP-VAL-I-002", "MCP-VAL-I-001", "MCP-VAL-I-001")
     assert no_command.data["errors"][0]["field"] == "command"
     assert stray.data["errors"][0]["field"] == "colour"
+
+
+def test_the_embedding_entry_loads_neither_the_mcp_stack_nor_sqlite_nor_git():
+    heavy = "{'fastmcp', 'mcp', 'sqlite3', 'dulwich'}"
+    probe = f"import sys, ck3raven.embedding; print(sorted({heavy} & set(sys.modules)))"
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+
+    assert loaded.stdout.strip() == "[]"
