@@ -20,7 +20,9 @@ from typing import Any, Final, Generic, TypeVar
 import structlog
 
 from adapters.audit_chain import GENESIS, chain
+from adapters.sqlite_evidence import SqliteEvidence
 from adapters.sqlite_journal import SqliteJournal
+from adapters.sqlite_ledger import SqliteLedger
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
 from ports.audit import AuditEntry, AuditRow
@@ -317,42 +319,6 @@ class SqliteContracts(_Records[ContractRecord]):
         return (record.contract_id, record.session_id, record.status, record.created_at)
 
 
-class SqliteLedger:
-    """Carry-over counters per (root, canonical address)."""
-
-    def __init__(self, state: SqliteState) -> None:
-        self._state = state
-
-    def load(self, root: str) -> dict[str, int]:
-        rows = self._state.execute("SELECT address, opens FROM carry_over WHERE root = ?", (root,))
-        return {str(address): int(opens) for address, opens in rows}
-
-    def save(self, root: str, counts: dict[str, int]) -> None:
-        with self._state.atomic():
-            self._state.execute("DELETE FROM carry_over WHERE root = ?", (root,))
-            for address, opens in sorted(counts.items()):
-                self._state.execute("INSERT INTO carry_over VALUES (?, ?, ?)", (root, address, opens))
-
-
-class SqliteEvidence:
-    """Evidence documents by kind and name; references read `evidence:<kind>/<name>`."""
-
-    def __init__(self, state: SqliteState) -> None:
-        self._state = state
-
-    def put(self, kind: str, name: str, document: str) -> str:
-        self._state.execute("INSERT OR REPLACE INTO evidence VALUES (?, ?, ?)", (kind, name, document))
-        return _reference(kind, name)
-
-    def find(self, kind: str, name: str) -> str | None:
-        rows = self._state.execute("SELECT 1 FROM evidence WHERE kind = ? AND name = ?", (kind, name))
-        return _reference(kind, name) if rows else None
-
-    def document(self, kind: str, name: str) -> str | None:
-        rows = self._state.execute("SELECT document FROM evidence WHERE kind = ? AND name = ?", (kind, name))
-        return str(rows[0][0]) if rows else None
-
-
 class SqliteAudit:
     """The audit log: each row's digest covers its entry and the previous row's digest; `audit_head` keeps
     the last one, so a deleted last row shows too."""
@@ -404,7 +370,3 @@ class SqliteAudit:
         if last_seq and not head:
             problems.append("the record of the last row written is missing")
         return problems
-
-
-def _reference(kind: str, name: str) -> str:
-    return f"evidence:{kind}/{name}"
