@@ -28,7 +28,7 @@ from domain.services import Services
 from domain.session import Session
 from domain.use_cases.core import Core, Defaults
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldView
+from domain.world.view import WorldView
 from ports.clock import Clock
 
 Routes = Mapping[str, Mapping[str, Route]]

@@ -125,7 +125,8 @@ def memory_session(
     from adapters.memory_files import MemoryFiles
     from domain.session import Session
     from domain.vocabulary import RootCategory
-    from domain.world.adapter import WorldAdapter, WorldView
+    from domain.world.adapter import WorldAdapter
+    from domain.world.view import WorldView
 
     home = home or RootCategory.ROOT_REPO
     files = MemoryFiles({root: {} for root in roots})

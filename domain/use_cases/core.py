@@ -16,7 +16,8 @@ from domain.session import Session, mode_required
 from domain.use_cases.mode_switch import initialise
 from domain.use_cases.request import Handler, R, Request
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
 
 
 @frozen
