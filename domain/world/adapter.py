@@ -1,9 +1,10 @@
 """The World Adapter (seed 004): resolves agent addresses to canonical ones and mints VisibilityRefs.
 
 It owns structure, never policy: it answers S, I or E, never D. What is visible in each mode is declared
-once, as data (SPEC §4), in domain.world.view. A target outside the visible world gets the very reply a missing one gets, so
-no reply can tell the two apart. On a root whose filesystem ignores case, a target has the one spelling its
-folders list: any other is Invalid, naming that one. Only this module mints and opens VisibilityRefs.
+once, as data (SPEC §4), in domain.world.view. A target outside the visible world gets the very reply a
+missing one gets, so no reply can tell the two apart. On a root whose filesystem ignores case, a target has
+the one spelling its folders list: any other is Invalid, naming that one. Only this module mints and opens
+VisibilityRefs.
 """
 
 from collections.abc import Callable, Generator
