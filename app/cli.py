@@ -121,16 +121,15 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     from app.serving import serve
 
-    return serve(args, settings, _approve_command(args))
+    return serve(args, settings, same_config=_own_config(args))
 
 
-def _approve_command(args: argparse.Namespace) -> str:
-    """The exact command a person runs to approve, as this server was started: the executable's full path
-    and the config file it read."""
-    executable = _executable()
+def _own_config(args: argparse.Namespace) -> bool:
+    """Whether this server reads a config file other than the default one (`ck3raven approve` run bare
+    would then read another): the approval hint then says to give the same `--config`, naming no path."""
     found = config_path(args.config, os.environ)
-    config = f" --config {found.resolve()}" if found is not None else ""
-    return f"{executable} approve {{id}}{config}"
+    default = config_path(None, {})
+    return found is not None and (default is None or found.resolve() != default.resolve())
 
 
 def _channel(args: argparse.Namespace) -> Path | None:

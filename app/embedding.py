@@ -33,6 +33,7 @@ from ports.clock import Clock
 
 Routes = Mapping[str, Mapping[str, Route]]
 """Each tool's commands and their routes (the MCP server's table, without the MCP stack)."""
+_UNSHAPED: Final = {"field": "arguments", "problem": "not of the shapes the tool's input schema gives"}
 APPROVE: Final = "the host's approval of {id}"
 """What a reply that asks a human names as the way to approve (the host decides through `approve`)."""
 
@@ -54,7 +55,8 @@ class Embedded:
 
     def call(self, session: Session, tool: str, command: str, **args: Any) -> Reply:  # noqa: ANN401 - a tool's arguments, as JSON gives them
         """The one reply to `tool`'s `command` with these arguments, as the MCP tool would answer it (an
-        unknown tool: MCP-VAL-I-002; an unknown command or an argument out of place: MCP-VAL-I-001)."""
+        unknown tool: MCP-VAL-I-002; an unknown command or an argument out of place: MCP-VAL-I-001; an
+        argument naming something by a host path: Invalid, before any handler)."""
         commands = self._routes.get(tool)
         if commands is None:
             return ReplyBuilder().invalid("MCP-VAL-I-002")
@@ -62,7 +64,17 @@ class Embedded:
         if route is None:
             problem = {"field": "command", "problem": f"one of: {', '.join(sorted(commands))}"}
             return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [problem]})
-        request = route.request(command, {name: value for name, value in args.items() if value is not None})
+        given = {name: value for name, value in args.items() if value is not None}
+        refusal = self.core.screen(given, route.relative)
+        if refusal is not None:
+            return refusal
+        try:
+            request = route.request(command, given)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            # Over MCP, FastMCP holds the arguments to the tool's input schema before a route builds its
+            # request; here nothing did, so a builder that meets an argument of another shape (a target
+            # with no path, a number for a list) is the Invalid that schema would have answered.
+            return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [_UNSHAPED]})
         if isinstance(request, Reply):
             return request
         return self.core.answer(session, route.handler, request)

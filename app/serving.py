@@ -21,8 +21,9 @@ class _Closes(Protocol):
     def close(self) -> None: ...
 
 
-def serve(args: argparse.Namespace, settings: Settings, approve: str) -> int:
-    """Serve `settings` as `args` say (transport, port); `approve` is the command approval hints name.
+def serve(args: argparse.Namespace, settings: Settings, *, same_config: bool) -> int:
+    """Serve `settings` as `args` say (transport, port); `same_config`: approval hints ask for the server's
+    own `--config` (it is not the default one).
     The exit status: 0, or 2 when the server could not start (one line on stderr says why)."""
     # FastMCP reads these at import: no banner, no network update check, plain stderr records.
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
@@ -48,7 +49,7 @@ def serve(args: argparse.Namespace, settings: Settings, approve: str) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     sinks: list[_Closes] = []
     try:
-        status = _serve_locked(args, settings, (state, approve), sinks)
+        status = _serve_locked(args, settings, (state, same_config), sinks)
     finally:
         lock.release()
     if sinks:  # logging was set up: the log says how the server ended
@@ -79,17 +80,16 @@ def _terminate(_signum: int, _frame: object) -> None:
 
 
 def _serve_locked(
-    args: argparse.Namespace, settings: Settings, place: tuple[Path, str], sinks: list[_Closes]
+    args: argparse.Namespace, settings: Settings, place: tuple[Path, bool], sinks: list[_Closes]
 ) -> int:
     """Serve until the client or a signal ends it, the state directory locked (`place`: it, and the
-    approve command replies name)."""
-    state, approve = place
+    whether approval hints ask for its own `--config`)."""
+    state, same_config = place
     import structlog
 
     from adapters.log_setup import configure_logging
     from app.bootstrap import (
         approval_channel,
-        approve_command,
         build,
         build_core,
         http_app,
@@ -104,7 +104,7 @@ def _serve_locked(
         print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
         return 2
     try:
-        core = build_core(settings, approve_command=approve_command(settings, approve))
+        core = build_core(settings, same_config=same_config)
         token = http_token(settings) if args.transport == "http" else None
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)

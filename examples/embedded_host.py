@@ -11,7 +11,7 @@ host = in_memory({"ROOT_REPO": {"src": {"a.py": b"a = 1\n"}}})
 session = host.session()
 a_py = "ROOT_REPO:/src/a.py"
 declared = {"root_category": "ROOT_REPO", "intent": "Set a to 2", "work_declaration": "Edit src/a.py"}
-targets = [{"address": a_py, "edit_kind": "modify"}]
+targets = [{"path": a_py, "edit_kind": "modify"}]
 for tool, command, args in [
     ("ck3_contract", "open", {**declared, "operations": ["WRITE"], "targets": targets}),
     ("ck3_file", "write", {"path": a_py, "content": "a = 2\n"}),

@@ -55,7 +55,7 @@ def opening(*targets: tuple[str, str]) -> dict[str, Any]:
         "intent": "Add a guide page",
         "work_declaration": "The declared files only",
         "operations": ["WRITE"],
-        "targets": [{"address": address, "edit_kind": kind} for address, kind in targets],
+        "targets": [{"path": address, "edit_kind": kind} for address, kind in targets],
     }
 
 

@@ -106,7 +106,7 @@ def contract(layout: Layout, targets: list[tuple[str, str]]) -> dict[str, Any]:
         "intent": "Work on a mod",
         "work_declaration": "The declared files only",
         "operations": ["WRITE", "DELETE"],
-        "targets": [{"address": layout.address(layout.work, n), "edit_kind": k} for n, k in targets],
+        "targets": [{"path": layout.address(layout.work, n), "edit_kind": k} for n, k in targets],
     }
 
 
@@ -376,7 +376,7 @@ async def test_a_revert_stops_at_a_humans_edit_between_two_of_the_contracts_chan
         await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
         await call(client, "ck3_file", write(a, "agent\n"))
         (layout.disk / layout.work / "a.txt").write_text("agent\nHUMAN LINE\n", encoding="utf-8")
-        edit = {"command": "edit", "path": a, "old": "agent", "new": "agent again"}
+        edit = {"command": "edit", "path": a, "old_string": "agent", "new_string": "agent again"}
         edited = await call(client, "ck3_file", edit)
         done = await revert(client, core)
 
@@ -516,7 +516,7 @@ async def test_an_undeclared_commit_of_work_left_uncommitted_before_the_contract
         committed = await call(
             client,
             "ck3_commit",
-            {"command": "commit", "message": "Take it", "root": f"{layout.root}:/{layout.work}"},
+            {"command": "commit", "message": "Take it", "path": f"{layout.root}:/{layout.work}"},
         )
         assert committed["code"] == "WA-WRITE-S-004", committed
 

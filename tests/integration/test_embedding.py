@@ -16,7 +16,7 @@ OPEN = {
     "intent": "Set a to 2",
     "work_declaration": "Edit src/a.py",
     "operations": ["WRITE"],
-    "targets": [{"address": A_PY, "edit_kind": "modify"}],
+    "targets": [{"path": A_PY, "edit_kind": "modify"}],
 }
 
 
@@ -79,3 +79,23 @@ def test_the_embedding_entry_loads_neither_the_mcp_stack_nor_sqlite_nor_git():
     )
 
     assert loaded.stdout.strip() == "[]"
+
+
+def test_an_argument_naming_a_host_path_is_invalid_before_any_handler():
+    host = in_memory({"ROOT_REPO": {"src": {"a.py": b"a = 1\n"}}})
+
+    refused = host.call(host.session(), "ck3_search", "names", glob="/etc/*")
+
+    assert refused.reply_type.value == "I"
+    assert "/etc" not in str(dict(refused.data))
+
+
+def test_an_argument_of_another_shape_than_the_tools_schema_is_invalid_not_a_crash():
+    host = in_memory({"ROOT_REPO": {"src": {"a.py": b"a = 1\n"}}})
+    session = host.session()
+
+    untargeted = host.call(session, "ck3_contract", "open", **{**OPEN, "targets": [{"edit_kind": "modify"}]})
+    unlisted = host.call(session, "ck3_contract", "open", **{**OPEN, "targets": 7})
+
+    assert (untargeted.code, unlisted.code) == ("MCP-VAL-I-001", "MCP-VAL-I-001")
+    assert host.call(session, "ck3_contract", "status").data["active"] is None
