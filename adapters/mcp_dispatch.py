@@ -65,7 +65,7 @@ class Dispatcher:
             return self.core.busy(MAX_WAITING)
         try:
             with slot.lock:  # one call of a session at a time; sessions run side by side
-                decision = self.core.decide(slot.session, route.handler, request, paced=True)
+                decision = self.core.decide(slot.session, request, paced=True)
                 facts = CALL.get()
                 if facts is not None:  # for the audit row: the contract the call was decided under
                     facts.update(

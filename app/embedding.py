@@ -77,7 +77,7 @@ class Embedded:
             return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [_UNSHAPED]})
         if isinstance(request, Reply):
             return request
-        return self.core.answer(session, route.handler, request)
+        return self.core.answer(session, request)
 
     def approve(self, approval_id: str, *, approve: bool = True) -> bool:
         """Record the host's human decision on an approval a reply asked for; False if undecidable."""

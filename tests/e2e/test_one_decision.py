@@ -49,8 +49,8 @@ class CountingCore(Core):
 
     decisions: list[Decision]
 
-    def decide(self, session, handler, request, *, paced=False):
-        decision = super().decide(session, handler, request, paced=paced)
+    def decide(self, session, request, *, paced=False):
+        decision = super().decide(session, request, paced=paced)
         self.decisions.append(decision)
         return decision
 
