@@ -539,10 +539,16 @@ class NoCtimeFiles(LocalFiles):
 
 @pytest.mark.parametrize("layout", ["plain"], indirect=True)
 async def test_a_file_changed_in_place_where_its_stat_proves_nothing_is_seen_by_its_content(layout: Layout):
+    from tests.fakes import FakeClock
+
     files = NoCtimeFiles({root.value: path for root, path in layout.settings.roots.items()})
-    core = build_core(layout.settings, files=files)
+    clock = FakeClock()
+    core = build_core(layout.settings, files=files, clock=clock)
     target = layout.disk / layout.other / "b.txt"
-    stamp = target.stat().st_mtime_ns  # modified just now: the open cannot trust its stat, and digests it
+    # stamped 1.5 s before the open by the server's clock (however slowly the machine runs): within the two
+    # seconds in which a stat proves nothing, so the open digests the file
+    stamp = int(clock.now().timestamp() * 10**9) - 1_500_000_000
+    os.utime(target, ns=(stamp, stamp))
     async with Client(build(layout.settings, core=core)) as client:
         await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
         with target.open("r+", encoding="utf-8") as same_inode:
