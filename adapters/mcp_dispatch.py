@@ -65,13 +65,13 @@ class Dispatcher:
             return self.core.busy(MAX_WAITING)
         try:
             with slot.lock:  # one call of a session at a time; sessions run side by side
-                reply = self.core.answer(slot.session, route.handler, request, paced=True)
+                decision = self.core.decide(slot.session, request, paced=True)
                 facts = CALL.get()
-                if facts is not None:  # for the audit row
-                    session = slot.session
-                    contract_id = self.core.governing_id(session)
-                    facts.update(command=command, session_id=session.session_id, contract_id=contract_id)
-                return reply
+                if facts is not None:  # for the audit row: the contract the call was decided under
+                    facts.update(
+                        command=command, session_id=decision.session_id, contract_id=decision.contract_id
+                    )
+                return decision.reply
         finally:
             slot.leave()
 

@@ -9,7 +9,6 @@ refused. Records keep their Sigil signatures, so a row edited outside the server
 reached a final state is remembered (`ended`), so an older copy written back is never served again.
 """
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -20,7 +19,10 @@ from typing import Any, Final, Generic, TypeVar
 
 import structlog
 
+from adapters.audit_chain import GENESIS, chain
+from adapters.sqlite_evidence import SqliteEvidence
 from adapters.sqlite_journal import SqliteJournal
+from adapters.sqlite_ledger import SqliteLedger
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
 from ports.audit import AuditEntry, AuditRow
@@ -29,7 +31,6 @@ from ports.errors import Unavailable
 
 R = TypeVar("R")
 log = structlog.get_logger()
-GENESIS: Final = "0" * 64
 
 MIGRATIONS: Final = (
     """
@@ -318,42 +319,6 @@ class SqliteContracts(_Records[ContractRecord]):
         return (record.contract_id, record.session_id, record.status, record.created_at)
 
 
-class SqliteLedger:
-    """Carry-over counters per (root, canonical address)."""
-
-    def __init__(self, state: SqliteState) -> None:
-        self._state = state
-
-    def load(self, root: str) -> dict[str, int]:
-        rows = self._state.execute("SELECT address, opens FROM carry_over WHERE root = ?", (root,))
-        return {str(address): int(opens) for address, opens in rows}
-
-    def save(self, root: str, counts: dict[str, int]) -> None:
-        with self._state.atomic():
-            self._state.execute("DELETE FROM carry_over WHERE root = ?", (root,))
-            for address, opens in sorted(counts.items()):
-                self._state.execute("INSERT INTO carry_over VALUES (?, ?, ?)", (root, address, opens))
-
-
-class SqliteEvidence:
-    """Evidence documents by kind and name; references read `evidence:<kind>/<name>`."""
-
-    def __init__(self, state: SqliteState) -> None:
-        self._state = state
-
-    def put(self, kind: str, name: str, document: str) -> str:
-        self._state.execute("INSERT OR REPLACE INTO evidence VALUES (?, ?, ?)", (kind, name, document))
-        return _reference(kind, name)
-
-    def find(self, kind: str, name: str) -> str | None:
-        rows = self._state.execute("SELECT 1 FROM evidence WHERE kind = ? AND name = ?", (kind, name))
-        return _reference(kind, name) if rows else None
-
-    def document(self, kind: str, name: str) -> str | None:
-        rows = self._state.execute("SELECT document FROM evidence WHERE kind = ? AND name = ?", (kind, name))
-        return str(rows[0][0]) if rows else None
-
-
 class SqliteAudit:
     """The audit log: each row's digest covers its entry and the previous row's digest; `audit_head` keeps
     the last one, so a deleted last row shows too."""
@@ -405,12 +370,3 @@ class SqliteAudit:
         if last_seq and not head:
             problems.append("the record of the last row written is missing")
         return problems
-
-
-def chain(prev: str, text: str) -> str:
-    """A row's digest: SHA-256 over the previous digest and the row's canonical entry."""
-    return hashlib.sha256(f"{prev}\n{text}".encode()).hexdigest()
-
-
-def _reference(kind: str, name: str) -> str:
-    return f"evidence:{kind}/{name}"

@@ -12,6 +12,7 @@ from attrs import frozen
 
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
+from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.edits import Replacement
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases import (
@@ -24,7 +25,7 @@ from domain.use_cases import (
     search,
     token_work,
 )
-from domain.use_cases.request import Handler, Request
+from domain.use_cases.request import Request
 from domain.vocabulary import Mode
 from ports.contracts import TargetRecord
 
@@ -34,9 +35,9 @@ Args = Mapping[str, Any]
 
 @frozen
 class Route:
-    """One command: the arguments it takes, those it requires, how to build its request, its handler."""
+    """One command: the arguments it takes, those it requires, and how to build its request (the core
+    finds the request's handler by its type: domain.use_cases.handlers)."""
 
-    handler: Handler[Any]
     build: Callable[[Args], Request | Reply]
     takes: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
@@ -58,14 +59,13 @@ class Route:
 
 
 def _route(
-    handler: Handler[Any],
     build: Callable[[Args], Request | Reply],
     *takes: str,
     requires: tuple[str, ...] = (),
     relative: tuple[str, ...] = (),
 ) -> Route:
     taken = frozenset(takes) | frozenset(requires)
-    return Route(handler, build, taken, frozenset(requires), frozenset(relative))
+    return Route(build, taken, frozenset(requires), frozenset(relative))
 
 
 def _open(args: Args) -> Request:
@@ -77,7 +77,7 @@ def _open(args: Args) -> Request:
         targets,
         args.get("work_declaration", ""),
         "agent",
-        args.get("ttl_minutes", 120),
+        args.get("ttl_minutes", DEFAULT_TTL_MINUTES),
     )
     return contract_work.Open(declared)
 
@@ -102,9 +102,8 @@ def _edit(args: Args) -> Request | Reply:
 
 
 DIR: Final = {
-    "pwd": _route(navigation.pwd, lambda _: navigation.Pwd()),
+    "pwd": _route(lambda _: navigation.Pwd()),
     "list": _route(
-        navigation.list_folder,
         lambda a: navigation.ListFolder(
             a.get("path"),
             a.get("glob"),
@@ -119,7 +118,6 @@ DIR: Final = {
         "include_ignored",
     ),
     "tree": _route(
-        navigation.tree,
         lambda a: navigation.Tree(
             a.get("path"), a.get("depth", 3), a.get("progress"), a.get("include_ignored", False)
         ),
@@ -131,7 +129,6 @@ DIR: Final = {
 }
 READ: Final = {
     "read": _route(
-        file_access.read,
         lambda a: file_access.Read(
             a.get("path"), a.get("offset"), a.get("limit"), a.get("head"), a.get("tail")
         ),
@@ -144,7 +141,6 @@ READ: Final = {
 }
 FILE: Final = {
     "write": _route(
-        file_access.write,
         lambda a: file_access.Write(
             a.get("path"),
             a["content"],
@@ -159,7 +155,6 @@ FILE: Final = {
         requires=("content",),
     ),
     "edit": _route(
-        file_access.edit,
         _edit,
         "path",
         "old_string",
@@ -169,7 +164,6 @@ FILE: Final = {
         "dry_run",
     ),
     "delete": _route(
-        file_access.delete,
         lambda a: file_access.Delete(a.get("path"), a.get("expected_sha256")),
         "path",
         "expected_sha256",
@@ -178,7 +172,6 @@ FILE: Final = {
 _SCOPE = ("path", "include_ignored", "ignore_case", "limit")
 SEARCH: Final = {
     "names": _route(
-        search.names,
         lambda a: search.SearchNames(
             a["glob"],
             a.get("path"),
@@ -190,7 +183,6 @@ SEARCH: Final = {
         requires=("glob",),
     ),
     "contents": _route(
-        search.contents,
         lambda a: search.SearchContents(
             a["pattern"],
             a.get("regex", False),
@@ -213,24 +205,20 @@ SEARCH: Final = {
     ),
 }
 MODE: Final = {
-    "status": _route(mode_switch.status, lambda _: mode_switch.ModeStatus()),
-    "init": _route(mode_switch.init, lambda a: mode_switch.ModeInit(Mode(a["mode"])), requires=("mode",)),
-    "cd": _route(navigation.cd, lambda a: navigation.Cd(a.get("root_category")), "root_category"),
+    "status": _route(lambda _: mode_switch.ModeStatus()),
+    "init": _route(lambda a: mode_switch.ModeInit(Mode(a["mode"])), requires=("mode",)),
+    "cd": _route(lambda a: navigation.Cd(a.get("root_category")), "root_category"),
 }
 PLAYSET: Final = {
-    "list": _route(playset_choice.list_playsets, lambda _: playset_choice.ListPlaysets()),
-    "show": _route(playset_choice.show, lambda a: playset_choice.ShowPlayset(a.get("name")), "name"),
-    "switch": _route(
-        playset_choice.switch, lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)
-    ),
+    "list": _route(lambda _: playset_choice.ListPlaysets()),
+    "show": _route(lambda a: playset_choice.ShowPlayset(a.get("name")), "name"),
+    "switch": _route(lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)),
     "which": _route(
-        playset_choice.which,
         lambda a: playset_choice.Which(a["path"]),
         requires=("path",),
         relative=("path",),
     ),
     "overrides": _route(
-        playset_choice.overrides,
         lambda a: playset_choice.Overrides(
             a.get("name"), a.get("path"), a.get("cursor"), a.get("limit", overrides_view.PAGE)
         ),
@@ -243,7 +231,6 @@ PLAYSET: Final = {
 }
 CONTRACT: Final = {
     "open": _route(
-        contract_work.open_contract,
         _open,
         "root_category",
         "intent",
@@ -253,40 +240,33 @@ CONTRACT: Final = {
         "ttl_minutes",
     ),
     "close": _route(
-        contract_work.close,
         lambda a: contract_work.Close(a.get("contract_id"), a.get("cursor")),
         "contract_id",
         "cursor",
     ),
-    "cancel": _route(
-        contract_work.cancel, lambda a: contract_work.Cancel(a.get("contract_id")), "contract_id"
-    ),
+    "cancel": _route(lambda a: contract_work.Cancel(a.get("contract_id")), "contract_id"),
     "renew": _route(
-        contract_work.renew,
-        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", 120)),
+        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", DEFAULT_TTL_MINUTES)),
         "contract_id",
         "ttl_minutes",
     ),
-    "status": _route(contract_work.status, lambda _: contract_work.Status()),
-    "list": _route(contract_work.list_contracts, lambda _: contract_work.ListContracts()),
+    "status": _route(lambda _: contract_work.Status()),
+    "list": _route(lambda _: contract_work.ListContracts()),
     "revert": _route(
-        contract_work.revert,
         lambda a: contract_work.Revert(a.get("contract_id"), a.get("dry_run", False)),
         "contract_id",
         "dry_run",
     ),
     "stash_carry_over": _route(
-        contract_work.stash_carry_over,
         lambda a: contract_work.StashCarryOver(a.get("root_category", "ROOT_REPO"), a.get("contract_id")),
         "root_category",
         "contract_id",
     ),
 }
 GIT: Final = {
-    "status": _route(repository.status, lambda a: repository.GitStatus(a.get("path", "ROOT_REPO")), "path"),
-    "diff": _route(repository.diff, lambda a: repository.GitDiff(a.get("path")), "path"),
+    "status": _route(lambda a: repository.GitStatus(a.get("path", "ROOT_REPO")), "path"),
+    "diff": _route(lambda a: repository.GitDiff(a.get("path")), "path"),
     "log": _route(
-        repository.log,
         lambda a: repository.GitLog(a.get("path", "ROOT_REPO"), a.get("limit", 20)),
         "path",
         "limit",
@@ -294,7 +274,6 @@ GIT: Final = {
 }
 TOKEN: Final = {
     "nst": _route(
-        token_work.declare_nst,
         lambda a: token_work.DeclareNst(
             tuple((s["name"], s.get("path")) for s in a["symbols"]), a["reason"], a.get("contract_id")
         ),
@@ -302,21 +281,17 @@ TOKEN: Final = {
         requires=("symbols", "reason"),
     ),
     "lxe": _route(
-        token_work.propose_lxe,
         lambda a: token_work.ProposeLxe(
             tuple(a["rules"]), tuple(a["paths"]), a["max_violations"], a["reason"], a.get("contract_id")
         ),
         "contract_id",
         requires=("rules", "paths", "max_violations", "reason"),
     ),
-    "list": _route(
-        token_work.list_tokens, lambda a: token_work.ListTokens(a.get("contract_id")), "contract_id"
-    ),
+    "list": _route(lambda a: token_work.ListTokens(a.get("contract_id")), "contract_id"),
 }
 COMMIT: Final = {
-    "add": _route(repository.add, lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
+    "add": _route(lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
     "commit": _route(
-        repository.commit,
         lambda a: repository.GitCommit(a.get("message", ""), a.get("path", "ROOT_REPO")),
         "message",
         "path",

@@ -32,9 +32,9 @@ from domain.policy.approvals import Authority
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.use_cases.core import Core, Defaults
-from domain.world.adapter import HIDDEN, WorldView
 from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
+from domain.world.view import HIDDEN, WorldView
 from ports.approvals import ApprovalStore
 from ports.audit import AuditLog
 from ports.clock import Clock

@@ -5,18 +5,12 @@ reaches its first answer quickly.
 """
 
 import argparse
-import contextlib
-import json
-import logging
 import os
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, Protocol
 
 from app.config import ConfigError, Settings, config_path, load
-from domain.replies.registry import REGISTRY
 from domain.vocabulary import Mode, RootCategory
 from ports.errors import PortError
 
@@ -113,12 +107,6 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return settings
 
 
-class _Closes(Protocol):
-    """What the server keeps to close before it exits (the log sink: its queue is drained on close)."""
-
-    def close(self) -> None: ...
-
-
 def _serve(args: argparse.Namespace) -> int:
     try:
         settings = settings_from(args)
@@ -131,122 +119,9 @@ def _serve(args: argparse.Namespace) -> int:
             "ck3raven: HOME is not set: set it, or give --config and state_dir as full paths", file=sys.stderr
         )
         return 2
-    # FastMCP reads these at import: no banner, no network update check, plain stderr records.
-    os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
-    os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
-    os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
-    from adapters.server_lock import AlreadyServing, ServerLock
-    from app.bootstrap import state_folder
+    from app.serving import serve
 
-    state = state_folder(settings)
-    lock = ServerLock(state)
-    port = args.port or settings.http.port
-    try:
-        lock.acquire(f"http {settings.http.host}:{port}" if args.transport == "http" else "stdio")
-    except AlreadyServing as exc:
-        print(
-            f"ck3raven: {exc} ({state}); stop it first, or give this one its own state_dir", file=sys.stderr
-        )
-        return 2
-    except OSError as exc:
-        print(f"ck3raven: the state directory {state} cannot be locked ({exc.strerror})", file=sys.stderr)
-        return 2
-    # SIGTERM ends the server as Ctrl-C does: through the finally blocks (socket, token, lock cleaned up)
-    signal.signal(signal.SIGTERM, _terminate)
-    sinks: list[_Closes] = []
-    try:
-        status = _serve_locked(args, settings, state, sinks)
-    finally:
-        lock.release()
-    if sinks:  # logging was set up: the log says how the server ended
-        import structlog
-
-        structlog.get_logger().info("server.stopped", status=status)
-    if args.transport == "stdio":
-        _exit_at_once(status, sinks)
-    return status
-
-
-def _exit_at_once(status: int, sinks: list[_Closes]) -> NoReturn:
-    """End a stdio server as soon as its own cleanup is done: the interpreter's teardown of a few thousand
-    modules takes seconds on a busy machine, and stdio clients kill a server that has not exited two
-    seconds after they closed its input. Every write is already durable; the log's queue is drained and
-    its file closed, and the streams are flushed."""
-    logging.shutdown()
-    for sink in sinks:
-        sink.close()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    os._exit(status)
-
-
-def _terminate(_signum: int, _frame: object) -> None:
-    raise SystemExit(0)
-
-
-def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sinks: list[_Closes]) -> int:
-    import structlog
-
-    from adapters.log_setup import configure_logging
-    from app.bootstrap import (
-        approval_channel,
-        build,
-        build_core,
-        http_app,
-        http_token,
-        sweep_in_background,
-    )
-
-    log_file = state / "logs" / "ck3raven.log"
-    try:
-        sinks.append(configure_logging(log_file))
-    except OSError as exc:
-        print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
-        return 2
-    try:
-        core = build_core(settings, same_config=_own_config(args))
-        token = http_token(settings) if args.transport == "http" else None
-    except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
-        print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
-        return 2
-    if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
-        sweep_in_background(core)
-    made_token = token is not None and settings.http.token is None
-    server = build(settings, core=core, token=token)
-    channel = approval_channel(settings, core)
-    try:
-        channel.start()
-        started = True
-    except OSError:
-        # No channel, no approvals: requests that need a human stay refused (fail closed).
-        structlog.get_logger().exception("approvals.channel_unavailable")
-        started = False
-    try:
-        if args.transport == "http":
-            import uvicorn
-
-            host, port = settings.http.host, args.port or settings.http.port
-            print(
-                f"ck3raven: MCP over HTTP at http://{host}:{port}/mcp; clients send the header "
-                f"`Authorization: Bearer {token}` (kept in {state / 'http_token'})",
-                file=sys.stderr,
-            )
-            uvicorn.run(
-                http_app(settings, server), host=host, port=port, log_level="warning", log_config=None
-            )
-        else:
-            import anyio
-
-            from adapters.stdio_drain import serve_stdio
-
-            anyio.run(serve_stdio, server)
-    finally:
-        if started:
-            channel.close()
-        if made_token:  # a token made for this run ends with it
-            (state / "http_token").unlink(missing_ok=True)
-    return 0
+    return serve(args, settings, same_config=_own_config(args))
 
 
 def _own_config(args: argparse.Namespace) -> bool:
@@ -387,88 +262,17 @@ def _executable() -> Path:
 
 
 def _codes(args: argparse.Namespace) -> int:
+    from app.law_tables import render_codes
+
     print(render_codes(args.format))
     return 0
 
 
-_TAILS = {"exact": "", "playset-local-mod": "/<local mod of the playset>/...", "below": "/..."}
-
-
 def _policy(_: argparse.Namespace) -> int:
+    from app.law_tables import render_policy
+
     print(render_policy())
     return 0
-
-
-def render_policy() -> str:
-    """The capability matrix as a table; anything not listed may not be mutated."""
-    from domain.policy.capabilities import MATRIX
-
-    header = f"{'mode':<13} {'target':<52} {'WRITE':<24} {'DELETE':<9} rule"
-    lines = [header, "-" * len(header)]
-    for row in MATRIX:
-        tail = _TAILS[row.scope.value] if row.prefix else _TAILS[row.scope.value].lstrip("/")
-        target = f"{row.root.value}:/{'/'.join(row.prefix)}{tail}"
-        write = row.write.value if row.write else "-"
-        delete = row.delete.value if row.delete else "-"
-        lines.append(f"{row.mode.value:<13} {target:<52} {write:<24} {delete:<9} {row.rule}")
-    lines.append(
-        "Not listed (ROOT_GAME, ROOT_STEAM, state/, roots themselves, ...): never. Reads follow visibility."
-    )
-    return "\n".join(lines)
-
-
-def render_codes(fmt: str) -> str:
-    """The registry as a table, JSON list or Markdown document."""
-    rows = [
-        {
-            "code": s.code,
-            "layer": s.layer.value,
-            "area": s.area.value,
-            "type": s.reply_type.value,
-            "template": s.template,
-            "data": s.data_schema(),
-        }
-        for s in sorted(REGISTRY.values(), key=lambda spec: spec.code)
-    ]
-    if fmt == "json":
-        return json.dumps(rows, indent=2)
-    if fmt == "markdown":
-        lines = [
-            "# Reply codes",
-            "",
-            "Generated from the registry by `ck3raven codes --format markdown`; do not edit by hand.",
-            "Agents branch on `reply_type` and `code`; the message is a convenience.",
-            "",
-            "`data` names each field and what it holds; `?` marks a field a reply may leave out.",
-            "Every reply's data is held to this when it is built; a tool's output schema names its codes.",
-            "",
-            "| code | layer | area | type | message template | data |",
-            "|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| `{r['code']}` | {r['layer']} | {r['area']} | {r['type']} | {r['template']} | "
-            f"{_data_brief(REGISTRY[str(r['code'])].data_schema())} |"
-            for r in rows
-        ]
-        return "\n".join(lines)
-    return "\n".join(f"{r['code']:<16} {r['template']}" for r in rows)
-
-
-def _data_brief(schema: dict[str, Any]) -> str:
-    """A data schema in a few words: `address: string, index?: integer`."""
-    required = set(schema["required"])
-    return ", ".join(
-        f"{name}{'' if name in required else '?'}: {_kind(shape)}"
-        for name, shape in schema["properties"].items()
-    )
-
-
-def _kind(shape: dict[str, Any]) -> str:
-    if "anyOf" in shape:
-        return " or ".join(_kind(option) for option in shape["anyOf"])
-    if shape.get("type") == "array":
-        return f"list of {_kind(shape['items'])}"
-    return str(shape["type"])
 
 
 def _doctor(args: argparse.Namespace) -> int:

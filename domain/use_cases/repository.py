@@ -23,7 +23,7 @@ from domain.policy.enforcement import ActiveContract, enforce
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.file_access import READ_LIMIT
+from domain.use_cases.file_contents import READ_LIMIT
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation
 from domain.world.visibility import VisibilityRef

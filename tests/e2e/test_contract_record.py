@@ -5,7 +5,6 @@ from datetime import datetime, timedelta
 
 import attrs
 
-from adapters.tool_routes import ROUTES
 from app.bootstrap import build_core
 from app.config import Settings
 from domain.contracts.lifecycle import OpenRequest
@@ -15,6 +14,7 @@ from domain.use_cases.contract_work import Close, Open, Renew
 from domain.use_cases.core import Core
 from domain.use_cases.file_access import Write
 from domain.use_cases.mode_switch import ModeInit
+from domain.use_cases.request import Request
 from domain.vocabulary import Mode, RootCategory
 from ports.contracts import ContractRecord, TargetRecord
 from tests.fakes import FakeClock
@@ -35,8 +35,8 @@ def test_the_lifecycle_fields_follow_a_contract_through_expiry_renewal_and_close
     session = core.start_session("one")
     opened = stored(core, _open(core, session, "ROOT_REPO:/src/a.py", ttl_minutes=5))
     clock.advance(minutes=6)
-    renewed = stored(core, answer(core, session, "renew", Renew(opened.contract_id)))
-    closed = stored(core, answer(core, session, "close", Close()))
+    renewed = stored(core, answer(core, session, Renew(opened.contract_id)))
+    closed = stored(core, answer(core, session, Close()))
 
     created = datetime.fromisoformat(opened.created_at)
     assert (opened.status, opened.closed_at, opened.renewed_from, opened.approvals) == (
@@ -68,11 +68,11 @@ def test_a_contract_is_opened_in_the_sessions_mode_and_governs_no_other(git_sett
     core = build_core(git_settings)
     session = core.start_session("one")
     opened = stored(core, _open(core, session, PLAYSET, root="ROOT_CK3RAVEN_DATA"))
-    before = answer(core, session, "write", Write(PLAYSET, "{}\n"))
-    asked = answer(core, session, "init", ModeInit(Mode.CK3LENS))
+    before = answer(core, session, Write(PLAYSET, "{}\n"))
+    asked = answer(core, session, ModeInit(Mode.CK3LENS))
     core.decide_approval(str(asked.data["approval_id"]), approve=True)
-    switched = answer(core, session, "init", ModeInit(Mode.CK3LENS))
-    after = answer(core, session, "write", Write(PLAYSET, "{}\n"))
+    switched = answer(core, session, ModeInit(Mode.CK3LENS))
+    after = answer(core, session, Write(PLAYSET, "{}\n"))
 
     assert opened.mode == Mode.CK3RAVEN_DEV.value
     assert before.reply_type.value == "S"
@@ -80,11 +80,8 @@ def test_a_contract_is_opened_in_the_sessions_mode_and_governs_no_other(git_sett
     assert (after.reply_type.value, after.data["required"]) == ("D", "contract")
 
 
-TOOLS = {"renew": "ck3_contract", "close": "ck3_contract", "write": "ck3_file", "init": "ck3_mode"}
-
-
-def answer(core: Core, session: Session, command: str, request: object) -> Reply:
-    return core.answer(session, ROUTES[TOOLS[command]][command].handler, request)
+def answer(core: Core, session: Session, request: Request) -> Reply:
+    return core.answer(session, request)
 
 
 def stored(core: Core, reply: Reply) -> ContractRecord:
@@ -102,4 +99,4 @@ def _open(
     request = OpenRequest(
         root, "intent", ("WRITE",), (TargetRecord(address, kind),), "the work", "agent", ttl_minutes
     )
-    return core.answer(session, ROUTES["ck3_contract"]["open"].handler, Open(request))
+    return core.answer(session, Open(request))

@@ -9,7 +9,8 @@ from domain.services import Services
 from domain.session import Session
 from domain.use_cases import file_access, search
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
 from tests.fakes import FakeClock
 from tests.worlds import MODS
 
