@@ -149,7 +149,7 @@ def assess(
         text = _text(now)
         if kind is not None and text is not None:
             found_symbols.append(
-                symbols.added(str(change["address"]), kind, _text(before), text, known=known)
+                symbols.added(str(change["address"]), kind, _text(before), text, known=known, parts=parts)
             )
         address = str(change["address"])
         findings += ck3_checks.checks(address, parts, now)

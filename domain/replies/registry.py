@@ -295,6 +295,27 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
 )
 
+_PARSE_FINDING = {"first_line", "problem"}
+_PARSE: tuple[CodeSpec, ...] = tuple(
+    # --- WA-PARSE: what the CK3 parser finds in a file, as the content index and close report it --------
+    CodeSpec(code, f"{meaning} (line {{first_line}}: {{problem}}).", _PARSE_FINDING)
+    for code, meaning in (
+        ("WA-PARSE-I-002", "A closing brace closes nothing; it is skipped"),
+        ("WA-PARSE-I-003", "An opening brace is never closed; its block runs to the end of the file"),
+        ("WA-PARSE-I-004", "A quoted string is not closed; it runs to the end of its line"),
+        ("WA-PARSE-I-005", "A key and its operator have no value, or an operator has no key"),
+        ("WA-PARSE-I-006", "The file passes a bound of the parser (size, tokens or nesting)"),
+        ("WA-PARSE-I-007", "The file is not UTF-8 text (binary, UTF-16 or bytes that are not UTF-8)"),
+        ("WA-PARSE-I-008", "A localisation file lacks its l_<language>: header"),
+        ("WA-PARSE-I-009", 'A localisation line is not a key:0 "value" entry'),
+        ("WA-PARSE-I-010", "A key is defined twice in one file; the later definition is read"),
+        (
+            "WA-PARSE-I-011",
+            "A key starts a line at column 0 inside a block: a closing brace may be missing above",
+        ),
+    )
+)
+
 _MUTATION = {"address", "operation", "rule"}
 _GOVERNANCE: tuple[CodeSpec, ...] = (
     # --- EN: the one place that denies ------------------------------------------------------------------
@@ -495,5 +516,5 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
 )
 
-REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _GOVERNANCE + _PACING + _CONTRACTS)
+REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _PARSE + _GOVERNANCE + _PACING + _CONTRACTS)
 """Every registered code, keyed by its text."""

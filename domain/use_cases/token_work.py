@@ -235,7 +235,8 @@ def _every_symbol(session: Session, ref: VisibilityRef) -> list[tuple[str, str |
     if kind is None or text is None:
         return _invalid("symbols", f"{ref.address} is no file whose symbols ck3raven reads")
     try:
-        return [(found, ref.address) for found in sorted(symbols.ANALYSERS[kind](text))]
+        parts = session.world.location_of(ref).parts
+        return [(found, ref.address) for found in sorted(symbols.symbols_of(kind, text, parts))]
     except symbols.Unparsable:
         return _invalid("symbols", f"{ref.address} does not parse, so its symbols cannot be named")
 

@@ -1,0 +1,209 @@
+"""The one parser of CK3 script (Paradox's Jomini format): `key = { … }`, `key = value`, the comparison
+operators, `@variables` and `@[ … ]` inline maths, tagged blocks (`hsv { … }`, `rgb { … }`), quoted
+strings, comments, `namespace`, event ids, a byte-order mark or none, CRLF or LF.
+
+It reads without recursion and never raises: a broken file yields what parsed plus findings with lines
+(domain.ck3.parse_findings). Bounds: MAX_CHARS of text, MAX_TOKENS tokens and MAX_DEPTH levels of nesting
+(past MAX_DEPTH the braces are still counted, so 50,000 `{` is two findings and no error).
+
+The result keeps the statements down to `keep` levels (one: the top level) and, when asked, every word
+of the file with its first line (what the content index counts as mentions).
+"""
+
+import re
+from typing import Final
+
+from attrs import frozen
+
+from domain.ck3 import parse_findings as pf
+
+MAX_CHARS: Final = 32 * 1024 * 1024
+MAX_TOKENS: Final = 4_000_000
+MAX_DEPTH: Final = 256
+TOKEN: Final = re.compile(
+    r"(?P<ws>[\s\ufeff]+)|(?P<comment>#[^\n]*)"
+    r'|(?P<string>"(?:[^"\\\n]|\\.)*")|(?P<open_string>"[^\n]*)'
+    r"|(?P<maths>@\[[^\]\n]*\]?)|(?P<op><=|>=|!=|==|\?=|[=<>])"
+    r"|(?P<open>\{)|(?P<close>\})|(?P<word>[^\s={}<>!?\"#]+|[!?])"
+)
+"""The script's tokens; a parse runs it with `finditer` (the content index's benchmark floor does too)."""
+_SKIPPED: Final = frozenset({"ws", "comment"})
+_SHALLOW: Final = frozenset({"word", "string", "op", "maths"})
+_MENTION: Final = re.compile(r"[A-Za-z_][\w.:\-]*")
+
+
+@frozen
+class Statement:
+    """One statement: `key op value` (value a word or string), `key op {` (value None, a block), a tagged
+    block `key op tag { … }` (value the tag), or a bare value inside a list (op and value empty). The line
+    is the key's, `depth` its nesting (0: top level), `parent` the index of its block's statement or -1."""
+
+    key: str
+    op: str
+    value: str | None
+    line: int
+    depth: int
+    parent: int = -1
+    tagged: bool = False
+
+    @property
+    def is_block(self) -> bool:
+        """Whether the statement opens a block (tagged or not)."""
+        return self.value is None or self.tagged
+
+
+@frozen
+class Script:
+    """A parsed script file: its statements (down to the depth asked), its words with their first line
+    (when asked), and the findings."""
+
+    statements: tuple[Statement, ...]
+    words: dict[str, int]
+    findings: tuple[pf.ParseFinding, ...]
+
+    def top(self) -> list[Statement]:
+        """The top-level statements, in file order."""
+        return [statement for statement in self.statements if statement.depth == 0]
+
+
+class _Reader:
+    """The parser's state: the key and operator met but not yet complete, the open blocks."""
+
+    def __init__(self, keep: int, *, words: bool) -> None:
+        self.keep = keep
+        self.collect = words
+        self.statements: list[Statement] = []
+        self.words: dict[str, int] = {}
+        self.findings = pf.Findings()
+        self.opened: list[tuple[int, int]] = []  # (line of `{`, index of its statement or -1)
+        self.key: tuple[str, int] | None = None
+        self.op: str | None = None
+        self.value: str | None = None
+        self.deep_reported = False
+
+    @property
+    def depth(self) -> int:
+        return len(self.opened)
+
+    def parent(self) -> int:
+        return self.opened[-1][1] if self.opened else -1
+
+    def record(self, key: str, op: str, value: str | None, line: int, *, tagged: bool = False) -> int:
+        if self.depth >= self.keep:
+            return -1
+        self.statements.append(Statement(key, op, value, line, self.depth, self.parent(), tagged))
+        return len(self.statements) - 1
+
+    def word(self, text: str, line: int) -> None:
+        if self.collect and text not in self.words and _MENTION.fullmatch(text):
+            self.words[text] = line
+
+    def flush(self) -> None:
+        """Complete what is pending before a token that cannot continue it."""
+        if self.key is not None and self.op is not None and self.value is not None:
+            self.record(self.key[0], self.op, self.value, self.key[1])
+        elif self.key is not None and self.op is not None:
+            self.findings.add(pf.NO_VALUE, self.key[1], f"{self.key[0][:60]} {self.op} has no value")
+        elif self.key is not None:
+            self.record(self.key[0], "", "", self.key[1])
+        self.key = self.op = self.value = None
+
+    def open(self, line: int) -> None:
+        index = -1
+        if self.key is not None and self.op is not None and self.value is not None:
+            index = self.record(self.key[0], self.op, self.value, self.key[1], tagged=True)
+        elif self.key is not None:
+            index = self.record(self.key[0], self.op or "", None, self.key[1])
+        self.key = self.op = self.value = None
+        if self.depth == MAX_DEPTH and not self.deep_reported:
+            self.deep_reported = True
+            self.findings.add(
+                pf.LIMIT, line, f"nesting deeper than {MAX_DEPTH} levels; its content is not kept"
+            )
+        self.opened.append((line, index))
+
+    def close(self, line: int) -> None:
+        self.flush()
+        if self.opened:
+            self.opened.pop()
+        else:
+            self.findings.add(pf.NOT_CLOSED_BY_ANYTHING, line, "`}` closes nothing")
+
+    def token(self, kind: str, text: str, line: int, *, column_zero: bool) -> None:
+        if kind == "open":
+            self.open(line)
+        elif kind == "close":
+            self.close(line)
+        elif kind == "op":
+            if self.key is not None and self.op is None:
+                self.op = text
+            else:
+                self.flush()
+                self.findings.add(pf.NO_VALUE, line, f"operator {text} has no key")
+        else:
+            if kind == "string":
+                text = text[1:-1]
+            if self.key is not None and self.op is not None and self.value is None:
+                self.value = text
+            else:
+                self.flush()
+                if column_zero and self.opened and kind == "word":
+                    self.findings.add(pf.BRACE_SUSPECT, line, f"{text[:60]} starts a line inside a block")
+                self.key = (text, line)
+            self.word(text, line)
+
+    def end(self) -> Script:
+        self.flush()
+        if self.opened:
+            first = self.opened[0][0]
+            self.findings.add(pf.NEVER_CLOSED, first, f"{len(self.opened)} block(s) never closed")
+        return Script(tuple(self.statements), self.words, self.findings.done())
+
+
+def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:  # noqa: C901 - one loop, inline for speed
+    """Parse script `text` (a leading byte-order mark is skipped). Never raises."""
+    reader = _Reader(keep, words=words)
+    if len(text) > MAX_CHARS:
+        reader.findings.add(
+            pf.LIMIT, 1, f"the file has more than {MAX_CHARS} characters; the rest is not read"
+        )
+        text = text[:MAX_CHARS]
+    line = 1
+    counted = 0  # lines are counted lazily, up to the token that needs one
+    count = 0
+    opened = reader.opened
+    seen = reader.words
+    for match in TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind in _SKIPPED:
+            continue
+        start = match.start()
+        count += 1
+        if count > MAX_TOKENS:
+            line += text.count("\n", counted, start)
+            reader.findings.add(pf.LIMIT, line, f"more than {MAX_TOKENS} tokens; the rest is not read")
+            break
+        value = match.group()
+        if len(opened) >= keep and kind in _SHALLOW:
+            # inside a block below the kept depth only words and braces matter: a fast path
+            if kind == "op":
+                continue
+            if kind == "string":
+                value = value[1:-1]
+            if words and value not in seen and _MENTION.fullmatch(value):
+                line += text.count("\n", counted, start)
+                counted = start
+                seen[value] = line
+            if kind == "word" and start and text[start - 1] == "\n":
+                line += text.count("\n", counted, start)
+                counted = start
+                reader.findings.add(pf.BRACE_SUSPECT, line, f"{value[:60]} starts a line inside a block")
+            continue
+        line += text.count("\n", counted, start)
+        counted = start
+        if kind == "open_string":
+            reader.findings.add(pf.OPEN_STRING, line, "a quoted string is not closed on its line")
+            value = value + '"'
+            kind = "string"
+        reader.token(kind or "word", value, line, column_zero=start == 0 or text[start - 1] == "\n")
+    return reader.end()
