@@ -47,6 +47,7 @@ TOOL_CODES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "WA-READ-S-010",
             "WA-READ-S-011",
         ),
+        "ck3_index": ("MCP-DB-", "WA-READ-S-012", "WA-READ-S-013", "WA-READ-S-014", "WA-READ-S-015"),
         "ck3_file": _MUTATION,
         "ck3_commit": _MUTATION,
         "ck3_contract": ("CT-GATE-", *_MUTATION),

@@ -10,11 +10,13 @@ from typing import Any, Final
 
 from attrs import frozen
 
+from domain.ck3 import key_queries
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
 from domain.edits import Replacement
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases import (
+    content_queries,
     contract_work,
     file_access,
     mode_switch,
@@ -229,6 +231,39 @@ PLAYSET: Final = {
         "limit",
     ),
 }
+INDEX: Final = {
+    "status": _route(content_queries.status, lambda _: content_queries.Status()),
+    "define": _route(
+        content_queries.define,
+        lambda a: content_queries.Define(a["key"], a.get("kind")),
+        "kind",
+        requires=("key",),
+    ),
+    "conflicts": _route(
+        content_queries.conflicts,
+        lambda a: content_queries.Conflicts(a.get("kind"), a.get("cursor"), a.get("limit", key_queries.PAGE)),
+        "kind",
+        "cursor",
+        "limit",
+    ),
+    "mentions": _route(
+        content_queries.mentions,
+        lambda a: content_queries.Mentions(a["key"], a.get("cursor"), a.get("limit", key_queries.PAGE)),
+        "cursor",
+        "limit",
+        requires=("key",),
+    ),
+    "missing": _route(
+        content_queries.missing,
+        lambda a: content_queries.Missing(
+            a["language"], a.get("reference", "english"), a.get("cursor"), a.get("limit", key_queries.PAGE)
+        ),
+        "reference",
+        "cursor",
+        "limit",
+        requires=("language",),
+    ),
+}
 CONTRACT: Final = {
     "open": _route(
         contract_work.open_contract,
@@ -317,6 +352,7 @@ ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {
     "ck3_git": GIT,
     "ck3_mode": MODE,
     "ck3_playset": PLAYSET,
+    "ck3_index": INDEX,
     "ck3_file": FILE,
     "ck3_commit": COMMIT,
     "ck3_contract": CONTRACT,

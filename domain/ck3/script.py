@@ -146,11 +146,17 @@ class _Reader:
             if self.key is not None and self.op is not None and self.value is None:
                 self.value = text
             else:
-                self.flush()
-                if column_zero and self.opened and kind == "word":
-                    self.findings.add(pf.BRACE_SUSPECT, line, f"{text[:60]} starts a line inside a block")
-                self.key = (text, line)
+                self.start(kind, text, line, column_zero=column_zero)
+                if not self.opened:
+                    return  # a top-level key is what the file defines, not a mention
             self.word(text, line)
+
+    def start(self, kind: str, text: str, line: int, *, column_zero: bool) -> None:
+        """A word that begins a statement: what was pending is complete."""
+        self.flush()
+        if column_zero and self.opened and kind == "word":
+            self.findings.add(pf.BRACE_SUSPECT, line, f"{text[:60]} starts a line inside a block")
+        self.key = (text, line)
 
     def end(self) -> Script:
         self.flush()

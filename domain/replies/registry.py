@@ -4,6 +4,8 @@
 pins it, so a change to a code is a visible API change.
 """
 
+from types import MappingProxyType
+
 from domain.replies.codes import CodeSpec, index
 from domain.replies.shapes import CONTRACT, COUNT, FLAG, RECORD, TEXT, TEXTS, items, maybe, record
 
@@ -245,8 +247,9 @@ _WORLD: tuple[CodeSpec, ...] = (
         "WA-CFG-S-002",
         "Playset {name} has {count:mod|mods}.",
         {"name", "active", "mods", "count"},
+        optional={"index"},
         opaque={"mods"},  # names and descriptors come from files the agent may write
-        shapes={"active": FLAG, "mods": items(RECORD)},
+        shapes={"active": FLAG, "mods": items(RECORD), "index": maybe(RECORD)},
     ),
     CodeSpec(
         "WA-READ-S-009",
@@ -292,6 +295,51 @@ _WORLD: tuple[CodeSpec, ...] = (
         "WA-PARSE-I-001",
         "The playset file {file} does not fit the playset format; see data.errors.",
         {"file", "errors"},
+    ),
+)
+
+_PAGED = {"count", "total", "truncated", "next_cursor", "hint", "pending"}
+_INDEX_SHAPES = {"key": TEXT, "pending": COUNT, "language": TEXT, "reference": TEXT, "kinds": items(RECORD)}
+_INDEX: tuple[CodeSpec, ...] = (
+    # --- the playset's content index (SPEC §15) ------------------------------------------------------
+    CodeSpec(
+        "MCP-DB-S-001",
+        "The content index of playset {name} is built: {count:file|files} seen, {parsed} parsed.",
+        {"name", "count", "parsed", "seconds", "at"},
+        shapes={"parsed": COUNT, "seconds": MappingProxyType({"type": "number"}), "at": TEXT},
+    ),
+    CodeSpec(
+        "MCP-DB-I-001",
+        "The content index of playset {name} is not built yet: the server builds it in the background; "
+        "a query meanwhile indexes what it needs and says how many files are not indexed yet.",
+        {"name"},
+    ),
+    CodeSpec(
+        "WA-READ-S-012",
+        "{key} has {count:definition|definitions} in the playset; data.kinds says which one the game "
+        "uses for each kind, by which rule.",
+        {"key", "kinds", "count", "pending", "rules"},
+        optional={"note"},
+        shapes={k: _INDEX_SHAPES[k] for k in ("key", "kinds", "pending")},
+    ),
+    CodeSpec(
+        "WA-READ-S-013",
+        "{total:key is|keys are} defined by more than one source of the playset; {count} in this page.",
+        {"conflicts", *_PAGED, "rules"},
+        shapes={"conflicts": items(RECORD), "pending": COUNT},
+    ),
+    CodeSpec(
+        "WA-READ-S-014",
+        "{total:file mentions|files mention} {key} in the playset's script and GUI; {count} in this page.",
+        {"key", "files", *_PAGED},
+        shapes={"key": TEXT, "files": items(RECORD), "pending": COUNT},
+    ),
+    CodeSpec(
+        "WA-READ-S-015",
+        "{total:key|keys} of {reference} localisation {total:has|have} no {language} entry; {count} in "
+        "this page.",
+        {"language", "reference", "keys", *_PAGED},
+        shapes={k: _INDEX_SHAPES[k] for k in ("language", "reference", "pending")} | {"keys": TEXTS},
     ),
 )
 
@@ -516,5 +564,5 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
 )
 
-REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _PARSE + _GOVERNANCE + _PACING + _CONTRACTS)
+REGISTRY: dict[str, CodeSpec] = index(_SPECS + _WORLD + _PARSE + _INDEX + _GOVERNANCE + _PACING + _CONTRACTS)
 """Every registered code, keyed by its text."""

@@ -1,0 +1,159 @@
+"""The playset's content index through the real server (SPEC §15): which definition of a key the game uses,
+read by file name across the game and every mod (a game file sorting after a mod's wins), a `replace/`
+localisation key, an edit made outside the server seen by the next query, mentions, conflicts, missing
+localisation, and the build shown in `ck3_playset show` (MCP-DB-S-001)."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from app.bootstrap import build, build_core
+from app.config import Settings
+from domain.use_cases.content_queries import build as build_index
+from domain.vocabulary import Mode, RootCategory
+from domain.world.adapter import WorldAdapter
+
+pytestmark = pytest.mark.anyio
+R = RootCategory
+BOM = "\ufeff"
+MOD_A, MOD_B = "Brave Rework", "Brave Patch"
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def index_world(base: Path) -> Settings:
+    """The game and two mods: all three define `brave`; the game's `zz_` file and Mod A's `00_` file
+    define `shy` (the game's sorts last and wins); Mod A overrides `trait_brave` through replace/, and Mod B
+    defines it in a file sorting after every other."""
+    game, steam, data = base / "game", base / "steam", base / "data"
+    write(game / "common/traits/00_traits.txt", f"{BOM}brave = {{\n\tindex = 1\n}}\ncraven = {{\n}}\n")
+    write(game / "common/traits/zz_late_traits.txt", f"{BOM}shy = {{\n\tindex = 9\n}}\n")
+    write(
+        game / "events/birth_events.txt",
+        "namespace = birth\nbirth.0001 = {\n\ttrigger = { has_trait = brave }\n}\n",
+    )
+    write(
+        game / "localization/english/traits_l_english.yml",
+        f'{BOM}l_english:\n trait_brave:0 "Brave"\n trait_shy:0 "Shy"\n',
+    )
+    write(game / "localization/french/traits_l_french.yml", f'{BOM}l_french:\n trait_brave:0 "Brave"\n')
+    write(steam / "1" / "descriptor.mod", f'name="{MOD_A}"\nsupported_version="1.*"\n')
+    write(
+        steam / "1" / "common/traits/00_rework_traits.txt",
+        f"{BOM}shy = {{\n\topposites = {{ brave }}\n}}\nbrave = {{\n\tindex = 2\n}}\n",
+    )
+    write(
+        steam / "1" / "localization/replace/english/rework_l_english.yml",
+        f'{BOM}l_english:\n trait_brave:0 "Bold"\n',
+    )
+    write(steam / "2" / "descriptor.mod", f'name="{MOD_B}"\nsupported_version="1.*"\n')
+    write(steam / "2" / "common/traits/50_patch_traits.txt", f"{BOM}brave = {{\n\tindex = 3\n}}\n")
+    write(
+        steam / "2" / "localization/english/zz_patch_l_english.yml", f'{BOM}l_english:\n trait_brave:0 "B"\n'
+    )
+    entries = [
+        {
+            "name": name,
+            "workshop_id": ident,
+            "folder": f"ROOT_STEAM:/{ident}",
+            "enabled": True,
+            "load_order": i,
+        }
+        for i, (name, ident) in enumerate([(MOD_A, "1"), (MOD_B, "2")])
+    ]
+    write(data / "playsets" / "brave.json", json.dumps({"name": "Brave", "mods": entries}))
+    roots = {R.ROOT_GAME: game, R.ROOT_STEAM: steam, R.ROOT_CK3RAVEN_DATA: data}
+    return Settings("t", roots, R.ROOT_GAME, Mode.CK3LENS, "Brave", state_dir=base / "state")
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Settings:
+    return index_world(tmp_path)
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    return dict((await client.call_tool(tool, args, raise_on_error=False)).structured_content)
+
+
+def kinds(reply: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f"{k['kind']}:{k.get('language', '')}": k for k in reply["data"]["kinds"]}
+
+
+async def test_the_game_uses_the_definition_read_last_by_file_name_across_game_and_mods(world: Settings):
+    async with Client(build(world)) as client:
+        brave = await call(client, "ck3_index", {"command": "define", "key": "brave", "kind": "traits"})
+        shy = await call(client, "ck3_index", {"command": "define", "key": "shy"})
+
+    assert brave["code"] == "WA-READ-S-012"
+    assert kinds(brave)["traits:"]["winner"] == {
+        "source": MOD_B,
+        "path": "common/traits/50_patch_traits.txt",
+        "line": 1,
+    }
+    assert [d["source"] for d in kinds(brave)["traits:"]["definitions"]] == [MOD_A, "vanilla", MOD_B]
+    assert kinds(shy)["traits:"]["winner"]["source"] == "vanilla"
+    assert kinds(shy)["traits:"]["rule"] == "by-key-last-read"
+    assert brave["data"]["pending"] == 0
+
+
+async def test_a_replace_folder_localisation_key_wins_and_an_unconfirmed_rule_is_said_so(world: Settings):
+    async with Client(build(world)) as client:
+        loc = await call(
+            client, "ck3_index", {"command": "define", "key": "trait_brave", "kind": "localisation"}
+        )
+
+    english = kinds(loc)["localisation:english"]
+    assert (english["winner"]["source"], english["rule"]) == (MOD_A, "localisation-replace")
+    assert kinds(loc)["localisation:french"]["winner"]["source"] == "vanilla"
+    assert "note" not in loc["data"]
+
+
+async def test_an_edit_made_outside_the_server_shows_in_the_next_query(world: Settings, tmp_path: Path):
+    async with Client(build(world)) as client:
+        before = await call(client, "ck3_index", {"command": "define", "key": "brave", "kind": "traits"})
+        (tmp_path / "steam/2/common/traits/50_patch_traits.txt").write_text(
+            "zealous = {\n}\n", encoding="utf-8"
+        )
+        after = await call(client, "ck3_index", {"command": "define", "key": "brave", "kind": "traits"})
+
+    assert kinds(before)["traits:"]["winner"]["source"] == MOD_B
+    assert kinds(after)["traits:"]["winner"]["source"] == "vanilla"
+    assert [d["source"] for d in kinds(after)["traits:"]["definitions"]] == [MOD_A, "vanilla"]
+
+
+async def test_conflicts_mentions_and_missing_localisation_are_answered_for_the_playset(world: Settings):
+    async with Client(build(world)) as client:
+        conflicts = await call(client, "ck3_index", {"command": "conflicts", "kind": "traits"})
+        mentions = await call(client, "ck3_index", {"command": "mentions", "key": "brave"})
+        missing = await call(client, "ck3_index", {"command": "missing", "language": "french"})
+
+    assert [(c["key"], c["winner"]["source"]) for c in conflicts["data"]["conflicts"]] == [
+        ("brave", MOD_B),
+        ("shy", "vanilla"),
+    ]
+    assert [(f["source"], f["path"], f["line"]) for f in mentions["data"]["files"]] == [
+        ("vanilla", "events/birth_events.txt", 3),
+        (MOD_A, "common/traits/00_rework_traits.txt", 2),
+    ]
+    assert missing["data"]["keys"] == ["trait_shy"]
+
+
+async def test_a_finished_build_is_shown_in_the_playset_and_by_status(world: Settings):
+    core = build_core(world)
+    done = build_index(core.services, WorldAdapter(core.services.files, core.defaults.view), "Brave")
+    async with Client(build(world, core=core)) as client:
+        status = await call(client, "ck3_index", {"command": "status"})
+        shown = await call(client, "ck3_playset", {"command": "show"})
+
+    assert done is not None
+    assert (status["code"], status["data"]["count"]) == ("MCP-DB-S-001", done.files)
+    assert shown["data"]["index"]["code"] == "MCP-DB-S-001"
+    assert (tmp := world.state_dir) is not None
+    assert (tmp / "content-index.db").exists()
+    assert not (tmp / "ck3raven.db").read_bytes().count(b"brave")
