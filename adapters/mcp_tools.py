@@ -68,6 +68,7 @@ class Symbol(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     name: str
     address: str | None = None
+    kind: Annotated[str | None, Field(description="removal: e.g. traits")] = None
 
 
 class DeclaredTarget(BaseModel):
@@ -315,7 +316,7 @@ def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
     @server.tool(output_schema=output_schema("ck3_token"), annotations=ADDS)
     async def ck3_token(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["nst", "lxe", "list"],
+        command: Literal["nst", "lxe", "removal", "list"],
         symbols: Annotated[list[Symbol] | None, Field(description="nst: the symbols intended as new")] = None,
         reason: Annotated[str | None, Field(description="nst, lxe: why")] = None,
         rules: Annotated[list[str] | None, Field(description="lxe: rule codes, e.g. F401, CK3-BOM")] = None,
@@ -330,7 +331,8 @@ def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
         without one and says which (its reply holds the ready ck3_token call). `lxe`: ask for an
         exception from lint `rules` in `paths`, up to `max_violations`, with a `reason`; a human approves
         it (your client may ask its user; otherwise the reply names an approval id); it is then written
-        under policy/tokens/ of the contract's root and lasts 8 hours. `list`: the contract's tokens."""
+        under policy/tokens/ of the contract's root and lasts 8 hours. `removal`: declare keys (`symbols`
+        with kind) the work removes though other files mention them. `list`: the contract's tokens."""
         args: dict[str, object] = {
             "symbols": [x.model_dump() for x in symbols] if symbols is not None else None
         }

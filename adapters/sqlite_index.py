@@ -156,6 +156,11 @@ class SqliteIndex:
             args.append(kind)
         return [_defined(row) for row in self._rows(sql, args)]
 
+    def defined_in(self, source: str, path: str) -> list[Defined]:
+        """Every definition in one file of one source."""
+        sql = f"{_DEFINED} WHERE f.source = ? AND f.path = ?"
+        return [_defined(row) for row in self._rows(sql, [source, path])]
+
     def definitions(self, sources: list[str], kind: str | None = None) -> Iterator[Defined]:
         """Every definition in files of `sources` (of `kind`), by kind and key."""
         marks = ",".join("?" * len(sources))

@@ -332,6 +332,16 @@ TOKEN: Final = {
         "contract_id",
         requires=("rules", "paths", "max_violations", "reason"),
     ),
+    "removal": _route(
+        token_work.declare_removal,
+        lambda a: token_work.DeclareRemoval(
+            tuple((s["name"], s.get("kind"), s.get("address")) for s in a["symbols"]),
+            a["reason"],
+            a.get("contract_id"),
+        ),
+        "contract_id",
+        requires=("symbols", "reason"),
+    ),
     "list": _route(
         token_work.list_tokens, lambda a: token_work.ListTokens(a.get("contract_id")), "contract_id"
     ),

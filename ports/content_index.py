@@ -83,6 +83,10 @@ class ContentIndex(Protocol):
         """Every definition of `key` (of `kind`, when given) in files of `sources`."""
         ...
 
+    def defined_in(self, source: str, path: str) -> list[Defined]:
+        """Every definition in the one file at `path` of `source`."""
+        ...
+
     def definitions(self, sources: list[str], kind: str | None = None) -> Iterator[Defined]:
         """Every definition in files of `sources` (of `kind`, when given), by kind and key."""
         ...

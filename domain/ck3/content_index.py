@@ -12,7 +12,7 @@ from typing import Final
 
 from attrs import frozen
 
-from domain.ck3 import definitions
+from domain.ck3 import definitions, descriptors, merged
 from domain.ck3 import parse_findings as pf
 from domain.ck3.merged import Source, below
 from domain.vocabulary import RootCategory
@@ -44,6 +44,11 @@ class Progress:
             self.removed + other.removed,
             self.pending + other.pending,
         )
+
+
+def sources_of(world: WorldAdapter) -> list[Source]:
+    """The playset's sources (vanilla, then its mods in load order) with their replace_paths."""
+    return merged.sources(world, lambda folder: descriptors.read(world, _HOME, f"{folder}/descriptor.mod"))
 
 
 def parse_bytes(path: tuple[str, ...], data: bytes) -> Parsed | None:

@@ -518,6 +518,21 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         optional={"next_cursor"},
     ),
     CodeSpec(
+        "CT-GATE-I-012",
+        "{count:removed key is|removed keys are} still mentioned by other files of the playset, and no "
+        "file the game reads defines {count:it|them} any more (data.removed: a page, with the mentions); "
+        "if intended, declare them: data.request is the ck3_token call for the page shown.",
+        {"contract_id", "removed", "count", "request"},
+        optional={"next_cursor"},
+        shapes={"removed": items(RECORD)},
+    ),
+    CodeSpec(
+        "CT-GATE-S-013",
+        "Contract {contract_id} declares {count:removal|removals} (data.removals).",
+        {"contract_id", "removals", "count"},
+        shapes={"removals": items(RECORD)},
+    ),
+    CodeSpec(
         "CT-GATE-I-010",
         "Lint findings in the changed files exceed what live LXEs excuse (data.over, data.findings).",
         {"contract_id", "over", "findings"},

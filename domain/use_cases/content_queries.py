@@ -9,14 +9,12 @@ from typing import ClassVar
 from attrs import frozen
 
 from domain.addresses import canonical
-from domain.ck3 import content_index, descriptors, key_queries, merge_rules, merged
+from domain.ck3 import content_index, key_queries, merge_rules, merged
 from domain.ck3 import definitions as defs
-from domain.ck3.merged import Source
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.request import Request
-from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
 from ports.content_index import Build, ContentIndex
@@ -55,13 +53,6 @@ class Missing(Request):
     reference: str = "english"
     cursor: str | None = None
     limit: int = key_queries.PAGE
-
-
-def sources_of(world: WorldAdapter) -> list[Source]:
-    """The playset's sources (vanilla, then its mods in load order) with their replace_paths."""
-    return merged.sources(
-        world, lambda folder: descriptors.read(world, RootCategory.ROOT_GAME, f"{folder}/descriptor.mod")
-    )
 
 
 def define(session: Session, services: Services, request: Define) -> Reply:
@@ -151,7 +142,7 @@ def _ready(
     index = services.index
     if index is None:
         return _unavailable()
-    found = sources_of(session.world)
+    found = content_index.sources_of(session.world)
     folders = sorted({folder for kind in kinds for folder in content_index.scope_of(kind)})
     try:
         done = content_index.refresh(session.world, index, found, tuple(folders), budget=content_index.INLINE)
@@ -166,7 +157,9 @@ def _kinds_of(services: Services, session: Session, key: str) -> list[str | None
     if index is None:
         return [None]
     try:
-        known = {d.kind for d in index.defined([s.folder for s in sources_of(session.world)], key)}
+        known = {
+            d.kind for d in index.defined([s.folder for s in content_index.sources_of(session.world)], key)
+        }
     except PortError:
         return [None]
     return [*sorted(known)] or [None]
@@ -207,7 +200,7 @@ def build(services: Services, world: WorldAdapter, playset: str) -> Build | None
         with index.builder() as mine:
             if not mine:
                 return None
-            done = content_index.refresh(world, index, sources_of(world))
+            done = content_index.refresh(world, index, content_index.sources_of(world))
             finished = services.clock.now()
             seconds = round((finished - started).total_seconds(), 3)
             record = Build(playset, finished.isoformat(), done.seen, done.parsed, seconds)
@@ -263,6 +256,6 @@ def after_change(session: Session, services: Services, ref: VisibilityRef) -> No
     try:
         place = session.world.location_of(ref)
         address = canonical(place.root, place.parts)
-        content_index.after_write(session.world, index, sources_of(session.world), address)
+        content_index.after_write(session.world, index, content_index.sources_of(session.world), address)
     except Exception:  # noqa: BLE001 - see the docstring: no failure of the index reaches the write
         return

@@ -157,3 +157,68 @@ async def test_a_finished_build_is_shown_in_the_playset_and_by_status(world: Set
     assert (tmp := world.state_dir) is not None
     assert (tmp / "content-index.db").exists()
     assert not (tmp / "ck3raven.db").read_bytes().count(b"brave")
+
+
+def local_world(base: Path) -> Settings:
+    """The game (brave and craven in 00_traits.txt, zealous in zz_faith_traits.txt, an event mentioning
+    brave) and a local mod whose 00_traits.txt replaces the game's at the same path."""
+    game, docs, data = base / "game", base / "documents", base / "data"
+    write(game / "common/traits/00_traits.txt", f"{BOM}brave = {{\n}}\ncraven = {{\n}}\n")
+    write(game / "common/traits/zz_faith_traits.txt", f"{BOM}zealous = {{\n}}\n")
+    write(
+        game / "events/birth_events.txt",
+        f"{BOM}namespace = birth\nbirth.0001 = {{\n\ttrigger = {{ has_trait = brave }}\n}}\n",
+    )
+    write(docs / "mod/LocalFix/descriptor.mod", 'name="Local Fix"\nsupported_version="1.*"\n')
+    write(docs / "mod/LocalFix/common/traits/00_traits.txt", f"{BOM}brave = {{\n}}\ncraven = {{\n}}\n")
+    entry = {"name": "Local Fix", "folder": "ROOT_USER_DOCS:/mod/LocalFix", "enabled": True, "load_order": 1}
+    write(data / "playsets" / "local.json", json.dumps({"name": "Local", "mods": [entry]}))
+    roots = {R.ROOT_GAME: game, R.ROOT_USER_DOCS: docs, R.ROOT_CK3RAVEN_DATA: data}
+    return Settings("t", roots, R.ROOT_GAME, Mode.CK3LENS, "Local", state_dir=base / "state")
+
+
+TRAITS = "mod:Local Fix:/common/traits/00_traits.txt"
+OPEN = {
+    "command": "open",
+    "root_category": "ROOT_USER_DOCS",
+    "intent": "Rename brave",
+    "work_declaration": "The local mod's traits",
+    "operations": ["WRITE"],
+    "targets": [{"address": TRAITS, "edit_kind": "modify"}],
+}
+
+
+async def test_removing_a_mentioned_key_is_refused_naming_the_mentions_and_closes_once_declared(
+    tmp_path: Path,
+):
+    settings = local_world(tmp_path)
+    core = build_core(settings)
+    renamed = f"{BOM}bold = {{\n}}\ncraven = {{\n}}\nzealous = {{\n}}\n"
+    async with Client(build(settings, core=core)) as client:
+        opened = await call(client, "ck3_contract", OPEN)
+        await call(client, "ck3_file", {"command": "write", "path": TRAITS, "content": renamed})
+        needs_nst = await call(client, "ck3_contract", {"command": "close"})
+        await call(
+            client,
+            "ck3_token",
+            {"command": "nst", "symbols": [{"name": "bold", "address": TRAITS}], "reason": "the new name"},
+        )
+        refused = await call(client, "ck3_contract", {"command": "close"})
+        declared = await call(
+            client, "ck3_token", {**refused["data"]["request"], "reason": "renamed to bold"}
+        )
+        closed = await call(client, "ck3_contract", {"command": "close"})
+
+    assert [s["name"] for s in needs_nst["data"]["uncovered"]] == ["bold"]  # zealous overrides: no NST
+    assert refused["code"] == "CT-GATE-I-012"
+    assert [(r["key"], r["kind"]) for r in refused["data"]["removed"]] == [("brave", "traits")]
+    assert refused["data"]["removed"][0]["mentions"] == [
+        {"source": "vanilla", "path": "events/birth_events.txt", "line": 3}
+    ]
+    assert declared["code"] == "CT-GATE-S-013"
+    assert closed["code"] == "CT-GATE-S-002"
+    evidence = json.loads(core.services.evidence.document("close", opened["data"]["contract_id"]) or "{}")
+    keys = evidence["compliance"]["keys"]
+    assert [(r["key"], r["kind"]) for r in keys["overrides"]] == [("zealous", "traits")]
+    assert [r["key"] for r in keys["adds"]] == ["bold"]
+    assert [r["key"] for r in keys["removes"]] == ["brave"]

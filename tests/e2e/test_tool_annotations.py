@@ -24,7 +24,7 @@ WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
     "ck3_index": {"define": READS, "conflicts": READS, "mentions": READS, "missing": READS, "status": READS},
     "ck3_file": {"write": CHANGES, "edit": CHANGES, "delete": REMOVES},
     "ck3_commit": {"add": CHANGES, "commit": CHANGES},
-    "ck3_token": {"nst": SESSION, "lxe": ADDS, "list": READS},
+    "ck3_token": {"nst": SESSION, "lxe": ADDS, "removal": SESSION, "list": READS},
     "ck3_contract": {
         "open": SESSION,
         "close": SESSION,
