@@ -18,6 +18,7 @@ from typing import Final
 from attrs import frozen
 
 from domain.ck3 import localisation, script
+from domain.ck3 import parse_findings as pf
 from domain.ck3.parse_findings import ParseFinding
 
 TOPS: Final = frozenset({"common", "events", "gui", "localization"})
@@ -90,7 +91,20 @@ def read(path: tuple[str, ...], text: str) -> FileContent | None:
     for word, line in tree.words.items():
         if ":" in word:
             mentions.setdefault(word.rsplit(":", 1)[1], line)
-    return FileContent(kind, _definitions(kind, path, tree), mentions, tree.findings)
+    found = _definitions(kind, path, tree)
+    return FileContent(kind, found, mentions, tree.findings + _duplicates(found))
+
+
+def _duplicates(found: tuple[Definition, ...]) -> tuple[ParseFinding, ...]:
+    """A finding for each key defined again in the same file (the later one is read)."""
+    first: dict[tuple[str, str], int] = {}
+    again: list[ParseFinding] = []
+    for definition in found:
+        seen = first.setdefault((definition.kind, definition.key), definition.line)
+        if seen != definition.line and len(again) < pf.MAX_FINDINGS:
+            detail = f"{definition.key[:60]} is defined again (first on line {seen})"
+            again.append(ParseFinding(pf.DUPLICATE, definition.line, detail))
+    return tuple(again)
 
 
 def _definitions(kind: str, path: tuple[str, ...], tree: script.Script) -> tuple[Definition, ...]:
