@@ -8,13 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from attrs import evolve
 from fastmcp import Client
 
 from app.bootstrap import build, build_core
 from app.config import Settings
+from domain.ck3 import content_index
+from domain.ck3.merged import Source
 from domain.use_cases.content_queries import build as build_index
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter
+from domain.world.playsets import ModFolder
 
 pytestmark = pytest.mark.anyio
 R = RootCategory
@@ -40,7 +44,7 @@ def index_world(base: Path) -> Settings:
     )
     write(
         game / "localization/english/traits_l_english.yml",
-        f'{BOM}l_english:\n trait_brave:0 "Brave"\n trait_shy:0 "Shy"\n',
+        f'{BOM}l_english:\n trait_brave:0 "Brave"\n trait_shy:0 "Shy"\n trait_craven:0 "Craven"\n',
     )
     write(game / "localization/french/traits_l_french.yml", f'{BOM}l_french:\n trait_brave:0 "Brave"\n')
     write(steam / "1" / "descriptor.mod", f'name="{MOD_A}"\nsupported_version="1.*"\n')
@@ -55,8 +59,11 @@ def index_world(base: Path) -> Settings:
     write(steam / "2" / "descriptor.mod", f'name="{MOD_B}"\nsupported_version="1.*"\n')
     write(steam / "2" / "common/traits/50_patch_traits.txt", f"{BOM}brave = {{\n\tindex = 3\n}}\n")
     write(
-        steam / "2" / "localization/english/zz_patch_l_english.yml", f'{BOM}l_english:\n trait_brave:0 "B"\n'
+        steam / "2" / "localization/english/zz_patch_l_english.yml",
+        f'{BOM}l_english:\n trait_brave:0 "B"\n trait_craven:0 "C"\n',
     )
+    write(steam / "99" / "descriptor.mod", 'name="Not In The Playset"\n')
+    write(steam / "99" / "common/traits/zz_elsewhere.txt", f"{BOM}brave = {{\n}}\n")
     entries = [
         {
             "name": name,
@@ -102,16 +109,40 @@ async def test_the_game_uses_the_definition_read_last_by_file_name_across_game_a
     assert brave["data"]["pending"] == 0
 
 
+async def test_a_mod_outside_the_playset_counts_for_nothing_though_the_index_holds_it(world: Settings):
+    core = build_core(world)
+    index = core.services.index
+    assert index is not None
+    other = [Source("Not In The Playset", "ROOT_STEAM:/99")]
+    elsewhere = evolve(
+        core.defaults.view, mods=(ModFolder("Not In The Playset", "99", R.ROOT_STEAM, ("99",)),)
+    )
+    held = content_index.refresh(WorldAdapter(core.services.files, elsewhere), index, other)
+    async with Client(build(world, core=core)) as client:
+        brave = await call(client, "ck3_index", {"command": "define", "key": "brave"})
+        conflicts = await call(client, "ck3_index", {"command": "conflicts"})
+
+    assert held.parsed == 1
+    assert brave["data"]["count"] == 3
+    assert "zz_elsewhere" not in json.dumps(brave) + json.dumps(conflicts)
+
+
 async def test_a_replace_folder_localisation_key_wins_and_an_unconfirmed_rule_is_said_so(world: Settings):
     async with Client(build(world)) as client:
         loc = await call(
             client, "ck3_index", {"command": "define", "key": "trait_brave", "kind": "localisation"}
         )
+        craven = await call(client, "ck3_index", {"command": "define", "key": "trait_craven"})
 
     english = kinds(loc)["localisation:english"]
     assert (english["winner"]["source"], english["rule"]) == (MOD_A, "localisation-replace")
     assert kinds(loc)["localisation:french"]["winner"]["source"] == "vanilla"
     assert "note" not in loc["data"]
+    assert kinds(craven)["localisation:english"]["winner"]["source"] == MOD_B
+    assert (kinds(craven)["localisation:english"]["confirmed"], craven["data"]["note"][:12]) == (
+        False,
+        "unconfirmed:",
+    )
 
 
 async def test_an_edit_made_outside_the_server_shows_in_the_next_query(world: Settings, tmp_path: Path):
@@ -141,7 +172,7 @@ async def test_conflicts_mentions_and_missing_localisation_are_answered_for_the_
         ("vanilla", "events/birth_events.txt", 3),
         (MOD_A, "common/traits/00_rework_traits.txt", 2),
     ]
-    assert missing["data"]["keys"] == ["trait_shy"]
+    assert missing["data"]["keys"] == ["trait_craven", "trait_shy"]
 
 
 async def test_a_finished_build_is_shown_in_the_playset_and_by_status(world: Settings):
