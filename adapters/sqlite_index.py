@@ -25,11 +25,9 @@ CREATE TABLE IF NOT EXISTS contents(id INTEGER PRIMARY KEY, digest TEXT UNIQUE N
 CREATE TABLE IF NOT EXISTS defs(content INTEGER NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
     line INTEGER NOT NULL, language TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS defs_key ON defs(key, kind);
-CREATE INDEX IF NOT EXISTS defs_kind ON defs(kind, key);
-CREATE INDEX IF NOT EXISTS defs_content ON defs(content);
 CREATE TABLE IF NOT EXISTS words(id INTEGER PRIMARY KEY, word TEXT UNIQUE NOT NULL);
-CREATE TABLE IF NOT EXISTS mentions(word INTEGER NOT NULL, content INTEGER NOT NULL, line INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS mentions_word ON mentions(word);
+CREATE TABLE IF NOT EXISTS mentions(word INTEGER NOT NULL, content INTEGER NOT NULL, line INTEGER NOT NULL,
+    PRIMARY KEY(word, content)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files(source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, PRIMARY KEY(source, path));
 CREATE INDEX IF NOT EXISTS files_digest ON files(digest);
@@ -51,6 +49,7 @@ class SqliteIndex:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA cache_size=-65536")  # 64 MiB: a build's index pages stay in memory
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be opened") from exc
@@ -101,8 +100,7 @@ class SqliteIndex:
             with self._lock:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
-                    for digest, parsed in contents.items():
-                        self._store(digest, parsed)
+                    self._store(contents)
                     self._db.executemany(
                         "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
                         [(f.source, f.path, f.size, f.mtime_ns, f.digest) for f in files],
@@ -118,24 +116,25 @@ class SqliteIndex:
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be written") from exc
 
-    def _store(self, digest: str, parsed: Parsed) -> None:
-        row = self._db.execute("SELECT id FROM contents WHERE digest = ?", (digest,)).fetchone()
-        if row is not None:
-            return
-        findings = json.dumps(parsed.findings)
-        cursor = self._db.execute(
-            "INSERT INTO contents(digest, kind, replace, findings) VALUES (?, ?, ?, ?)",
-            (digest, parsed.kind, int(parsed.replace), findings),
-        )
-        content = cursor.lastrowid
-        self._db.executemany(
-            "INSERT INTO defs VALUES (?, ?, ?, ?, ?)",
-            [(content, kind, key, line, language) for kind, key, line, language in parsed.definitions],
-        )
-        self._db.executemany(
-            "INSERT INTO mentions VALUES (?, ?, ?)",
-            [(self._word(word), content, line) for word, line in parsed.mentions],
-        )
+    def _store(self, contents: dict[str, Parsed]) -> None:
+        """Store the contents not stored yet; their mentions in one sorted batch (the word index's pages
+        are then each touched once)."""
+        known = self.known(contents) if contents else set()
+        definitions: list[tuple[int, str, str, int, str]] = []
+        mentions: list[tuple[int, int, int]] = []
+        for digest, parsed in contents.items():
+            if digest in known:
+                continue
+            cursor = self._db.execute(
+                "INSERT INTO contents(digest, kind, replace, findings) VALUES (?, ?, ?, ?)",
+                (digest, parsed.kind, int(parsed.replace), json.dumps(parsed.findings)),
+            )
+            content = int(cursor.lastrowid or 0)
+            definitions += [(content, kind, key, line, lang) for kind, key, line, lang in parsed.definitions]
+            mentions += [(self._word(word), content, line) for word, line in parsed.mentions]
+        self._db.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?)", definitions)
+        mentions.sort()
+        self._db.executemany("INSERT OR IGNORE INTO mentions VALUES (?, ?, ?)", mentions)
 
     def _word(self, word: str) -> int:
         found = self._words.get(word)

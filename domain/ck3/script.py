@@ -11,7 +11,7 @@ of the file with its first line (what the content index counts as mentions).
 """
 
 import re
-from typing import Final
+from typing import Final, NamedTuple
 
 from attrs import frozen
 
@@ -28,15 +28,18 @@ TOKEN: Final = re.compile(
 )
 """The script's tokens; a parse runs it with `finditer` (the content index's benchmark floor does too)."""
 _SKIPPED: Final = frozenset({"ws", "comment"})
-_SHALLOW: Final = frozenset({"word", "string", "op", "maths"})
+_BRACES: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[{}]')
+_WORD: Final = re.compile(r"[A-Za-z_][\w.:\-]*")
+_COMMENT: Final = re.compile(r"#[^\n]*")
+_COLUMN_ZERO: Final = re.compile(r"\n([A-Za-z_][^\s={}]*)")
 _MENTION: Final = re.compile(r"[A-Za-z_][\w.:\-]*")
 
 
-@frozen
-class Statement:
+class Statement(NamedTuple):
     """One statement: `key op value` (value a word or string), `key op {` (value None, a block), a tagged
     block `key op tag { … }` (value the tag), or a bare value inside a list (op and value empty). The line
-    is the key's, `depth` its nesting (0: top level), `parent` the index of its block's statement or -1."""
+    is the key's, `depth` its nesting (0: top level), `parent` the index of its block's statement or -1.
+    A plain tuple: a file can hold hundreds of thousands."""
 
     key: str
     op: str
@@ -166,7 +169,7 @@ class _Reader:
         return Script(tuple(self.statements), self.words, self.findings.done())
 
 
-def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:  # noqa: C901 - one loop, inline for speed
+def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:
     """Parse script `text` (a leading byte-order mark is skipped). Never raises."""
     reader = _Reader(keep, words=words)
     if len(text) > MAX_CHARS:
@@ -176,40 +179,76 @@ def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:  # noqa: 
         text = text[:MAX_CHARS]
     line = 1
     counted = 0  # lines are counted lazily, up to the token that needs one
-    count = 0
+    budget = [MAX_TOKENS]
     opened = reader.opened
-    seen = reader.words
-    for match in TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind in _SKIPPED:
-            continue
-        start = match.start()
-        count += 1
-        if count > MAX_TOKENS:
+    position: int | None = 0
+    while position is not None:
+        resume, position = position, None
+        for match in TOKEN.finditer(text, resume):
+            kind = match.lastgroup
+            if kind in _SKIPPED:
+                continue
+            start = match.start()
+            budget[0] -= 1
             line += text.count("\n", counted, start)
+            counted = start
+            if budget[0] < 0:
+                reader.findings.add(pf.LIMIT, line, f"more than {MAX_TOKENS} tokens; the rest is not read")
+                break
+            value = match.group()
+            if kind == "open_string":
+                reader.findings.add(pf.OPEN_STRING, line, "a quoted string is not closed on its line")
+                value = value + '"'
+                kind = "string"
+            reader.token(kind or "word", value, line, column_zero=start == 0 or text[start - 1] == "\n")
+            if kind == "open" and len(opened) >= keep:
+                # the block's content lies below the kept depth: skim it for its braces and words
+                position = _skim(reader, text, match.end(), line, budget)
+                break
+    return reader.end()
+
+
+def _skim(reader: _Reader, text: str, start: int, line: int, budget: list[int]) -> int | None:
+    """Read the block opened just before `start` to its closing brace without keeping its statements:
+    its braces (bounded), strings and comments; its words when asked. The position after its closing
+    brace (its block closed), or None when the file ends first (the block stays open)."""
+    depth = 1
+    for match in _BRACES.finditer(text, start):
+        budget[0] -= 1
+        mark = match.group()
+        if mark == "{":
+            depth += 1
+            if depth + len(reader.opened) > MAX_DEPTH and not reader.deep_reported:
+                reader.deep_reported = True
+                at = line + text.count("\n", start, match.start())
+                reader.findings.add(pf.LIMIT, at, f"nesting deeper than {MAX_DEPTH} levels")
+        elif mark == "}":
+            depth -= 1
+            if depth == 0:
+                _block_words(reader, text, start, match.start(), line)
+                reader.opened.pop()
+                return match.end()
+        elif mark[0] == '"' and (len(mark) == 1 or mark[-1] != '"'):
+            at = line + text.count("\n", start, match.start())
+            reader.findings.add(pf.OPEN_STRING, at, "a quoted string is not closed on its line")
+        if budget[0] < 0:
             reader.findings.add(pf.LIMIT, line, f"more than {MAX_TOKENS} tokens; the rest is not read")
             break
-        value = match.group()
-        if len(opened) >= keep and kind in _SHALLOW:
-            # inside a block below the kept depth only words and braces matter: a fast path
-            if kind == "op":
-                continue
-            if kind == "string":
-                value = value[1:-1]
-            if words and value not in seen and _MENTION.fullmatch(value):
-                line += text.count("\n", counted, start)
-                counted = start
-                seen[value] = line
-            if kind == "word" and start and text[start - 1] == "\n":
-                line += text.count("\n", counted, start)
-                counted = start
-                reader.findings.add(pf.BRACE_SUSPECT, line, f"{value[:60]} starts a line inside a block")
-            continue
-        line += text.count("\n", counted, start)
-        counted = start
-        if kind == "open_string":
-            reader.findings.add(pf.OPEN_STRING, line, "a quoted string is not closed on its line")
-            value = value + '"'
-            kind = "string"
-        reader.token(kind or "word", value, line, column_zero=start == 0 or text[start - 1] == "\n")
-    return reader.end()
+    reader.opened.extend([(line, -1)] * (depth - 1))
+    _block_words(reader, text, start, len(text), line)
+    return None
+
+
+def _block_words(reader: _Reader, text: str, start: int, end: int, line: int) -> None:
+    """The words of a skimmed block as mentions (their first line), and a suspected missing brace for a
+    key at column 0 inside it."""
+    block = text[start:end]
+    for suspect in _COLUMN_ZERO.finditer(block):
+        at = line + block.count("\n", 0, suspect.start() + 1)
+        reader.findings.add(pf.BRACE_SUSPECT, at, f"{suspect.group(1)[:60]} starts a line inside a block")
+    if not reader.collect:
+        return
+    seen = reader.words
+    bare = _COMMENT.sub("", block) if "#" in block else block
+    for word in set(_WORD.findall(bare)) - seen.keys():
+        seen[word] = line + block.count("\n", 0, max(block.find(word), 0))
