@@ -147,6 +147,7 @@ def assess(
     ck3_files: list[key_changes.ChangedFile] = []
     for change in changes:
         if change["kind"] == "delete":
+            ck3_files += _deleted(session, at_open, str(change["address"]))
             continue
         read = _now_and_before(session, at_open, str(change["address"]), str(change["kind"]))
         if read is None:
@@ -236,6 +237,19 @@ def _uncovered(
         and (name, item.address) not in declared
         and (name, item.address) not in overrides
     ]
+
+
+def _deleted(session: Session, at_open: AtOpen, address: str) -> list[key_changes.ChangedFile]:
+    """A deleted CK3 file as a change to the playset's keys: every key it defined at open is removed."""
+    _, ref = session.world.resolve(address, session.home, must_exist=False)
+    if ref is None:
+        return []
+    place = session.world.location_of(ref)
+    before, _ = at_open(place.parts)
+    text = _text(before)
+    if text is None or not _ck3_file(place.parts):
+        return []
+    return [key_changes.ChangedFile(address, canonical(place.root, place.parts), place.parts, "", text)]
 
 
 def _ck3_file(parts: tuple[str, ...]) -> bool:

@@ -3,8 +3,9 @@ overrides and removes, judged against the content index.
 
 - A key the file defines now and did not before is an override when a source before the file's mod in load
   order (the game, an earlier mod) defines it too: it needs no NST. Otherwise it is new to the playset.
-- A key the file defined before (or that an earlier source's file at the same path defined: the file now
-  replaces that one) and defines no more is removed. When no file the game still reads defines it and other
+- A key the file defined at open (a new file: that an earlier source's file at the same path
+  defined, which it now replaces; a deleted file: every key it defined) and defines no more is
+  removed. When no file the game still reads defines it and other
   files of the playset mention it, close is refused listing the mentions, unless a removal token declares
   it (`ck3_token removal`: key, kind, file).
 """
@@ -80,8 +81,10 @@ def _assess_file(
         return
     order, relative = located
     now = _keys(path, changed.now)
-    before = _keys(path, changed.before) if changed.before is not None else set()
-    before |= _replaced(playset, order, relative)
+    if changed.before is not None:
+        before = _keys(path, changed.before)
+    else:  # a new file: what an earlier source's file at its path defined, it now hides
+        before = _replaced(playset, order, relative)
     for kind, key in sorted(now - before):
         earlier = playset.index.defined(playset.folders[:order], key, kind) if order else []
         row: dict[str, object] = {"key": key, "kind": kind, "address": changed.address}

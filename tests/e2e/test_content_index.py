@@ -202,6 +202,11 @@ def local_world(base: Path) -> Settings:
     )
     write(docs / "mod/LocalFix/descriptor.mod", 'name="Local Fix"\nsupported_version="1.*"\n')
     write(docs / "mod/LocalFix/common/traits/00_traits.txt", f"{BOM}brave = {{\n}}\ncraven = {{\n}}\n")
+    write(docs / "mod/LocalFix/common/traits/zz_local_extra.txt", f"{BOM}local_only = {{\n}}\n")
+    write(
+        docs / "mod/LocalFix/events/fix_events.txt",
+        f"{BOM}namespace = fix\nfix.1 = {{\n\ttrigger = {{ has_trait = local_only }}\n}}\n",
+    )
     entry = {"name": "Local Fix", "folder": "ROOT_USER_DOCS:/mod/LocalFix", "enabled": True, "load_order": 1}
     write(data / "playsets" / "local.json", json.dumps({"name": "Local", "mods": [entry]}))
     roots = {R.ROOT_GAME: game, R.ROOT_USER_DOCS: docs, R.ROOT_CK3RAVEN_DATA: data}
@@ -253,3 +258,19 @@ async def test_removing_a_mentioned_key_is_refused_naming_the_mentions_and_close
     assert [(r["key"], r["kind"]) for r in keys["overrides"]] == [("zealous", "traits")]
     assert [r["key"] for r in keys["adds"]] == ["bold"]
     assert [r["key"] for r in keys["removes"]] == ["brave"]
+
+
+async def test_deleting_the_only_file_defining_a_mentioned_key_is_refused_naming_the_mention(tmp_path: Path):
+    settings = local_world(tmp_path)
+    extra = "mod:Local Fix:/common/traits/zz_local_extra.txt"
+    opened = {**OPEN, "operations": ["DELETE"], "targets": [{"address": extra, "edit_kind": "delete"}]}
+    async with Client(build(settings)) as client:
+        await call(client, "ck3_contract", opened)
+        deleted = await call(client, "ck3_file", {"command": "delete", "path": extra})
+        refused = await call(client, "ck3_contract", {"command": "close"})
+
+    assert deleted["code"] == "WA-WRITE-S-002"
+    assert refused["code"] == "CT-GATE-I-012"
+    assert refused["data"]["removed"][0]["mentions"] == [
+        {"source": "Local Fix", "path": "events/fix_events.txt", "line": 3}
+    ]
