@@ -8,7 +8,6 @@ from fastmcp.server.auth import AuthProvider
 
 from adapters.elicitation import Elicitor
 from adapters.mcp_dispatch import Dispatcher, HumanLoop, Routes
-from adapters.mcp_index_tool import add_index_tool
 from adapters.mcp_tools import (
     MUTATION_TOOLS,
     READ_TOOLS,
@@ -59,7 +58,6 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
         dispatcher, Elicitor(lambda approval_id, approve: core.decide_approval(approval_id, approve=approve))
     )
     add_read_tools(server, dispatcher)
-    add_index_tool(server, dispatcher)
     add_session_tools(server, dispatcher, loop)
     if not read_only:
         add_mutation_tools(server, dispatcher, loop)

@@ -47,7 +47,11 @@ class Dispatcher:
         """The reply in the caller's session (or in `slot`, the session an approval was asked in). The
         rate limit is counted before the session's lock is waited for (`paced`: counted already)."""
         route = self._routes[tool][command]
-        request = route.request(command, {name: value for name, value in args.items() if value is not None})
+        given = {name: value for name, value in args.items() if value is not None}
+        refusal = self.core.screen(given, route.relative)
+        if refusal is not None:
+            return refusal
+        request = route.request(command, given)
         if isinstance(request, Reply):
             return request
         slot = slot or self._sessions.slot(ctx)

@@ -42,6 +42,8 @@ class Route:
     build: Callable[[Args], Request | Reply]
     takes: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
+    relative: frozenset[str] = frozenset()
+    """Arguments that are never absolute (a game-relative path): one starting like a host path is Invalid."""
 
     def request(self, command: str, args: Args) -> Request | Reply:
         """The typed request for `args`, or an Invalid reply naming every argument out of place."""
@@ -62,12 +64,14 @@ def _route(
     build: Callable[[Args], Request | Reply],
     *takes: str,
     requires: tuple[str, ...] = (),
+    relative: tuple[str, ...] = (),
 ) -> Route:
-    return Route(handler, build, frozenset(takes) | frozenset(requires), frozenset(requires))
+    taken = frozenset(takes) | frozenset(requires)
+    return Route(handler, build, taken, frozenset(requires), frozenset(relative))
 
 
 def _open(args: Args) -> Request:
-    targets = tuple(TargetRecord(t["address"], t["edit_kind"]) for t in args.get("targets", ()))
+    targets = tuple(TargetRecord(t["path"], t["edit_kind"]) for t in args.get("targets", ()))
     declared = OpenRequest(
         args.get("root_category", ""),
         args.get("intent", ""),
@@ -81,12 +85,16 @@ def _open(args: Args) -> Request:
 
 
 def _edit(args: Args) -> Request | Reply:
-    """One replacement (`old`, `new`) or several (`edits`), never both."""
-    single = "old" in args or "new" in args
-    if single == ("edits" in args) or (single and not {"old", "new"} <= args.keys()):
-        problem = "give old and new, or edits, not both"
+    """One replacement (`old_string`, `new_string`) or several (`edits`), never both."""
+    single = "old_string" in args or "new_string" in args
+    if single == ("edits" in args) or (single and not {"old_string", "new_string"} <= args.keys()):
+        problem = "give old_string and new_string, or edits, not both"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
-    pairs = [(args["old"], args["new"])] if single else [(e["old"], e["new"]) for e in args["edits"]]
+    pairs = (
+        [(args["old_string"], args["new_string"])]
+        if single
+        else [(e["old_string"], e["new_string"]) for e in args["edits"]]
+    )
     return file_access.Edit(
         args.get("path"),
         tuple(Replacement(old, new) for old, new in pairs),
@@ -156,8 +164,8 @@ FILE: Final = {
         file_access.edit,
         _edit,
         "path",
-        "old",
-        "new",
+        "old_string",
+        "new_string",
         "edits",
         "expected_sha256",
         "dry_run",
@@ -169,19 +177,18 @@ FILE: Final = {
         "expected_sha256",
     ),
 }
-_SCOPE = ("under", "include_ignored", "ignore_case")
+_SCOPE = ("path", "include_ignored", "ignore_case", "limit")
 SEARCH: Final = {
     "names": _route(
         search.names,
         lambda a: search.SearchNames(
             a["glob"],
-            a.get("under"),
+            a.get("path"),
             a.get("include_ignored", False),
             a.get("ignore_case", False),
-            a.get("max_results", 500),
+            a.get("limit", search.NAMES_LIMIT),
         ),
         *_SCOPE,
-        "max_results",
         requires=("glob",),
     ),
     "contents": _route(
@@ -191,10 +198,10 @@ SEARCH: Final = {
             a.get("regex", False),
             a.get("ignore_case", False),
             a.get("glob"),
-            a.get("under"),
+            a.get("path"),
             a.get("include_ignored", False),
             a.get("max_files", 20_000),
-            a.get("max_hits", 200),
+            a.get("limit", search.HITS_LIMIT),
             a.get("max_bytes", 256 * 1024 * 1024),
             a.get("max_seconds", search.SECONDS),
         ),
@@ -202,7 +209,6 @@ SEARCH: Final = {
         "regex",
         "glob",
         "max_files",
-        "max_hits",
         "max_bytes",
         "max_seconds",
         requires=("pattern",),
@@ -211,7 +217,7 @@ SEARCH: Final = {
 MODE: Final = {
     "status": _route(mode_switch.status, lambda _: mode_switch.ModeStatus()),
     "init": _route(mode_switch.init, lambda a: mode_switch.ModeInit(Mode(a["mode"])), requires=("mode",)),
-    "cd": _route(navigation.cd, lambda a: navigation.Cd(a.get("path")), "path"),
+    "cd": _route(navigation.cd, lambda a: navigation.Cd(a.get("root_category")), "root_category"),
 }
 PLAYSET: Final = {
     "list": _route(playset_choice.list_playsets, lambda _: playset_choice.ListPlaysets()),
@@ -219,7 +225,12 @@ PLAYSET: Final = {
     "switch": _route(
         playset_choice.switch, lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)
     ),
-    "which": _route(playset_choice.which, lambda a: playset_choice.Which(a["path"]), requires=("path",)),
+    "which": _route(
+        playset_choice.which,
+        lambda a: playset_choice.Which(a["path"]),
+        requires=("path",),
+        relative=("path",),
+    ),
     "overrides": _route(
         playset_choice.overrides,
         lambda a: playset_choice.Overrides(
@@ -229,10 +240,9 @@ PLAYSET: Final = {
         "path",
         "cursor",
         "limit",
+        relative=("path",),
     ),
-}
-INDEX: Final = {
-    "status": _route(content_queries.status, lambda _: content_queries.Status()),
+    "index": _route(content_queries.status, lambda _: content_queries.Status()),
     "define": _route(
         content_queries.define,
         lambda a: content_queries.Define(a["key"], a.get("kind")),
@@ -256,9 +266,8 @@ INDEX: Final = {
     "missing": _route(
         content_queries.missing,
         lambda a: content_queries.Missing(
-            a["language"], a.get("reference", "english"), a.get("cursor"), a.get("limit", key_queries.PAGE)
+            a["language"], "english", a.get("cursor"), a.get("limit", key_queries.PAGE)
         ),
-        "reference",
         "cursor",
         "limit",
         requires=("language",),
@@ -306,12 +315,12 @@ CONTRACT: Final = {
     ),
 }
 GIT: Final = {
-    "status": _route(repository.status, lambda a: repository.GitStatus(a.get("root", "ROOT_REPO")), "root"),
+    "status": _route(repository.status, lambda a: repository.GitStatus(a.get("path", "ROOT_REPO")), "path"),
     "diff": _route(repository.diff, lambda a: repository.GitDiff(a.get("path")), "path"),
     "log": _route(
         repository.log,
-        lambda a: repository.GitLog(a.get("root", "ROOT_REPO"), a.get("limit", 20)),
-        "root",
+        lambda a: repository.GitLog(a.get("path", "ROOT_REPO"), a.get("limit", 20)),
+        "path",
         "limit",
     ),
 }
@@ -319,7 +328,7 @@ TOKEN: Final = {
     "nst": _route(
         token_work.declare_nst,
         lambda a: token_work.DeclareNst(
-            tuple((s["name"], s.get("address")) for s in a["symbols"]), a["reason"], a.get("contract_id")
+            tuple((s["name"], s.get("path")) for s in a["symbols"]), a["reason"], a.get("contract_id")
         ),
         "contract_id",
         requires=("symbols", "reason"),
@@ -335,7 +344,7 @@ TOKEN: Final = {
     "removal": _route(
         token_work.declare_removal,
         lambda a: token_work.DeclareRemoval(
-            tuple((s["name"], s.get("kind"), s.get("address")) for s in a["symbols"]),
+            tuple((s["name"], s.get("kind"), s.get("path")) for s in a["symbols"]),
             a["reason"],
             a.get("contract_id"),
         ),
@@ -350,9 +359,9 @@ COMMIT: Final = {
     "add": _route(repository.add, lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
     "commit": _route(
         repository.commit,
-        lambda a: repository.GitCommit(a.get("message", ""), a.get("root", "ROOT_REPO")),
+        lambda a: repository.GitCommit(a.get("message", ""), a.get("path", "ROOT_REPO")),
         "message",
-        "root",
+        "path",
     ),
 }
 ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {
@@ -362,7 +371,6 @@ ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {
     "ck3_git": GIT,
     "ck3_mode": MODE,
     "ck3_playset": PLAYSET,
-    "ck3_index": INDEX,
     "ck3_file": FILE,
     "ck3_commit": COMMIT,
     "ck3_contract": CONTRACT,

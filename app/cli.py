@@ -191,7 +191,6 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
     from adapters.log_setup import configure_logging
     from app.bootstrap import (
         approval_channel,
-        approve_command,
         build,
         build_core,
         http_app,
@@ -206,7 +205,7 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
         print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
         return 2
     try:
-        core = build_core(settings, approve_command=approve_command(settings, _approve_command(args)))
+        core = build_core(settings, same_config=_own_config(args))
         token = http_token(settings) if args.transport == "http" else None
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
@@ -250,13 +249,12 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
     return 0
 
 
-def _approve_command(args: argparse.Namespace) -> str:
-    """The exact command a person runs to approve, as this server was started: the executable's full path
-    and the config file it read."""
-    executable = _executable()
+def _own_config(args: argparse.Namespace) -> bool:
+    """Whether this server reads a config file other than the default one (`ck3raven approve` run bare
+    would then read another): the approval hint then says to give the same `--config`, naming no path."""
     found = config_path(args.config, os.environ)
-    config = f" --config {found.resolve()}" if found is not None else ""
-    return f"{executable} approve {{id}}{config}"
+    default = config_path(None, {})
+    return found is not None and (default is None or found.resolve() != default.resolve())
 
 
 def _channel(args: argparse.Namespace) -> Path | None:

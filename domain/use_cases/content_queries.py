@@ -1,8 +1,9 @@
-"""`ck3_index` handlers (read-only, scoped to the session's playset, paged): `define` (where a key is defined
-and which definition the game uses), `conflicts`, `mentions`, `missing` (localisation keys a language
-lacks). Each first re-checks by stat the folders it concerns and indexes what changed (at most
-content_index.INLINE files; the reply's `pending` counts the rest). The index is written by the server
-alone: `build` runs a whole build off the request path (at start, after a playset switch)."""
+"""`ck3_playset` commands of the content index (read-only, scoped to the session's playset, paged):
+`define` (where a key is defined and which definition the game uses), `conflicts`, `mentions`,
+`missing` (localisation keys a language lacks), `index` (the last build). Each first re-checks by stat
+the folders it concerns and indexes what changed (at most content_index.INLINE files; the reply's
+`pending` counts the rest). The index is written by the server alone: `build` runs a whole build off
+the request path (at start, after a playset switch)."""
 
 from typing import ClassVar
 
@@ -20,7 +21,7 @@ from domain.world.visibility import VisibilityRef
 from ports.content_index import Build, ContentIndex
 from ports.errors import PortError
 
-_TOOL = "ck3_index"
+_TOOL = "ck3_playset"
 
 
 @frozen

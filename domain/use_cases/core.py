@@ -4,6 +4,8 @@ A handler is a function `(session, services, request) -> Reply` for one command;
 which tool it belongs to and whether it answers before a mode is initialised (SPEC §2).
 """
 
+from collections.abc import Mapping
+
 from attrs import Factory, frozen
 
 from domain.contracts.lifecycle import governing
@@ -15,6 +17,7 @@ from domain.services import Services
 from domain.session import Session, mode_required
 from domain.use_cases.mode_switch import initialise
 from domain.use_cases.request import Handler, R, Request
+from domain.use_cases.screening import host_named
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter, WorldView
 
@@ -59,6 +62,11 @@ class Core:
             if refusal is not None:
                 return refusal
         return handler(session, self.services, request)
+
+    def screen(self, args: Mapping[str, object], relative: frozenset[str] = frozenset()) -> Reply | None:
+        """Invalid when an argument naming something carries a host path (`relative`: arguments of the
+        command that are never absolute); None when every one may be used."""
+        return host_named(self.services.leaks, args, relative=relative)
 
     def pace(self, session: Session, request: Request) -> Reply | None:
         """Count `request` against the session's rate limit: None when it may go on, else the refusal."""

@@ -45,10 +45,14 @@ CONTEXT: Final = 240
 MAX_PATTERN: Final = 1_000
 BATCH: Final = 64
 """Files a content search reads together (those of one folder with the folder opened once)."""
-SEARCH_WIDE: Final = frozenset({"max_hits", "max_seconds"})
+SEARCH_WIDE: Final = frozenset({"limit", "max_seconds"})
 """Caps that end the whole search; the file and byte caps are shared out, each source reaching its own."""
 SECONDS: Final = 2
 """A content search's time budget when the call names none (max_seconds)."""
+NAMES_LIMIT: Final = 500
+"""The most matches a name search gives when the call names no `limit`."""
+HITS_LIMIT: Final = 200
+"""The most lines a content search gives when the call names no `limit`."""
 MAX_SECONDS: Final = 120
 WINDOW: Final = 32 * 1024
 """Bytes of whole lines in which one call of the engine looks for the start of a match."""
@@ -57,7 +61,7 @@ SPAN: Final = 16 * 1024
 HINTS: Final = {
     "max_seconds": f"The search stopped at its time budget: search under a folder or with a glob, or raise "
     f"max_seconds (up to {MAX_SECONDS}).",
-    "max_hits": "Narrow the pattern or the folder searched; max_hits caps the lines.",
+    "limit": "Narrow the pattern or the folder searched; limit caps the lines.",
     "max_files": "Search under a folder or with a glob; max_files caps the files read.",
     "max_bytes": "Search under a folder or with a glob; max_bytes caps the bytes read.",
 }
@@ -69,10 +73,10 @@ class SearchNames(Request):
 
     TOOL: ClassVar[str] = "ck3_search"
     glob: str
-    under: str | None = None
+    path: str | None = None
     include_ignored: bool = False
     ignore_case: bool = False
-    max_results: int = 500
+    limit: int = NAMES_LIMIT
 
 
 @frozen
@@ -84,10 +88,10 @@ class SearchContents(Request):
     regex: bool = False
     ignore_case: bool = False
     glob: str | None = None
-    under: str | None = None
+    path: str | None = None
     include_ignored: bool = False
     max_files: int = 20_000
-    max_hits: int = 200
+    limit: int = HITS_LIMIT
     max_bytes: int = 256 * 1024 * 1024
     max_seconds: int = SECONDS
 
@@ -97,7 +101,7 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
     glob = _glob(request.glob, ignore_case=request.ignore_case)
     if isinstance(glob, Reply):
         return glob
-    bases = _bases(session, request.under)
+    bases = _bases(session, request.path)
     if isinstance(bases, Reply):
         return bases
     matches: list[FrozenMap] = []
@@ -107,7 +111,7 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
         try:
             for found in walk:  # files come only when they match: folders always, to be descended
                 if found.kind != "dir" or glob.matches(found.parts):
-                    if len(matches) == request.max_results:
+                    if len(matches) == request.limit:
                         return _names_reply(request, matches, scanned[0], truncated=True)
                     matches.append(FrozenMap(address=found.address, kind=found.kind))
         except PortError as exc:
@@ -146,7 +150,7 @@ def _names_reply(request: SearchNames, matches: list[FrozenMap], scanned: int, *
             "count": len(matches),
             "scanned": scanned,
             "truncated": truncated,
-            "hint": "Narrow the glob or search under a folder; max_results caps the matches."
+            "hint": "Narrow the glob or search under a folder; limit caps the matches."
             if truncated
             else None,
         },
@@ -222,8 +226,8 @@ class _ContentSearch:
         for hit in _hits(text, self.matcher, self.over):
             if hit is None:
                 return "max_seconds"
-            if len(self.hits) == request.max_hits:
-                return "max_hits"
+            if len(self.hits) == request.limit:
+                return "limit"
             if not matched:
                 self.counts["files_matched"] += 1
                 matched = True
@@ -258,7 +262,7 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
     glob = _glob(request.glob, ignore_case=request.ignore_case) if request.glob is not None else None
     if isinstance(glob, Reply):
         return glob
-    bases = _bases(session, request.under)
+    bases = _bases(session, request.path)
     if isinstance(bases, Reply):
         return bases
     kinds = ("files", "files_matched", "bytes", "binary", "large", "unreadable")
@@ -373,7 +377,7 @@ def _glob(pattern: str, *, ignore_case: bool) -> Glob | Reply:
 
 
 def _bases(session: Session, under: str | None) -> list[VisibilityRef] | Reply:
-    """The folders to walk: the one `under` names, or every place of the visible world."""
+    """The folders to walk: the one `under` names (the call's `path`), or every place of the world."""
     world = session.world
     if under is not None:
         reply, ref = world.resolve(under, session.home)

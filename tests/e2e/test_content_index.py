@@ -94,8 +94,8 @@ def kinds(reply: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 async def test_the_game_uses_the_definition_read_last_by_file_name_across_game_and_mods(world: Settings):
     async with Client(build(world)) as client:
-        brave = await call(client, "ck3_index", {"command": "define", "key": "brave", "kind": "traits"})
-        shy = await call(client, "ck3_index", {"command": "define", "key": "shy"})
+        brave = await call(client, "ck3_playset", {"command": "define", "key": "brave", "kind": "traits"})
+        shy = await call(client, "ck3_playset", {"command": "define", "key": "shy"})
 
     assert brave["code"] == "WA-READ-S-012"
     assert kinds(brave)["traits:"]["winner"] == {
@@ -119,8 +119,8 @@ async def test_a_mod_outside_the_playset_counts_for_nothing_though_the_index_hol
     )
     held = content_index.refresh(WorldAdapter(core.services.files, elsewhere), index, other)
     async with Client(build(world, core=core)) as client:
-        brave = await call(client, "ck3_index", {"command": "define", "key": "brave"})
-        conflicts = await call(client, "ck3_index", {"command": "conflicts"})
+        brave = await call(client, "ck3_playset", {"command": "define", "key": "brave"})
+        conflicts = await call(client, "ck3_playset", {"command": "conflicts"})
 
     assert held.parsed == 1
     assert brave["data"]["count"] == 3
@@ -130,9 +130,9 @@ async def test_a_mod_outside_the_playset_counts_for_nothing_though_the_index_hol
 async def test_a_replace_folder_localisation_key_wins_and_an_unconfirmed_rule_is_said_so(world: Settings):
     async with Client(build(world)) as client:
         loc = await call(
-            client, "ck3_index", {"command": "define", "key": "trait_brave", "kind": "localisation"}
+            client, "ck3_playset", {"command": "define", "key": "trait_brave", "kind": "localisation"}
         )
-        craven = await call(client, "ck3_index", {"command": "define", "key": "trait_craven"})
+        craven = await call(client, "ck3_playset", {"command": "define", "key": "trait_craven"})
 
     english = kinds(loc)["localisation:english"]
     assert (english["winner"]["source"], english["rule"]) == (MOD_A, "localisation-replace")
@@ -147,11 +147,11 @@ async def test_a_replace_folder_localisation_key_wins_and_an_unconfirmed_rule_is
 
 async def test_an_edit_made_outside_the_server_shows_in_the_next_query(world: Settings, tmp_path: Path):
     async with Client(build(world)) as client:
-        before = await call(client, "ck3_index", {"command": "define", "key": "brave", "kind": "traits"})
+        before = await call(client, "ck3_playset", {"command": "define", "key": "brave", "kind": "traits"})
         (tmp_path / "steam/2/common/traits/50_patch_traits.txt").write_text(
             "zealous = {\n}\n", encoding="utf-8"
         )
-        after = await call(client, "ck3_index", {"command": "define", "key": "brave", "kind": "traits"})
+        after = await call(client, "ck3_playset", {"command": "define", "key": "brave", "kind": "traits"})
 
     assert kinds(before)["traits:"]["winner"]["source"] == MOD_B
     assert kinds(after)["traits:"]["winner"]["source"] == "vanilla"
@@ -160,9 +160,9 @@ async def test_an_edit_made_outside_the_server_shows_in_the_next_query(world: Se
 
 async def test_conflicts_mentions_and_missing_localisation_are_answered_for_the_playset(world: Settings):
     async with Client(build(world)) as client:
-        conflicts = await call(client, "ck3_index", {"command": "conflicts", "kind": "traits"})
-        mentions = await call(client, "ck3_index", {"command": "mentions", "key": "brave"})
-        missing = await call(client, "ck3_index", {"command": "missing", "language": "french"})
+        conflicts = await call(client, "ck3_playset", {"command": "conflicts", "kind": "traits"})
+        mentions = await call(client, "ck3_playset", {"command": "mentions", "key": "brave"})
+        missing = await call(client, "ck3_playset", {"command": "missing", "language": "french"})
 
     assert [(c["key"], c["winner"]["source"]) for c in conflicts["data"]["conflicts"]] == [
         ("brave", MOD_B),
@@ -179,7 +179,7 @@ async def test_a_finished_build_is_shown_in_the_playset_and_by_status(world: Set
     core = build_core(world)
     done = build_index(core.services, WorldAdapter(core.services.files, core.defaults.view), "Brave")
     async with Client(build(world, core=core)) as client:
-        status = await call(client, "ck3_index", {"command": "status"})
+        status = await call(client, "ck3_playset", {"command": "index"})
         shown = await call(client, "ck3_playset", {"command": "show"})
 
     assert done is not None
@@ -220,7 +220,7 @@ OPEN = {
     "intent": "Rename brave",
     "work_declaration": "The local mod's traits",
     "operations": ["WRITE"],
-    "targets": [{"address": TRAITS, "edit_kind": "modify"}],
+    "targets": [{"path": TRAITS, "edit_kind": "modify"}],
 }
 
 
@@ -237,7 +237,7 @@ async def test_removing_a_mentioned_key_is_refused_naming_the_mentions_and_close
         await call(
             client,
             "ck3_token",
-            {"command": "nst", "symbols": [{"name": "bold", "address": TRAITS}], "reason": "the new name"},
+            {"command": "nst", "symbols": [{"name": "bold", "path": TRAITS}], "reason": "the new name"},
         )
         refused = await call(client, "ck3_contract", {"command": "close"})
         declared = await call(
@@ -263,7 +263,7 @@ async def test_removing_a_mentioned_key_is_refused_naming_the_mentions_and_close
 async def test_deleting_the_only_file_defining_a_mentioned_key_is_refused_naming_the_mention(tmp_path: Path):
     settings = local_world(tmp_path)
     extra = "mod:Local Fix:/common/traits/zz_local_extra.txt"
-    opened = {**OPEN, "operations": ["DELETE"], "targets": [{"address": extra, "edit_kind": "delete"}]}
+    opened = {**OPEN, "operations": ["DELETE"], "targets": [{"path": extra, "edit_kind": "delete"}]}
     async with Client(build(settings)) as client:
         await call(client, "ck3_contract", opened)
         deleted = await call(client, "ck3_file", {"command": "delete", "path": extra})

@@ -26,7 +26,7 @@ OPEN = {
     "intent": "Edit a",
     "work_declaration": "Edit a",
     "operations": ["WRITE"],
-    "targets": [{"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
+    "targets": [{"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
 }
 
 

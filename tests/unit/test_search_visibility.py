@@ -100,7 +100,7 @@ def test_every_content_hit_is_a_file_read_answers(roots, mode, include_ignored):
 def test_every_name_found_resolves_and_every_file_found_reads(roots, mode):
     session, services = session_over(roots, mode)
 
-    reply = search.names(session, services, search.SearchNames("**", max_results=10_000))
+    reply = search.names(session, services, search.SearchNames("**", limit=10_000))
 
     assert reply.code == "WA-READ-S-007"
     for match in reply.data["matches"]:
@@ -116,7 +116,7 @@ def test_every_name_found_resolves_and_every_file_found_reads(roots, mode):
 def test_no_secret_name_and_no_git_folder_is_ever_found_by_default(roots, mode):
     session, services = session_over(roots, mode)
 
-    reply = search.names(session, services, search.SearchNames("**", max_results=10_000))
+    reply = search.names(session, services, search.SearchNames("**", limit=10_000))
 
     secrets = {".env", "id_rsa", "key.pem", ".git"}
     for match in reply.data["matches"]:
