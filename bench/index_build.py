@@ -132,12 +132,14 @@ def _warm_rows(game: Path, scratch: Path, rounds: int) -> list[Row]:
     lookup = interleave({"lookup": answer}, rounds, most=200)
     reply = core.answer(session, content_queries.define, request)
     target = game / "common" / "traits" / "zz_bench_update.txt"
-    body = "bench_trait_{} = {{\n\tpotential = {{ is_adult = yes }}\n}}\n"
+    # about 1 KiB a definition, as in the game's own trait files (00_traits.txt: some 300 in 300 KB)
+    inner = "\tmodifier = {{ scheme_opinion = 11 }}\n\tai_chance = {{ base = 19 }}\n" * 14
+    body = "bench_trait_{} = {{\n\tcategory = personality\n\topposites = {{ craven }}\n" + inner + "}}\n"
     step = [0]
 
     def update() -> float:
         step[0] += 1
-        text = "".join(body.format(f"{step[0]}_{n}") for n in range(2_400))[: 100 * 1024]
+        text = "".join(body.format(f"{step[0]}_{n}") for n in range(120))[: 100 * 1024]
         target.write_text(text, encoding="utf-8")
         started = time.perf_counter()
         content_index.after_write(world, index, found, "ROOT_GAME:/common/traits/zz_bench_update.txt")
