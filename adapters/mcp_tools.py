@@ -74,6 +74,7 @@ class Symbol(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(description="the symbol's name, or * for every symbol the file adds")
     path: str | None = Field(default=None, description="the address of the file it is in")
+    kind: str | None = Field(default=None, description="removal: the key's kind, e.g. traits")
 
 
 class DeclaredTarget(BaseModel):
@@ -212,17 +213,32 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
     def ck3_playset(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         command: Annotated[
-            Literal["list", "show", "switch", "which", "overrides"], Field(description="what to do")
+            Literal[
+                "list",
+                "show",
+                "switch",
+                "which",
+                "overrides",
+                "define",
+                "conflicts",
+                "mentions",
+                "missing",
+                "index",
+            ],
+            Field(description="what to do"),
         ] = "list",
         name: Annotated[str | None, Field(description="show, switch: a playset; overrides: a mod")] = None,
         path: Annotated[
             str | None,
             Field(description="which, overrides: a game-relative path, e.g. common/traits/00_traits.txt"),
         ] = None,
-        cursor: Annotated[str | None, Field(description="overrides: next_cursor of the page before")] = None,
-        limit: Annotated[
-            int | None, Field(ge=1, le=1_000, description="overrides: paths per page (100)")
+        key: Annotated[str | None, Field(description="define, mentions: e.g. brave")] = None,
+        kind: Annotated[
+            str | None, Field(description="define, conflicts: traits, event, localisation…")
         ] = None,
+        language: Annotated[str | None, Field(description="missing: e.g. french (against english)")] = None,
+        cursor: Annotated[str | None, Field(description="next_cursor of the page before")] = None,
+        limit: Annotated[int | None, Field(ge=1, le=1_000, description="rows per page")] = None,
     ) -> ReplyResult:
         """Playsets (no file changes): `list` every playset; `show` one (default: the active one), mods
         in load order with what each descriptor.mod says; `switch` makes the named playset this
@@ -231,8 +247,12 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
         loads, what a mod's replace_path hid and whose it was; for a folder, the winner of each file in
         it. `overrides`: every file below `path` (default: everywhere) that the mod `name` (default:
         every mod) provides where another source does too, or hides by its replace_path, at any depth,
-        in pages (`cursor`, `limit`). Replies name the rules they used and whether they are confirmed."""
+        in pages (`cursor`, `limit`). By key, from the content index: `define` (which definition of
+        `key` the game uses), `conflicts`, `mentions`, `missing` localisation, `index` (its last build);
+        `pending` counts files not indexed yet. Replies name the rules they used and whether they are
+        confirmed."""
         args: dict[str, object] = {"name": name, "path": path, "cursor": cursor, "limit": limit}
+        args |= {"key": key, "kind": kind, "language": language}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, args))
 
 
@@ -348,7 +368,7 @@ def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
     @server.tool(output_schema=output_schema("ck3_token"), annotations=ADDS)
     async def ck3_token(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[Literal["nst", "lxe", "list"], Field(description="what to do")],
+        command: Annotated[Literal["nst", "lxe", "removal", "list"], Field(description="what to do")],
         symbols: Annotated[list[Symbol] | None, Field(description="nst: the symbols intended as new")] = None,
         reason: Annotated[str | None, Field(description="nst, lxe: why")] = None,
         rules: Annotated[list[str] | None, Field(description="lxe: rule codes, e.g. F401, CK3-BOM")] = None,
@@ -363,7 +383,8 @@ def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
         without one and says which (its reply holds the ready ck3_token call). `lxe`: ask for an
         exception from lint `rules` in `paths`, up to `max_violations`, with a `reason`; a human approves
         it (your client may ask its user; otherwise the reply names an approval id); it is then written
-        under policy/tokens/ of the contract's root and lasts 8 hours. `list`: the contract's tokens."""
+        under policy/tokens/ of the contract's root and lasts 8 hours. `removal`: declare keys (`symbols`
+        with kind) the work removes though other files mention them. `list`: the contract's tokens."""
         args: dict[str, object] = {
             "symbols": [x.model_dump() for x in symbols] if symbols is not None else None
         }

@@ -10,12 +10,14 @@ from typing import Any, Final
 
 from attrs import frozen
 
+from domain.ck3 import key_queries
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
 from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.edits import Replacement
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases import (
+    content_queries,
     contract_work,
     file_access,
     mode_switch,
@@ -228,6 +230,32 @@ PLAYSET: Final = {
         "limit",
         relative=("path",),
     ),
+    "index": _route(lambda _: content_queries.Status()),
+    "define": _route(
+        lambda a: content_queries.Define(a["key"], a.get("kind")),
+        "kind",
+        requires=("key",),
+    ),
+    "conflicts": _route(
+        lambda a: content_queries.Conflicts(a.get("kind"), a.get("cursor"), a.get("limit", key_queries.PAGE)),
+        "kind",
+        "cursor",
+        "limit",
+    ),
+    "mentions": _route(
+        lambda a: content_queries.Mentions(a["key"], a.get("cursor"), a.get("limit", key_queries.PAGE)),
+        "cursor",
+        "limit",
+        requires=("key",),
+    ),
+    "missing": _route(
+        lambda a: content_queries.Missing(
+            a["language"], "english", a.get("cursor"), a.get("limit", key_queries.PAGE)
+        ),
+        "cursor",
+        "limit",
+        requires=("language",),
+    ),
 }
 CONTRACT: Final = {
     "open": _route(
@@ -286,6 +314,15 @@ TOKEN: Final = {
         ),
         "contract_id",
         requires=("rules", "paths", "max_violations", "reason"),
+    ),
+    "removal": _route(
+        lambda a: token_work.DeclareRemoval(
+            tuple((s["name"], s.get("kind"), s.get("path")) for s in a["symbols"]),
+            a["reason"],
+            a.get("contract_id"),
+        ),
+        "contract_id",
+        requires=("symbols", "reason"),
     ),
     "list": _route(lambda a: token_work.ListTokens(a.get("contract_id")), "contract_id"),
 }

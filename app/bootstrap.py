@@ -12,6 +12,7 @@ from typing import Final, Protocol
 from fastmcp import FastMCP
 from starlette.types import ASGIApp
 
+from adapters.background_work import BackgroundWork
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
@@ -22,6 +23,7 @@ from adapters.lxe_files import LxeFiles
 from adapters.mcp_dispatch import Routes
 from adapters.re2_patterns import Re2Patterns
 from adapters.ruff_linter import RuffLinter
+from adapters.sqlite_index import SqliteIndex
 from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.tool_routes import ROUTES
@@ -31,7 +33,9 @@ from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.replies.builder import Reply
 from domain.services import Services
+from domain.use_cases.content_queries import build as build_index
 from domain.use_cases.core import Core, Defaults
+from domain.world.adapter import WorldAdapter
 from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
 from domain.world.view import HIDDEN, WorldView
@@ -131,6 +135,8 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         journal=stores.journal,
         patterns=Re2Patterns(),
         clock=clock,
+        index=SqliteIndex(state / "content-index.db"),
+        background=BackgroundWork(),
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))
@@ -146,6 +152,23 @@ def sweep_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
     if isinstance(files, LocalFiles):
         _later("ck3raven-sweep", after, files.sweep)
     warm_in_background(core, after=after)
+    index_in_background(core, after=after)
+
+
+def index_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
+    """Build the content index of the operator's playset off the request path, `after` seconds from now
+    (SPEC §15: the server builds it at start; `MCP-DB-S-001` in the log when done)."""
+    services, defaults = core.services, core.defaults
+    background = services.background
+    if services.index is None or background is None:
+        return
+    world = WorldAdapter(services.files, defaults.view)
+    playset = defaults.playset or ""
+    _later(
+        "ck3raven-index",
+        after,
+        lambda: background("content-index", lambda: build_index(services, world, playset)),
+    )
 
 
 def warm_in_background(core: Core, *, after: float = WARM_AFTER) -> None:

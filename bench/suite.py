@@ -10,6 +10,8 @@ Groups, in this order (each can be run alone with --only, or as its own script):
   stored     a governed write with 0 to 10,000 stored contracts (bench/stored_contracts.py)
   baselines  the manifest at open, the reconciliation at close in every layout, the journal's cost on a
              governed write (bench/baselines.py)
+  index      the content index: cold build against a read-and-tokenise floor, warm start, key lookup,
+             a governed write's update, peak RSS (bench/index_build.py)
 With --peers, the Node reference server joins the calls too, and only the start-up and the calls run
 (unless --only names others).
 
@@ -31,11 +33,13 @@ from common import CHECKOUT, HERE, Place, ensure_world, install_reference, scrat
 from report import Row, dump, table
 
 RESULTS = HERE / "results"
-GROUPS = ("startup", "calls", "enforce", "contracts", "stored", "baselines")
+GROUPS = ("startup", "calls", "enforce", "contracts", "stored", "baselines", "index")
 PEER_GROUPS = ("startup", "calls")
 
 
-def run_group(name: str, place: Place, args: argparse.Namespace, problems: list[str]) -> list[Row]:
+def run_group(  # noqa: PLR0911 - one branch per group
+    name: str, place: Place, args: argparse.Namespace, problems: list[str]
+) -> list[Row]:
     rounds = args.rounds
     if name == "startup":
         import startup
@@ -59,6 +63,10 @@ def run_group(name: str, place: Place, args: argparse.Namespace, problems: list[
         import baselines
 
         return baselines.measure(rounds)
+    if name == "index":
+        import index_build
+
+        return index_build.measure(max(1, rounds // 3), place.game.parent)
     import stored_contracts
 
     return stored_contracts.measure(rounds * 10)

@@ -3,12 +3,15 @@
 Session state (mode, home, playset lens, open contract) is not here: it is the handler's `Session`.
 """
 
+from collections.abc import Callable
+
 from attrs import frozen
 
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from ports.audit import AuditLog
 from ports.clock import Clock
+from ports.content_index import ContentIndex
 from ports.contracts import ContractStore
 from ports.evidence import EvidenceStore
 from ports.files import Files
@@ -49,3 +52,7 @@ class Services:
     """The engine a content search finds agents' patterns with, in time linear in the text."""
     clock: Clock
     """The time, for what has a budget in seconds (a content search)."""
+    index: ContentIndex | None = None
+    """The playset's content index (SPEC §15); None where the server keeps none."""
+    background: Callable[[str, Callable[[], object]], None] | None = None
+    """Runs named work off the request path (the index's builds), logging what it returns; None: never."""

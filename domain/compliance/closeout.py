@@ -11,8 +11,9 @@ from collections.abc import Callable
 
 from attrs import frozen
 
-from domain.addresses import parse
-from domain.compliance import ck3_checks, ruleset, symbols, tokens
+from domain.addresses import canonical, parse
+from domain.ck3 import definitions
+from domain.compliance import ck3_checks, key_changes, ruleset, symbols, tokens
 from domain.compliance.symbols import FileSymbols
 from domain.replies.builder import Reply
 from domain.services import Services
@@ -40,6 +41,7 @@ class Assessment:
     over: list[dict[str, object]]
     nsts: list[tokens.Nst]
     lxes: list[str]
+    keys: key_changes.KeyChanges = key_changes.NOTHING
 
     @property
     def problem(self) -> str | None:
@@ -47,6 +49,8 @@ class Assessment:
             return "ruleset"
         if self.uncovered:
             return "symbols"
+        if self.keys.blocked:
+            return "removals"
         return "lint" if self.over else None
 
     def evidence(self) -> dict[str, object]:
@@ -64,6 +68,8 @@ class Assessment:
             ],
             "over": self.over,
             "lxes": self.lxes,
+            "keys": self.keys.evidence(),
+            "removals_blocked": self.keys.blocked,
             "outcome": self.problem or "complies",
         }
 
@@ -138,8 +144,10 @@ def assess(
     before_findings: list[Finding] = []
     python: list[tuple[str, bytes]] = []
     python_before: list[tuple[str, bytes]] = []
+    ck3_files: list[key_changes.ChangedFile] = []
     for change in changes:
         if change["kind"] == "delete":
+            ck3_files += _deleted(session, at_open, str(change["address"]))
             continue
         read = _now_and_before(session, at_open, str(change["address"]), str(change["kind"]))
         if read is None:
@@ -149,9 +157,12 @@ def assess(
         text = _text(now)
         if kind is not None and text is not None:
             found_symbols.append(
-                symbols.added(str(change["address"]), kind, _text(before), text, known=known)
+                symbols.added(str(change["address"]), kind, _text(before), text, known=known, parts=parts)
             )
         address = str(change["address"])
+        if text is not None and _ck3_file(parts):
+            located = _root_form(session, address)
+            ck3_files.append(key_changes.ChangedFile(address, located, parts, text, _text(before)))
         findings += ck3_checks.checks(address, parts, now)
         before_findings += ck3_checks.checks(address, parts, before) if before is not None else []
         if parts[-1].casefold().endswith(".py"):
@@ -162,15 +173,21 @@ def assess(
     ids = lineage(services, record)
     nsts = [nst for contract_id in ids for nst in nsts_of(services, contract_id)]
     lxes = live_lxes(services, record, set(ids))
+    removals = [removal for contract_id in ids for removal in removals_of(services, contract_id)]
+    try:
+        keys = key_changes.assess(session.world, services.index, ck3_files, removals)
+    except PortError:  # the index cannot answer: no override is excused, no removal judged
+        keys = key_changes.NOTHING
     return Assessment(
         ruleset.digest(ruleset.current(services.linter)),
         json.loads(recorded)["hash"] if recorded else None,
         found_symbols,
-        _uncovered(found_symbols, nsts),
+        _uncovered(found_symbols, nsts, keys.overriding()),
         findings,
         _over(findings, before_findings, tokens.allowance(lxes)),
         nsts,
         [lxe.lxe_id for lxe in lxes],
+        keys,
     )
 
 
@@ -207,14 +224,61 @@ def live_lxes(services: Services, record: ContractRecord, ids: set[str]) -> list
     return [lxe for lxe in found if lxe is not None and tokens.live(lxe, ids, now)]
 
 
-def _uncovered(found: list[FileSymbols], nsts: list[tokens.Nst]) -> list[dict[str, str]]:
+def _uncovered(
+    found: list[FileSymbols], nsts: list[tokens.Nst], overrides: set[tuple[str, str]]
+) -> list[dict[str, str]]:
+    """New symbols without an NST; an override of a key the playset defined before needs none (§14)."""
     declared = {(nst.name, nst.address) for nst in nsts}
     return [
         {"name": name, "address": item.address}
         for item in found
         for name in item.added
-        if (name, None) not in declared and (name, item.address) not in declared
+        if (name, None) not in declared
+        and (name, item.address) not in declared
+        and (name, item.address) not in overrides
     ]
+
+
+def _deleted(session: Session, at_open: AtOpen, address: str) -> list[key_changes.ChangedFile]:
+    """A deleted CK3 file as a change to the playset's keys: every key it defined at open is removed."""
+    _, ref = session.world.resolve(address, session.home, must_exist=False)
+    if ref is None:
+        return []
+    place = session.world.location_of(ref)
+    before, _ = at_open(place.parts)
+    text = _text(before)
+    if text is None or not _ck3_file(place.parts):
+        return []
+    return [key_changes.ChangedFile(address, canonical(place.root, place.parts), place.parts, "", text)]
+
+
+def _ck3_file(parts: tuple[str, ...]) -> bool:
+    path = definitions.game_path(parts)
+    return path is not None and definitions.file_kind(path) is not None
+
+
+def _root_form(session: Session, address: str) -> str:
+    """`address` spelled from its root (`ROOT_STEAM:/1/common/…`), as the content index names files."""
+    _, ref = session.world.resolve(address, session.home)
+    if ref is None:
+        return address
+    place = session.world.location_of(ref)
+    return canonical(place.root, place.parts)
+
+
+def removals_of(services: Services, contract_id: str) -> list[tokens.Removal]:
+    """The contract's removal tokens (`ck3_token removal`); a record whose signature does not hold
+    counts for nothing."""
+    stored = services.evidence.document("removal", contract_id)
+    if stored is None:
+        return []
+    document = json.loads(stored)
+    found = [tokens.Removal(r["key"], r["kind"], r["address"]) for r in document["removals"]]
+    if not services.authority.signer.verify(
+        tokens.removal_payload(contract_id, found), document["signature"]
+    ):
+        return []
+    return found
 
 
 def _over(

@@ -11,14 +11,19 @@ is reported as unparsable, never raised.
 """
 
 import ast
-import re
 from collections.abc import Callable
 from typing import Final
 
 from attrs import frozen
 
-_LOCALISATION_KEY = re.compile(r'^[ \t]*([A-Za-z0-9_.\-]+):\d*[ \t]+"', re.MULTILINE)
-_SCRIPT_TOKEN = re.compile(r'\s*(?:(#[^\n]*)|("(?:[^"\\\n]|\\.)*")|([={}])|([^\s={}"#]+))')
+from domain.ck3 import definitions
+from domain.ck3 import parse_findings as pf
+
+_SCRIPT_PATH: Final = ("common", "scripted_effects", "file.txt")
+_EVENTS_PATH: Final = ("events", "file.txt")
+_LOCALISATION_PATH: Final = ("localization", "file.yml")
+_STRUCTURAL: Final = frozenset({pf.NOT_CLOSED_BY_ANYTHING, pf.NEVER_CLOSED, pf.OPEN_STRING, pf.LIMIT})
+"""Findings after which the top level cannot be trusted: the file counts as unparsable."""
 
 
 class Unparsable(ValueError):
@@ -50,11 +55,23 @@ def kind_of(parts: tuple[str, ...]) -> str | None:
     return None
 
 
-def added(address: str, kind: str, before: str | None, after: str, *, known: bool = True) -> FileSymbols:
+def added(  # noqa: PLR0913 - the file, its two contents, and what is known of them
+    address: str,
+    kind: str,
+    before: str | None,
+    after: str,
+    *,
+    known: bool = True,
+    parts: tuple[str, ...] = (),
+) -> FileSymbols:
     """The symbols of `after` that `before` (None: the file is new) did not have, every one of them (a
     limit may page what a reply shows, never what is checked). When the content before is not `known`,
-    every symbol counts as new, and the result says why."""
-    analyse = ANALYSERS[kind]
+    every symbol counts as new, and the result says why. `parts`, the file's root-relative path, tells a
+    CK3 file's folder (the kind of its definitions)."""
+
+    def analyse(text: str) -> set[str]:
+        return symbols_of(kind, text, parts)
+
     try:
         now = analyse(after)
     except Unparsable as exc:
@@ -93,62 +110,44 @@ def python_symbols(text: str) -> set[str]:
     return found
 
 
-def script_symbols(text: str) -> set[str]:
-    """Top-level `key = {` definitions of a CK3 script file."""
-    return {name for name, value in _top_level(text) if value == "{"}
+def script_symbols(text: str, path: tuple[str, ...] = _SCRIPT_PATH) -> set[str]:
+    """Top-level `key = {` definitions of a CK3 script file (and, in `script_values`, `key = value`).
+    Raises Unparsable where the parser met a brace or string it could not match."""
+    return {found.key for found in _definitions(path, text)}
 
 
-def event_symbols(text: str) -> set[str]:
+def event_symbols(text: str, path: tuple[str, ...] = _EVENTS_PATH) -> set[str]:
     """Event ids (top-level `id = {`) and namespaces (`namespace = x`, as `namespace:x`)."""
-    found: set[str] = set()
-    for name, value in _top_level(text):
-        if name == "namespace" and value != "{":
-            found.add(f"namespace:{value}")
-        elif value == "{":
-            found.add(name)
-    return found
+    return {
+        f"namespace:{found.key}" if found.kind == definitions.NAMESPACE else found.key
+        for found in _definitions(path, text)
+    }
 
 
-def localisation_symbols(text: str) -> set[str]:
+def localisation_symbols(text: str, path: tuple[str, ...] = _LOCALISATION_PATH) -> set[str]:
     """The keys of a localisation file (the language header such as `l_english:` excluded)."""
-    return set(_LOCALISATION_KEY.findall(text.removeprefix("\ufeff")))
+    content = definitions.read(path, text)
+    return {found.key for found in content.definitions} if content else set()
 
 
-def _top_level(text: str) -> list[tuple[str, str]]:
-    """(key, first token of its value) for every `key = value` at brace depth 0. Raises Unparsable."""
-    tokens = _script_tokens(text.removeprefix("\ufeff"))
-    pairs: list[tuple[str, str]] = []
-    depth = 0
-    for at, item in enumerate(tokens):
-        if item == "{":
-            depth += 1
-        elif item == "}":
-            depth -= 1
-            if depth < 0:
-                raise Unparsable("a `}` closes nothing")
-        elif depth == 0 and at + 1 < len(tokens) and tokens[at + 1] == "=" and item != "=":
-            if at + 2 >= len(tokens):
-                raise Unparsable(f"{item} has no value")
-            pairs.append((item.strip('"'), tokens[at + 2].strip('"')))
-    if depth != 0:
-        raise Unparsable("a `{` is never closed")
-    return pairs
+def _definitions(path: tuple[str, ...], text: str) -> tuple[definitions.Definition, ...]:
+    """The definitions the one parser finds in a script file; Unparsable on a structural finding."""
+    content = definitions.read(path, text)
+    if content is None:
+        return ()
+    broken = [found for found in content.findings if found.code in _STRUCTURAL]
+    if broken:
+        raise Unparsable(f"line {broken[0].line}: {broken[0].meaning.split(';')[0].lower()}")
+    return content.definitions
 
 
-def _script_tokens(text: str) -> list[str]:
-    tokens: list[str] = []
-    position = 0
-    while position < len(text):
-        match = _SCRIPT_TOKEN.match(text, position)
-        if match is None or match.end() == position:
-            if text[position:].strip():
-                raise Unparsable("a string is not closed")
-            break
-        _, quoted, mark, word = match.groups()  # the first group is a comment
-        if quoted or mark or word:
-            tokens.append(quoted or mark or word)
-        position = match.end()
-    return tokens
+def symbols_of(kind: str, text: str, parts: tuple[str, ...] = ()) -> set[str]:
+    """The symbols of `text` by the analyser of `kind`, with the file's root-relative `parts` when known.
+    Raises Unparsable."""
+    path = definitions.game_path(parts) if parts else None
+    if kind == "ck3-script" and path is not None and definitions.file_kind(path) == "script":
+        return script_symbols(text, path)
+    return ANALYSERS[kind](text)
 
 
 ANALYSERS: Final[dict[str, Callable[[str], set[str]]]] = {

@@ -36,6 +36,16 @@ class Nst:
 
 
 @frozen
+class Removal:
+    """A removal token: a key (of a kind) the work removes on purpose from the file at `address`, though
+    other files of the playset mention it."""
+
+    key: str
+    kind: str
+    address: str
+
+
+@frozen
 class Lxe:
     lxe_id: str
     contract_id: str
@@ -64,6 +74,12 @@ class Lxe:
 def nst_payload(contract_id: str, nsts: list[Nst]) -> bytes:
     listed = [[n.name, n.address, n.reason] for n in nsts]
     return f"nst:{contract_id}|{_digest(listed)}".encode()
+
+
+def removal_payload(contract_id: str, removals: list["Removal"]) -> bytes:
+    """What a removal token's signature covers: the contract and every (key, kind, address) declared."""
+    listed = [[r.key, r.kind, r.address] for r in removals]
+    return f"removal:{contract_id}|{_digest(listed)}".encode()
 
 
 def lxe_payload(lxe: Lxe) -> bytes:

@@ -180,9 +180,26 @@ def _refused(
         return ReplyBuilder().invalid(
             "CT-GATE-I-009", {**data, "request": request, "next_cursor": page["next_cursor"]}
         )
+    if assessed.problem == "removals":
+        return _removals_refused(contract_id, start, assessed.keys.blocked)
     findings = [
         {"rule": f.rule, "path": f.path, "line": f.line, "message": f.message} for f in assessed.findings
     ]
     return ReplyBuilder().invalid(
         "CT-GATE-I-010", {"contract_id": contract_id, "over": assessed.over, "findings": findings}
     )
+
+
+def _removals_refused(contract_id: str, start: int, blocked: list[dict[str, object]]) -> Reply:
+    """CT-GATE-I-012: removed keys other files still mention, a page of them with the mentions, and the
+    ck3_token call that declares the page shown."""
+    page = _page(blocked, start)
+    shown = cast("list[dict[str, object]]", page["shown"])
+    request = {
+        "command": "removal",
+        "contract_id": contract_id,
+        "symbols": [{"name": r["key"], "kind": r["kind"], "path": r["address"]} for r in shown],
+        "reason": "<why these keys go, though other files mention them>",
+    }
+    data = {"contract_id": contract_id, "removed": shown, "count": len(blocked), "request": request}
+    return ReplyBuilder().invalid("CT-GATE-I-012", {**data, "next_cursor": page["next_cursor"]})

@@ -20,6 +20,7 @@ from domain.policy.enforcement import enforce
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases import content_queries
 from domain.use_cases.file_contents import (
     FILE_LIMIT,
     READ_LIMIT,
@@ -266,6 +267,7 @@ def delete(session: Session, services: Services, request: Delete) -> Reply:
         journal.settle(services, entry, landed=False)
         return port_failure(exc, opened.address)
     journal.settle(services, entry, landed=True)
+    content_queries.after_change(session, services, opened)
     return ReplyBuilder().success("WA-WRITE-S-002", {"address": opened.address})
 
 
@@ -348,6 +350,7 @@ def _store(  # noqa: PLR0913 - the call, its result, and what to say of it
         journal.settle(services, entry, landed=False)
         return port_failure(exc, ref.address)
     journal.settle(services, entry, landed=True)
+    content_queries.after_change(session, services, ref)
     if matched is not None:
         return ReplyBuilder().success(
             "WA-WRITE-S-005", {"address": ref.address, "matched": matched, "adjusted": notes, **digest(data)}

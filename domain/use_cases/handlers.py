@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from domain.use_cases import (
+    content_queries,
     contract_work,
     file_access,
     mode_switch,
@@ -45,6 +46,11 @@ HANDLERS: Final[Mapping[type[Request], Handler[Any]]] = MappingProxyType(
         playset_choice.SwitchPlayset: playset_choice.switch,
         playset_choice.Which: playset_choice.which,
         playset_choice.Overrides: playset_choice.overrides,
+        content_queries.Status: content_queries.status,
+        content_queries.Define: content_queries.define,
+        content_queries.Conflicts: content_queries.conflicts,
+        content_queries.Mentions: content_queries.mentions,
+        content_queries.Missing: content_queries.missing,
         contract_work.Open: contract_work.open_contract,
         contract_work.Close: contract_work.close,
         contract_work.Cancel: contract_work.cancel,
@@ -55,6 +61,7 @@ HANDLERS: Final[Mapping[type[Request], Handler[Any]]] = MappingProxyType(
         contract_work.StashCarryOver: contract_work.stash_carry_over,
         token_work.DeclareNst: token_work.declare_nst,
         token_work.ProposeLxe: token_work.propose_lxe,
+        token_work.DeclareRemoval: token_work.declare_removal,
         token_work.ListTokens: token_work.list_tokens,
     }
 )

@@ -12,11 +12,12 @@ from domain.contracts.lifecycle import governing
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases import content_queries
 from domain.use_cases.request import Request
 from domain.world import catalog
 from domain.world.catalog import Catalog
 from domain.world.playsets import mod_folders
-from ports.errors import Unavailable
+from ports.errors import PortError, Unavailable
 
 
 @frozen
@@ -71,9 +72,22 @@ def show(session: Session, services: Services, request: ShowPlayset) -> Reply:
     loaded = _catalog(session, services)
     if isinstance(loaded, Reply):
         return loaded
-    return catalog.show_playset(
+    reply = catalog.show_playset(
         loaded, request.name, session.mode, lambda folder: _described(session, folder)
     )
+    return _with_index(services, reply)
+
+
+def _with_index(services: Services, reply: Reply) -> Reply:
+    """The reply with the playset's last content-index build (MCP-DB-S-001) in `data.index`."""
+    if reply.code != "WA-CFG-S-002" or services.index is None:
+        return reply
+    try:
+        last = services.index.last_build(str(reply.data["name"]))
+    except PortError:
+        return reply
+    index = {"code": "MCP-DB-S-001", **content_queries.built(last)} if last else None
+    return ReplyBuilder().success("WA-CFG-S-002", {**reply.data, "index": index})
 
 
 def _described(session: Session, folder: str) -> dict[str, object] | None:
@@ -190,6 +204,7 @@ def switch(session: Session, services: Services, request: SwitchPlayset) -> Repl
     # One assignment swaps the whole view: no call ever sees the old mods with the new name.
     session.world.set_view(evolve(session.world.view, mods=folders))
     session.playset = record.name
+    content_queries.rebuild(session, services)
     return reply
 
 

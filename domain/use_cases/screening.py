@@ -25,9 +25,14 @@ FORMS: Final = {
     "name": "a playset's or a mod's name as ck3_playset list or show gives it",
     "cursor": "the next_cursor of the reply before",
     "contract_id": "a contract id as ck3_contract list gives it",
+    "key": "a key of the game's script or localisation, e.g. brave or trait_brave",
+    "kind": "a kind of definition, e.g. traits, event or localisation",
+    "language": "a language the game reads, e.g. french",
 }
 """The form each screened argument takes, as the refusal states it."""
-NAMES: Final = frozenset({"glob", "root_category", "name", "cursor", "contract_id"})
+NAMES: Final = frozenset(
+    {"glob", "root_category", "name", "cursor", "contract_id", "key", "kind", "language"}
+)
 """Arguments that are never a host path in any form: one starting like a host path is refused outright."""
 
 

@@ -13,6 +13,7 @@ from typing import ClassVar, Final
 
 from attrs import frozen
 
+from domain.addresses import canonical
 from domain.compliance import closeout, symbols, tokens
 from domain.compliance.tokens import EVERY_SYMBOL
 from domain.contracts.lifecycle import own
@@ -54,6 +55,16 @@ class ProposeLxe(Request):
 
 
 @frozen
+class DeclareRemoval(Request):
+    """Keys (name, kind, the address of the file they leave) the work removes on purpose, and why."""
+
+    TOOL: ClassVar[str] = "ck3_token"
+    symbols: tuple[tuple[str, str | None, str | None], ...]
+    reason: str
+    contract_id: str | None = None
+
+
+@frozen
 class ListTokens(Request):
     TOOL: ClassVar[str] = "ck3_token"
     contract_id: str | None = None
@@ -86,6 +97,53 @@ def declare_nst(session: Session, services: Services, request: DeclareNst) -> Re
     return ReplyBuilder().success(
         "CT-GATE-S-010", {"contract_id": record.contract_id, "nsts": rows, "count": len(rows)}
     )
+
+
+def declare_removal(session: Session, services: Services, request: DeclareRemoval) -> Reply:
+    """Record removal tokens for the open contract (added to those declared before): close then accepts
+    that these keys go though other files mention them (SPEC §14)."""
+    record = own(session, services, request.contract_id)
+    if isinstance(record, Reply):
+        return record
+    declared = _removals(session, record, request)
+    if isinstance(declared, Reply):
+        return declared
+    every = closeout.removals_of(services, record.contract_id) + declared
+    rows = [{"key": r.key, "kind": r.kind, "address": r.address} for r in every]
+    document = {
+        "removals": rows,
+        "reason": request.reason,
+        "signature": services.authority.signer.sign(tokens.removal_payload(record.contract_id, every)),
+    }
+    try:
+        services.evidence.put("removal", record.contract_id, json.dumps(document))
+    except PortError:
+        return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
+    return ReplyBuilder().success(
+        "CT-GATE-S-013", {"contract_id": record.contract_id, "removals": rows, "count": len(rows)}
+    )
+
+
+def _removals(
+    session: Session, record: ContractRecord, request: DeclareRemoval
+) -> list[tokens.Removal] | Reply:
+    """The removals declared, each file's address in root form, or the Invalid reply naming the problem."""
+    if not request.reason.strip() or not request.symbols:
+        return _invalid("reason" if request.symbols else "symbols", "name the keys and say why they go")
+    declared: list[tokens.Removal] = []
+    for key, kind, address in request.symbols:
+        if not key.strip() or len(key) > MAX_NAME or not kind or not address:
+            return _invalid(
+                "symbols", f"each removal names a key (1 to {MAX_NAME} characters), kind, address"
+            )
+        reply, ref = session.world.resolve(address, session.home, must_exist=False)
+        if ref is None:
+            return reply
+        place = session.world.location_of(ref)
+        if place.root != record.root_category:
+            return _invalid("symbols", f"{ref.address} is not in {record.root_category}, the contract's root")
+        declared.append(tokens.Removal(key, kind, canonical(place.root, place.parts)))
+    return declared
 
 
 def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Reply:
@@ -235,7 +293,8 @@ def _every_symbol(session: Session, ref: VisibilityRef) -> list[tuple[str, str |
     if kind is None or text is None:
         return _invalid("symbols", f"{ref.address} is no file whose symbols ck3raven reads")
     try:
-        return [(found, ref.address) for found in sorted(symbols.ANALYSERS[kind](text))]
+        parts = session.world.location_of(ref).parts
+        return [(found, ref.address) for found in sorted(symbols.symbols_of(kind, text, parts))]
     except symbols.Unparsable:
         return _invalid("symbols", f"{ref.address} does not parse, so its symbols cannot be named")
 

@@ -64,7 +64,10 @@ def test_a_file_that_does_not_parse_is_reported_not_raised():
 
 
 def test_unbalanced_braces_make_a_script_file_unparsable():
-    assert added("x", "ck3-script", None, "brave = {\n").problem == "unparsable: a `{` is never closed"
+    assert (
+        added("x", "ck3-script", None, "brave = {\n").problem
+        == "unparsable: line 1: an opening brace is never closed"
+    )
 
 
 def test_the_file_kind_comes_from_its_folders_and_suffix():

@@ -1,0 +1,201 @@
+"""Keeping the content index true to the playset's files (SPEC §15): every file the index reads (below
+`common/`, `events/`, `gui/`, `localization/` of the game and of each mod) is compared by stat with what
+the index holds; a new or changed file is read, digested and, when its content is new to the index,
+parsed. The server does this at start and after a playset switch (a whole build), after a governed write
+(that one file), and before each query (the folders the query concerns): an edit made outside the server
+shows in the next answer. A query parses at most INLINE files itself and counts the rest as not indexed.
+"""
+
+import hashlib
+from collections.abc import Callable
+from typing import Final
+
+from attrs import frozen
+
+from domain.ck3 import definitions, descriptors, merged
+from domain.ck3 import parse_findings as pf
+from domain.ck3.merged import Source, below
+from domain.vocabulary import RootCategory
+from domain.world.adapter import WorldAdapter
+from ports.content_index import ContentIndex, IndexedFile, Parsed
+from ports.errors import PortError
+
+READ_LIMIT: Final = 32 * 1024 * 1024
+INLINE: Final = 200
+"""Files a query indexes itself before it answers; the rest it counts as not indexed yet."""
+BATCH: Final = 200
+"""Files stored per transaction: each stays short."""
+_HOME: Final = RootCategory.ROOT_GAME
+
+
+@frozen
+class Progress:
+    """What a refresh did: files seen, contents parsed, files dropped, and files left not indexed."""
+
+    seen: int = 0
+    parsed: int = 0
+    removed: int = 0
+    pending: int = 0
+
+    def __add__(self, other: "Progress") -> "Progress":
+        return Progress(
+            self.seen + other.seen,
+            self.parsed + other.parsed,
+            self.removed + other.removed,
+            self.pending + other.pending,
+        )
+
+
+def sources_of(world: WorldAdapter) -> list[Source]:
+    """The playset's sources (vanilla, then its mods in load order) with their replace_paths."""
+    return merged.sources(world, lambda folder: descriptors.read(world, _HOME, f"{folder}/descriptor.mod"))
+
+
+def parse_bytes(path: tuple[str, ...], data: bytes) -> Parsed | None:
+    """What the file at game-relative `path` holds, for the index (None: a kind the index does not read).
+    Text that is not UTF-8 is a finding, never an error."""
+    folded = tuple(part.casefold() for part in path)
+    kind = definitions.file_kind(folded)
+    if kind is None:
+        return None
+    if b"\x00" in data[:8192] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        finding = (pf.NOT_TEXT, 1, "binary or UTF-16: the game reads UTF-8 only")
+        return Parsed(kind, replace=False, definitions=(), mentions=(), findings=(finding,))
+    text = data.decode("utf-8", errors="replace")
+    content = definitions.read(folded, text)
+    if content is None:
+        return None
+    findings = [(f.code, f.line, f.detail) for f in content.findings]
+    if "\ufffd" in text and "\ufffd".encode() not in data:
+        line = text[: text.index("\ufffd")].count("\n") + 1
+        findings.insert(0, (pf.NOT_TEXT, line, "bytes that are not UTF-8; read as replacement characters"))
+    return Parsed(
+        content.kind,
+        content.replace,
+        tuple((d.kind, d.key, d.line, d.language) for d in content.definitions),
+        tuple(content.mentions.items()),
+        tuple(findings),
+    )
+
+
+def scope_of(kind: str | None) -> tuple[str, ...]:
+    """The folders (below a source) where definitions of `kind` lie; every folder the index reads for None."""
+    if kind is None:
+        return tuple(sorted(definitions.TOPS))
+    if kind in {definitions.EVENT, definitions.NAMESPACE, "scripted_trigger", "scripted_effect"}:
+        return ("events", *(("common/" + kind + "s",) if kind.startswith("scripted") else ()))
+    if kind.startswith("gui_"):
+        return ("gui",)
+    if kind == definitions.LOCALISATION:
+        return ("localization",)
+    return (f"common/{kind}",)
+
+
+def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and how much
+    world: WorldAdapter,
+    index: ContentIndex,
+    found: list[Source],
+    folders: tuple[str, ...] = tuple(sorted(definitions.TOPS)),
+    *,
+    budget: int | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Progress:
+    """Bring the index up to date with the files below `folders` of every source: at most `budget` files
+    parsed (None: all), the rest counted as pending. Raises PortError only for the index itself."""
+    total = Progress()
+    left = budget
+    for source in found:
+        for folder in folders:
+            if stop is not None and stop():
+                return total
+            done = _refresh_folder(world, index, source, folder, left)
+            total += done
+            if left is not None:
+                left = max(0, left - done.parsed)
+    return total
+
+
+def _refresh_folder(
+    world: WorldAdapter, index: ContentIndex, source: Source, folder: str, budget: int | None
+) -> Progress:
+    now = _surveyed(world, source, folder)
+    held = index.files(source.folder, folder)
+    changed = [path for path, (size, mtime) in now.items() if _stale(held.get(path), size, mtime)]
+    gone = [path for path in held if path not in now]
+    pending = 0
+    if budget is not None and len(changed) > budget:
+        pending = len(changed) - budget
+        changed = changed[:budget]
+    parsed = 0
+    for start in range(0, max(len(changed), 1), BATCH):
+        batch = changed[start : start + BATCH]
+        rows, contents = _read(world, index, source, batch, now)
+        parsed += len(contents)
+        index.update(source.folder, rows, contents, gone if start == 0 else [])
+    return Progress(len(now), parsed, len(gone), pending)
+
+
+def _stale(held: IndexedFile | None, size: int, mtime_ns: int) -> bool:
+    return held is None or held.size != size or held.mtime_ns != mtime_ns
+
+
+def _surveyed(world: WorldAdapter, source: Source, folder: str) -> dict[str, tuple[int, int]]:
+    """path below the source -> (size, mtime_ns) of every file the index reads below `folder`."""
+    _, ref = world.resolve(below(source.folder, tuple(folder.split("/"))), _HOME)
+    if ref is None or ref.kind != "dir":
+        return {}
+    base = len(world.location_of(ref).parts) - len(folder.split("/"))
+    found: dict[str, tuple[int, int]] = {}
+    try:
+        for parts, stat in world.survey(ref, lambda parts, _: parts[-1] == ".git"):
+            relative = parts[base:]
+            if stat.kind == "file" and definitions.file_kind(tuple(p.casefold() for p in relative)):
+                found["/".join(relative)] = (stat.size, stat.mtime_ns)
+    except PortError:
+        return found
+    return found
+
+
+def _read(
+    world: WorldAdapter,
+    index: ContentIndex,
+    source: Source,
+    paths: list[str],
+    stats: dict[str, tuple[int, int]],
+) -> tuple[list[IndexedFile], dict[str, Parsed]]:
+    """The rows of `paths` (read and digested) and the parsed contents the index lacks."""
+    refs = []
+    for path in paths:
+        _, ref = world.resolve(below(source.folder, tuple(path.split("/"))), _HOME)
+        if ref is not None and ref.kind == "file":
+            refs.append((path, ref))
+    datas = world.read_files([ref for _, ref in refs], READ_LIMIT) if refs else []
+    digested = [
+        (path, data, hashlib.sha256(data).hexdigest())
+        for (path, _), data in zip(refs, datas, strict=True)
+        if isinstance(data, bytes)
+    ]
+    known = index.known(digest for _, _, digest in digested)
+    rows: list[IndexedFile] = []
+    contents: dict[str, Parsed] = {}
+    for path, data, digest in digested:
+        size, mtime = stats[path]
+        rows.append(IndexedFile(source.folder, path, size, mtime, digest))
+        if digest not in known and digest not in contents:
+            parsed = parse_bytes(tuple(path.split("/")), data)
+            if parsed is not None:
+                contents[digest] = parsed
+    return rows, contents
+
+
+def after_write(world: WorldAdapter, index: ContentIndex, found: list[Source], address: str) -> bool:
+    """Re-index the one file at `address` a governed write changed (or deleted), when it lies in a
+    folder the index reads of a source of the playset; whether it did."""
+    for source in found:
+        prefix = source.folder.rstrip("/") + "/"
+        if address.startswith(prefix):
+            parts = address[len(prefix) :].split("/")
+            if len(parts) > 1 and parts[0].casefold() in definitions.TOPS:
+                _refresh_folder(world, index, source, "/".join(parts[:-1]), None)
+                return True
+    return False

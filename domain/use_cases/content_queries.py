@@ -1,0 +1,262 @@
+"""`ck3_playset` commands of the content index (read-only, scoped to the session's playset, paged):
+`define` (where a key is defined and which definition the game uses), `conflicts`, `mentions`,
+`missing` (localisation keys a language lacks), `index` (the last build). Each first re-checks by stat
+the folders it concerns and indexes what changed (at most content_index.INLINE files; the reply's
+`pending` counts the rest). The index is written by the server alone: `build` runs a whole build off
+the request path (at start, after a playset switch)."""
+
+from typing import ClassVar
+
+from attrs import frozen
+
+from domain.addresses import canonical
+from domain.ck3 import content_index, key_queries, merge_rules, merged
+from domain.ck3 import definitions as defs
+from domain.replies.builder import Reply, ReplyBuilder
+from domain.services import Services
+from domain.session import Session
+from domain.use_cases.request import Request
+from domain.world.adapter import WorldAdapter
+from domain.world.visibility import VisibilityRef
+from ports.content_index import Build, ContentIndex
+from ports.errors import PortError
+
+_TOOL = "ck3_playset"
+
+
+@frozen
+class Define(Request):
+    TOOL: ClassVar[str] = _TOOL
+    key: str
+    kind: str | None = None
+
+
+@frozen
+class Conflicts(Request):
+    TOOL: ClassVar[str] = _TOOL
+    kind: str | None = None
+    cursor: str | None = None
+    limit: int = key_queries.PAGE
+
+
+@frozen
+class Mentions(Request):
+    TOOL: ClassVar[str] = _TOOL
+    key: str
+    cursor: str | None = None
+    limit: int = key_queries.PAGE
+
+
+@frozen
+class Missing(Request):
+    TOOL: ClassVar[str] = _TOOL
+    language: str
+    reference: str = "english"
+    cursor: str | None = None
+    limit: int = key_queries.PAGE
+
+
+def define(session: Session, services: Services, request: Define) -> Reply:
+    """Every definition of a key (of a kind) in the playset, and the one the game uses, by which rule."""
+    ready = _ready(
+        session, services, [request.kind] if request.kind else _kinds_of(services, session, request.key)
+    )
+    if isinstance(ready, Reply):
+        return ready
+    playset, pending = ready
+    try:
+        found = playset.index.defined(playset.folders, request.key, request.kind)
+    except PortError:
+        return _unavailable()
+    kinds, rules = key_queries.decide(playset, found)
+    data: dict[str, object] = {
+        "key": request.key,
+        "kinds": kinds,
+        "count": len(found),
+        "pending": pending,
+        "rules": [rule.summary() for rule in sorted(rules, key=lambda r: r.name)],
+    }
+    if any(not rule.confirmed for rule in rules):
+        data["note"] = "unconfirmed: " + "; ".join(
+            r.says for r in sorted(rules, key=lambda r: r.name) if not r.confirmed
+        )
+    return ReplyBuilder().success("WA-READ-S-012", data)
+
+
+def conflicts(session: Session, services: Services, request: Conflicts) -> Reply:
+    """Keys more than one source of the playset defines, with the winner and the rule, a page at a time."""
+    bad = _page_arguments(request.cursor, request.limit)
+    ready = bad or _ready(session, services, [request.kind])
+    if isinstance(ready, Reply):
+        return ready
+    playset, pending = ready
+    try:
+        rows = key_queries.conflicts(playset, request.kind)
+    except PortError:
+        return _unavailable()
+    shown, cursor = key_queries.page(list(rows), request.cursor, request.limit)
+    data = _paged(shown, cursor, len(rows), pending) | {"conflicts": shown}
+    data["rules"] = [rule.summary() for rule in (merged.SAME_PATH, *merge_rules.RULES)]
+    return ReplyBuilder().success("WA-READ-S-013", data)
+
+
+def mentions(session: Session, services: Services, request: Mentions) -> Reply:
+    """The script and GUI files of the playset that mention a key (its first line in each)."""
+    bad = _page_arguments(request.cursor, request.limit)
+    ready = bad or _ready(session, services, [None])
+    if isinstance(ready, Reply):
+        return ready
+    playset, pending = ready
+    try:
+        found = playset.index.mentions(playset.folders, request.key)
+    except PortError:
+        return _unavailable()
+    labels = {source.folder: source.label for source in playset.found}
+    rows: list[object] = [{"source": labels[s], "path": p, "line": line} for s, p, line in found]
+    shown, cursor = key_queries.page(rows, request.cursor, request.limit)
+    data = _paged(shown, cursor, len(rows), pending) | {"key": request.key, "files": shown}
+    return ReplyBuilder().success("WA-READ-S-014", data)
+
+
+def missing(session: Session, services: Services, request: Missing) -> Reply:
+    """Localisation keys the playset has in the reference language but not in `language`."""
+    bad = _page_arguments(request.cursor, request.limit)
+    ready = bad or _ready(session, services, [defs.LOCALISATION])
+    if isinstance(ready, Reply):
+        return ready
+    playset, pending = ready
+    try:
+        keys: list[object] = list(key_queries.missing(playset, request.language, request.reference))
+    except PortError:
+        return _unavailable()
+    shown, cursor = key_queries.page(keys, request.cursor, request.limit)
+    data = _paged(shown, cursor, len(keys), pending)
+    data |= {"language": request.language, "reference": request.reference, "keys": shown}
+    return ReplyBuilder().success("WA-READ-S-015", data)
+
+
+def _ready(
+    session: Session, services: Services, kinds: list[str | None]
+) -> tuple[key_queries.Playset, int] | Reply:
+    """The playset over the index, after the folders of `kinds` were re-checked by stat (files left not
+    indexed counted)."""
+    index = services.index
+    if index is None:
+        return _unavailable()
+    found = content_index.sources_of(session.world)
+    folders = sorted({folder for kind in kinds for folder in content_index.scope_of(kind)})
+    try:
+        done = content_index.refresh(session.world, index, found, tuple(folders), budget=content_index.INLINE)
+    except PortError:
+        return _unavailable()
+    return key_queries.Playset(index, found), done.pending
+
+
+def _kinds_of(services: Services, session: Session, key: str) -> list[str | None]:
+    """The kinds the index knows `key` by (every kind when it knows none)."""
+    index = services.index
+    if index is None:
+        return [None]
+    try:
+        known = {
+            d.kind for d in index.defined([s.folder for s in content_index.sources_of(session.world)], key)
+        }
+    except PortError:
+        return [None]
+    return [*sorted(known)] or [None]
+
+
+def _page_arguments(cursor: str | None, limit: int) -> Reply | None:
+    problems = []
+    if not 1 <= limit <= key_queries.MAX_PAGE:
+        problems.append({"field": "limit", "problem": f"must be from 1 to {key_queries.MAX_PAGE}"})
+    if cursor is not None and not cursor.isdigit():
+        problems.append({"field": "cursor", "problem": "give the next_cursor of the page before"})
+    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems}) if problems else None
+
+
+def _paged(shown: list[object], cursor: str | None, total: int, pending: int) -> dict[str, object]:
+    return {
+        "count": len(shown),
+        "total": total,
+        "truncated": cursor is not None,
+        "next_cursor": cursor,
+        "hint": "More follow: call again with cursor=next_cursor." if cursor else None,
+        "pending": pending,
+    }
+
+
+def _unavailable() -> Reply:
+    return ReplyBuilder().error("WA-IO-E-001", {"address": "ROOT_CK3RAVEN_DATA:/content-index"})
+
+
+def build(services: Services, world: WorldAdapter, playset: str) -> Build | None:
+    """A whole build of the playset's index by this server (None: another server is building, or the
+    index failed). Runs off the request path."""
+    index: ContentIndex | None = services.index
+    if index is None:
+        return None
+    started = services.clock.now()
+    try:
+        with index.builder() as mine:
+            if not mine:
+                return None
+            done = content_index.refresh(world, index, content_index.sources_of(world))
+            finished = services.clock.now()
+            seconds = round((finished - started).total_seconds(), 3)
+            record = Build(playset, finished.isoformat(), done.seen, done.parsed, seconds)
+            index.record_build(record)
+            return record
+    except PortError:
+        return None
+
+
+@frozen
+class Status(Request):
+    TOOL: ClassVar[str] = _TOOL
+
+
+def status(session: Session, services: Services, _: Status) -> Reply:
+    """The last finished build of the session's playset (MCP-DB-S-001), or that it is not built yet."""
+    name = session.playset or ""
+    try:
+        last = services.index.last_build(name) if services.index is not None else None
+    except PortError:
+        return _unavailable()
+    if last is None:
+        return ReplyBuilder().invalid("MCP-DB-I-001", {"name": name})
+    return ReplyBuilder().success("MCP-DB-S-001", built(last))
+
+
+def built(last: Build) -> dict[str, object]:
+    """A finished build as replies carry it (MCP-DB-S-001, and `ck3_playset show`)."""
+    return {
+        "name": last.playset,
+        "count": last.files,
+        "parsed": last.parsed,
+        "seconds": last.seconds,
+        "at": last.at,
+    }
+
+
+def rebuild(session: Session, services: Services) -> None:
+    """Ask for a whole build of the session's playset off the request path (after a switch)."""
+    if services.index is None or services.background is None:
+        return
+    world = WorldAdapter(services.files, session.world.view)  # the lens as it is now, for the build alone
+    name = session.playset or ""
+    services.background("content-index", lambda: build(services, world, name))
+
+
+def after_change(session: Session, services: Services, ref: VisibilityRef) -> None:
+    """Re-index the one file a governed write or delete changed. Whatever fails here, the change stands:
+    the index never refuses or undoes a governed write (SPEC §15); the next query re-checks by stat."""
+    index = services.index
+    if index is None:
+        return
+    try:
+        place = session.world.location_of(ref)
+        address = canonical(place.root, place.parts)
+        content_index.after_write(session.world, index, content_index.sources_of(session.world), address)
+    except Exception:  # noqa: BLE001 - see the docstring: no failure of the index reaches the write
+        return

@@ -1,0 +1,122 @@
+"""The content index on real files and a real SQLite file: close's semantic validator and the index agree
+on what a change adds; bad input is findings, never an error; a governed write's file is re-indexed at
+once; one builder at a time among the servers on a state directory."""
+
+from pathlib import Path
+
+import pytest
+
+from adapters.local_files import LocalFiles
+from adapters.sqlite_index import SqliteIndex
+from domain.ck3 import content_index
+from domain.ck3 import parse_findings as pf
+from domain.compliance import symbols
+from domain.vocabulary import Mode, RootCategory
+from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.playsets import ModFolder
+
+R = RootCategory
+MOD = "ROOT_STEAM:/1"
+
+
+def world_on(base: Path) -> WorldAdapter:
+    (base / "game" / "common").mkdir(parents=True)
+    (base / "steam" / "1").mkdir(parents=True)
+    (base / "steam" / "1" / "descriptor.mod").write_text('name="Mod"\n', encoding="utf-8")
+    files = LocalFiles({R.ROOT_GAME.value: base / "game", R.ROOT_STEAM.value: base / "steam"})
+    view = WorldView(
+        Mode.CK3LENS, frozenset({R.ROOT_GAME, R.ROOT_STEAM}), (ModFolder("Mod", "1", R.ROOT_STEAM, ("1",)),)
+    )
+    return WorldAdapter(files, view)
+
+
+@pytest.fixture
+def base(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+def put(base: Path, path: str, data: bytes | str) -> None:
+    target = base / "steam" / "1" / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+
+def symbol(kind: str, key: str) -> str:
+    return f"namespace:{key}" if kind == "namespace" else key
+
+
+CASES = [
+    ("common/traits/t.txt", "brave = {\n}\n", "brave = {\n}\nzealous = { a = { b = 1 } }\n@x = 1\n"),
+    ("common/script_values/v.txt", "a = 1\n", "a = 1\nb = 2\nc = { value = 3 }\n"),
+    ("events/e.txt", "namespace = a\na.1 = {\n}\n", "namespace = a\nnamespace = b\na.1 = {\n}\nb.2 = {\n}\n"),
+    ("localization/english/x_l_english.yml", 'l_english:\n k:0 "v"\n', 'l_english:\n k:0 "v"\n n:0 "w"\n'),
+]
+
+
+@pytest.mark.parametrize(("path", "before", "after"), CASES)
+def test_closes_new_symbols_for_a_file_equal_the_definitions_the_index_gains_for_it(
+    base: Path, path: str, before: str, after: str
+):
+    world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
+    found = content_index.sources_of(world)
+    put(base, path, before)
+    content_index.refresh(world, index, found)
+    had = {symbol(d.kind, d.key) for d in index.defined_in(MOD, path)}
+    put(base, path, after)
+    content_index.after_write(world, index, found, f"{MOD}/{path}")
+    gained = {symbol(d.kind, d.key) for d in index.defined_in(MOD, path)} - had
+
+    kind = symbols.kind_of(tuple(path.split("/")))
+    assert kind is not None
+    added = symbols.added(f"{MOD}/{path}", kind, before, after, parts=("1", *path.split("/"))).added
+    assert set(added) == gained
+    assert gained
+
+
+BAD = [
+    ("common/traits/binary.txt", b"\x00\x01\x02brave = {}", pf.NOT_TEXT),
+    ("common/traits/utf16.txt", "brave = {}".encode("utf-16"), pf.NOT_TEXT),
+    ("common/traits/latin1.txt", "caf\xe9 = {\n}\n".encode("latin-1"), pf.NOT_TEXT),
+    ("common/traits/deep.txt", b"deep = " + b"{ " * 50_000, pf.LIMIT),
+    ("common/traits/empty.txt", b"", None),
+    ("common/traits/twice.txt", b"brave = {\n}\nbrave = {\n}\n", pf.DUPLICATE),
+    ("localization/english/d_l_english.yml", b'l_english:\n a:0 "x"\n a:0 "y"\n', pf.DUPLICATE),
+    ("common/traits/long.txt", b"long = { " + b"a = b " * 200_000 + b"}\n", None),
+]
+
+
+def test_bad_input_is_indexed_with_findings_and_never_raises(base: Path):
+    world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
+    for path, data, _ in BAD:
+        put(base, path, data)
+
+    done = content_index.refresh(world, index, content_index.sources_of(world))
+
+    assert (done.seen, done.pending) == (len(BAD), 0)
+    for path, _, code in BAD:
+        codes = [found[0] for found in index.findings(MOD, path)]
+        assert (code in codes) if code else codes == [], path
+    assert [d.key for d in index.defined_in(MOD, "common/traits/long.txt")] == ["long"]
+
+
+def test_a_governed_writes_file_is_re_indexed_at_once_and_a_deleted_one_dropped(base: Path):
+    world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
+    found = content_index.sources_of(world)
+    put(base, "common/traits/t.txt", "brave = {\n}\n")
+    content_index.after_write(world, index, found, f"{MOD}/common/traits/t.txt")
+    first = [d.key for d in index.defined(["ROOT_STEAM:/1"], "brave")]
+    (base / "steam" / "1" / "common" / "traits" / "t.txt").unlink()
+    content_index.after_write(world, index, found, f"{MOD}/common/traits/t.txt")
+
+    assert (first, index.defined(["ROOT_STEAM:/1"], "brave")) == (["brave"], [])
+
+
+def test_one_builder_at_a_time_among_servers_on_one_state_directory(base: Path):
+    one, two = SqliteIndex(base / "content-index.db"), SqliteIndex(base / "content-index.db")
+
+    with one.builder() as first, two.builder() as second:
+        held = (first, second)
+    with two.builder() as after:
+        pass
+
+    assert (held, after) == ((True, False), True)
