@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +26,7 @@ WORLD = HERE / ".world"
 GENERATOR = CHECKOUT.parent / "shared" / "bench" / "gen_ck3_world.py"
 PEERS = HERE / ".peers"
 REFERENCE_PACKAGE = "@modelcontextprotocol/server-filesystem"
+GIT = shutil.which("git") or "git"
 
 WIDE = "gfx/coat_of_arms/colored_emblems"
 """The world's 2,000-entry folder, below the game folder."""
@@ -41,12 +42,40 @@ SERVER_ENV = {
 
 
 def ensure_world() -> Path:
-    """The world's folder (made on first use); its game folder is `game/`."""
-    if not (WORLD / "game").is_dir():
+    """The world's folder (made on first use, made again when a run died while making it); its game
+    folder is `game/`."""
+
+    def generate(folder: Path) -> None:
         if not GENERATOR.is_file():
             sys.exit(f"bench: the world generator is missing ({GENERATOR})")
-        subprocess.run([sys.executable, str(GENERATOR), str(WORLD)], check=True, stdout=subprocess.DEVNULL)
-    return WORLD
+        subprocess.run([sys.executable, str(GENERATOR), str(folder)], check=True, stdout=subprocess.DEVNULL)
+
+    return built(WORLD, generate)
+
+
+def built(folder: Path, make: Callable[[Path], None]) -> Path:
+    """`folder`, made by `make` once: a folder counts as made only when its `.done` mark beside it
+    exists, so one left half-made by a run that died (a failed `git commit`, ^C) is removed and made
+    again rather than measured."""
+    done = folder.parent / f".{folder.name.lstrip('.')}.done"
+    if done.exists() and folder.is_dir():
+        return folder
+    done.unlink(missing_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    make(folder)
+    done.touch()
+    return folder
+
+
+GIT_QUIET = ("-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.fsmonitor=false")
+"""Given to every git command that makes a bench repository: git's automatic gc and maintenance, which
+can start in the middle of a long run of commits and make one fail (exit 128), stay off."""
+
+
+def quiet_git_config(repo: Path) -> None:
+    """Keep automatic gc and maintenance off in `repo` for good, for the benches' later git commands."""
+    for key, value in (("gc.auto", "0"), ("maintenance.auto", "false"), ("gc.autoDetach", "false")):
+        subprocess.run([GIT, "-C", str(repo), "config", key, value], check=True, capture_output=True)
 
 
 @dataclass(frozen=True)
