@@ -3,9 +3,9 @@
 The world comes from ../shared/bench/gen_ck3_world.py (about 40,000 files in 3,000 folders, fixed seed),
 made once under bench/.world. A scratch place holds ck3raven's config and state directory, a data root
 (`ROOT_CK3RAVEN_DATA`, whose `wip/` folder takes writes without a contract) and an empty repository root.
-Three servers can be started on it: `ck3raven serve`, a stock FastMCP 4 server with one tool
-(bench/stock_server.py), and the MCP reference filesystem server (Node, installed from npm into
-bench/.peers), given the world's game folder and the scratch `wip/` folder.
+Three servers can be started on it: `ck3raven serve`, stock FastMCP 4 with the same tools doing the same
+raw work ungoverned (bench/stock_server.py), and the MCP reference filesystem server (Node, installed from
+npm into bench/.peers), given the world's game folder and the scratch `wip/` folder.
 """
 
 import json
@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from rpc import Spec
+from rpc import RawServer, Spec
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -122,9 +122,23 @@ def ours(place: Place) -> Spec:
     return Spec("ck3raven", (str(executable), "serve", "--config", str(place.config)), SERVER_ENV)
 
 
-def stock() -> Spec:
-    """A stock FastMCP 4 server with one trivial tool."""
-    return Spec("stock FastMCP", (sys.executable, str(HERE / "stock_server.py")), SERVER_ENV)
+def stock(place: Place) -> Spec:
+    """Stock FastMCP 4 with ck3raven's tools and schemas doing the same raw work, ungoverned
+    (bench/stock_server.py), over the same roots; its descriptions and output schemas are ck3raven's own,
+    taken from one `tools/list` of ours saved in the scratch place."""
+    listed = place.base / "tools.json"
+    if not listed.exists():
+        with RawServer(ours(place), place.errlog("ck3raven")) as server:
+            server.initialize()
+            tools = server.request("tools/list").result["tools"]
+        listed.write_text(json.dumps(tools), encoding="utf-8")
+    roots = {
+        "ROOT_GAME": place.game,
+        "ROOT_REPO": place.base / "repo",
+        "ROOT_CK3RAVEN_DATA": place.base / "data",
+    }
+    argv = (sys.executable, str(HERE / "stock_server.py"), str(listed), str(place.base / "stock.db"))
+    return Spec("stock FastMCP", argv + tuple(f"{name}={path}" for name, path in roots.items()), SERVER_ENV)
 
 
 def reference(place: Place) -> Spec:

@@ -90,7 +90,9 @@ def meta(args: argparse.Namespace, started: float, loads: tuple[float, float]) -
 
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=9, help="rounds per case (at least 9 for the figures)")
+    parser.add_argument(
+        "--rounds", type=int, default=20, help="rounds per case (at least 20 for the figures)"
+    )
     parser.add_argument("--peers", action="store_true", help="add the Node reference server")
     parser.add_argument("--only", help=f"comma-separated groups, of: {', '.join(GROUPS)}")
     parser.add_argument(
