@@ -298,7 +298,9 @@ class WorldAdapter:
                 shown = verdicts.get(name)
                 if shown is None:
                     shown = _kept(verdicts, name, addressable(name) and not hidden(name))
-                return shown and not (skip and skip(parts, kind))
+                if not shown:
+                    return False
+                return skip is None or not skip(parts, kind)
 
             return prefix, named
         root, base = location.root, location.parts
