@@ -10,14 +10,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-Kind = Literal["ratio", "delta", "absolute", "faster", "share"]
+Kind = Literal["ratio", "delta", "absolute", "faster", "share", "least"]
 UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
 
 
 @dataclass(frozen=True)
 class Target:
     """`ratio`: ours/other <= limit; `delta`: ours - other <= limit; `absolute`: ours <= limit;
-    `faster`: other/ours >= limit; `share`: ours/other <= limit (a fraction). Differences and absolute
+    `faster`: other/ours >= limit; `share`: ours/other <= limit (a fraction); `least`: ours/other >= limit
+    (a rate, such as calls per second). Differences and absolute
     limits are in the row's unit."""
 
     kind: Kind
@@ -37,7 +38,7 @@ class Target:
     def met(self, value: float | None) -> bool | None:
         if value is None:
             return None
-        return value >= self.limit if self.kind == "faster" else value <= self.limit
+        return value >= self.limit if self.kind in {"faster", "least"} else value <= self.limit
 
     def text(self, unit: str) -> str:
         if self.kind == "ratio":
@@ -48,6 +49,8 @@ class Target:
             return f"<= {self.limit:g} {unit}"
         if self.kind == "faster":
             return f">= {self.limit:g}x faster"
+        if self.kind == "least":
+            return f">= {self.limit:g}x"
         return f"<= {self.limit * 100:g}%"
 
 

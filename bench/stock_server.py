@@ -12,7 +12,7 @@ file and folder fsynced, and one row committed to an SQLite database in WAL mode
 `search names` (a sorted walk, the glob matched on each relative path). Every other command answers an
 Invalid envelope.
 
-    python bench/stock_server.py TOOLS_JSON STATE_DB ROOT=PATH [ROOT=PATH ...]
+    python bench/stock_server.py TOOLS_JSON STATE_DB ROOT=PATH [ROOT=PATH ...] [--http=PORT]
 """
 
 import hashlib
@@ -472,8 +472,15 @@ def main() -> None:
     tools_json, database, *pairs = sys.argv[1:]
     with open(tools_json, encoding="utf-8") as handle:
         described = {tool["name"]: tool for tool in json.load(handle)}
-    roots = dict(pair.split("=", 1) for pair in pairs)
-    build(Stock(roots, database), described).run(transport="stdio", show_banner=False)
+    http = [pair.removeprefix("--http=") for pair in pairs if pair.startswith("--http=")]
+    roots = dict(pair.split("=", 1) for pair in pairs if not pair.startswith("--"))
+    server = build(Stock(roots, database), described)
+    if http:
+        server.run(
+            transport="http", host="127.0.0.1", port=int(http[0]), show_banner=False, log_level="warning"
+        )
+    else:
+        server.run(transport="stdio", show_banner=False)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ Groups, in this order (each can be run alone with --only, or as its own script):
   startup    spawn -> first tools/list, ck3raven beside stock FastMCP 4 and the Node reference server
              (bench/startup.py)
   calls      calls over stdio against floors and the stock server (bench/calls.py)
+  http       calls per second over HTTP with 8 and 32 clients, ck3raven beside the stock server, and
+             their p99 latencies (bench/http_load.py)
   enforce    resolve + enforce in process (bench/enforce.py)
   contracts  contract open and close against the git CLI, cold and warm (bench/contracts.py)
   stored     a governed write with 0 to 10,000 stored contracts (bench/stored_contracts.py)
@@ -31,11 +33,13 @@ from common import CHECKOUT, HERE, Place, ensure_world, install_reference, scrat
 from report import Row, dump, table
 
 RESULTS = HERE / "results"
-GROUPS = ("startup", "calls", "enforce", "contracts", "stored", "baselines")
+GROUPS = ("startup", "calls", "http", "enforce", "contracts", "stored", "baselines")
 PEER_GROUPS = ("startup", "calls")
 
 
-def run_group(name: str, place: Place, args: argparse.Namespace, problems: list[str]) -> list[Row]:
+def run_group(  # noqa: PLR0911 - one return per group
+    name: str, place: Place, args: argparse.Namespace, problems: list[str]
+) -> list[Row]:
     rounds = args.rounds
     if name == "startup":
         import startup
@@ -47,6 +51,10 @@ def run_group(name: str, place: Place, args: argparse.Namespace, problems: list[
         rows, found = calls.measure(place, rounds, peers=args.peers)
         problems += found
         return rows
+    if name == "http":
+        import http_load
+
+        return http_load.measure(place, rounds)
     if name == "enforce":
         import enforce
 
