@@ -97,7 +97,7 @@ LINTED_WORK: list = [
         "intent": "A helper module",
         "work_declaration": "Add src/b.py",
         "operations": ["WRITE"],
-        "targets": [{"address": "ROOT_REPO:/src/b.py", "edit_kind": "add"}],
+        "targets": [{"path": "ROOT_REPO:/src/b.py", "edit_kind": "add"}],
     },
     ("ck3_file", {"command": "write", "path": "src/b.py", "content": "import os\n"}),
     ("ck3_contract", {"command": "close"}),
