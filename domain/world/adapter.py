@@ -68,6 +68,8 @@ KEPT: Final = 1024
 immutable, and depends only on what it is kept by, the view and the manifest)."""
 KEPT_TEXT: Final = 256
 """The longest agent text whose place is kept."""
+NAMES_KEPT: Final = 1 << 16
+"""Names whose visibility verdict a view keeps at most (all are let go when there are this many)."""
 
 _MANIFEST_AT: Final = Location(*MANIFEST)
 _ROOTS: Final = {root.value: root for root in RootCategory}
@@ -291,13 +293,17 @@ class WorldAdapter:
         prefix = compiled.uniform_prefix(location)
         if prefix is not None:  # nothing below is spelled differently: only names are checked
             hidden = compiled.hidden_name
-            verdicts: dict[str, bool] = {}  # a tree repeats its names: each is judged once per walk
+            # a tree repeats its names, and walks repeat trees: a name is judged once for the view
+            verdicts: dict[str, bool] = compiled.shown if spelled else {}
 
             def named(parts: tuple[str, ...], kind: Kind) -> bool:
                 name = parts[-1]
                 shown = verdicts.get(name)
                 if shown is None:
-                    shown = _kept(verdicts, name, addressable(name) and not hidden(name))
+                    shown = addressable(name) and not hidden(name)
+                    if len(verdicts) >= NAMES_KEPT:
+                        verdicts.clear()
+                    verdicts[name] = shown
                 if not shown:
                     return False
                 return skip is None or not skip(parts, kind)
@@ -476,6 +482,9 @@ class _Compiled:
         )
         secret = "|".join(fnmatch.translate(pattern.casefold()) for pattern in view.hidden)
         self._secret = re.compile(secret) if secret else None
+        self.shown: dict[str, bool] = {}
+        """Names a walk judged, and whether an address can spell them and the view does not hide them:
+        a pure verdict on the name (never on what stands there), kept while the view lasts."""
 
     def mod(self, key: str) -> ModFolder | None:
         return self._by_key.get(key)
