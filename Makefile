@@ -76,7 +76,7 @@ docs: $(STAMP)  ## regenerate docs/reply-codes.md from the registry
 	$(BIN)/ck3raven codes --format markdown > docs/reply-codes.md
 	$(BIN)/python .ci/conformance.py --write
 
-bench: $(STAMP)  ## every bench in one table: start-up, calls over stdio against their floors and stock FastMCP, resolve+enforce, contracts vs git (JSON in bench/results/)
+bench: $(STAMP)  ## every bench in one table: start-up, calls over stdio and HTTP against their floors and stock FastMCP (same tools, same raw work), resolve+enforce, contracts vs git (JSON in bench/results/)
 	$(BIN)/python bench/suite.py
 
 mutate: $(STAMP)  ## mutation testing of domain/policy, contracts, compliance and world (mutmut; about an hour on 2 cores, not in CI): the score per package and every mutant not killed

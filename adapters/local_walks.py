@@ -64,37 +64,56 @@ def walk(
             os.close(child)
 
 
-def walk_all(
+def walk_all(  # noqa: C901 - one loop over a stack of folders, kept whole so no entry pays a call more
     fd: int, here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
 ) -> Iterator[tuple[tuple[str, ...], Kind]]:
+    """Depth-first in name order, from one frame (a walk of many entries would otherwise hand each one
+    up through a generator per folder level): a stack of the open folders, each with what is left of its
+    entries; every descriptor this opened is closed however the walk ends."""
     if depth <= 0:
         return
+    frames = [(fd, here, depth, iter(_listed(fd)))]
     try:
-        with os.scandir(fd) as it:  # the kind comes from the directory entry itself: no stat per file
-            found = sorted((item.name, _entry_kind(item)) for item in it)
+        while frames:
+            top, above, left, pending = frames[-1]
+            for name, kind in pending:
+                parts = (*above, name)
+                if not keep(parts, kind):
+                    continue
+                if kind != "dir" or left == 1:  # a file, or a folder of the last level: never opened
+                    yield parts, kind
+                    continue
+                try:
+                    child = os.open(name, DIR_FLAGS, dir_fd=top)
+                except OSError:  # swapped for a link or removed since readdir: skipped, never followed
+                    continue
+                frames.append((child, parts, left - 1, iter(())))
+                yield parts, kind
+                frames[-1] = (child, parts, left - 1, iter(_listed(child)))
+                break  # into the child; this folder's entries go on where they stopped
+            else:
+                frames.pop()
+                if top != fd:
+                    os.close(top)
+    finally:
+        for top, *_ in frames:
+            if top != fd:
+                os.close(top)
+
+
+def _listed(fd: int) -> list[tuple[str, Kind]]:
+    """The open folder's entries, sorted by name, each kind from the directory entry itself (no stat)."""
+    try:
+        with os.scandir(fd) as it:
+            return sorted((item.name, _entry_kind(item)) for item in it)
     except OSError as exc:
         raise Unavailable("a folder cannot be listed") from exc
-    for name, kind in found:
-        parts = (*here, name)
-        if not keep(parts, kind):
-            continue
-        if kind != "dir" or depth == 1:  # a file, or a folder of the last level: never opened
-            yield parts, kind
-            continue
-        try:
-            child = os.open(name, DIR_FLAGS, dir_fd=fd)
-        except OSError:  # swapped for a link or removed since readdir: skipped, never followed
-            continue
-        try:
-            yield parts, kind
-            yield from walk_all(child, parts, depth - 1, keep)
-        finally:
-            os.close(child)
 
 
 def _entry_kind(item: os.DirEntry[str]) -> Kind:
-    if item.is_symlink():
-        return "symlink"
+    # most entries are plain files, answered by the first question (not following: a link is no file)
+    if item.is_file(follow_symlinks=False):
+        return "file"
     if item.is_dir(follow_symlinks=False):
         return "dir"
-    return "file" if item.is_file(follow_symlinks=False) else "special"
+    return "symlink" if item.is_symlink() else "special"

@@ -37,6 +37,8 @@ class MemoryState:
         }
         self.lock = threading.RLock()
         self._depth = 0
+        self.transactions = 0
+        """Transactions begun: a token that changes whenever a record may have changed."""
         self.approvals = MemoryApprovals(self)
         self.contracts = MemoryContracts(self)
         self.ledger = MemoryLedger(self)
@@ -47,6 +49,7 @@ class MemoryState:
     @contextmanager
     def atomic(self) -> Iterator[None]:
         with self.lock:
+            self.transactions += 1  # every transaction, whatever its outcome: never rolled back
             saved = copy.deepcopy(self.data) if self._depth == 0 else None
             self._depth += 1
             try:
@@ -115,6 +118,10 @@ class MemoryContracts(_Records[ContractRecord]):
 
     def _final(self, record: ContractRecord) -> bool:
         return record.status != "open"
+
+    def version(self) -> object:
+        with self._state.lock:
+            return self._state.transactions
 
 
 class MemoryLedger:

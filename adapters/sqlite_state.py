@@ -100,6 +100,7 @@ class SqliteState:
             raise Unavailable("the state database cannot be opened") from exc
         self._lock = threading.RLock()
         self._depth = 0
+        self._writes = 0
         self.approvals = SqliteApprovals(self)
         self.contracts = SqliteContracts(self)
         self.ledger = SqliteLedger(self)
@@ -109,6 +110,17 @@ class SqliteState:
 
     def close(self) -> None:
         self._db.close()
+
+    def changed(self) -> None:
+        """Count a write through this connection: SQLite's data_version sees only other connections'."""
+        with self._lock:
+            self._writes += 1
+
+    def version(self) -> tuple[int, int]:
+        """(writes through this connection, SQLite's data_version): it changes whenever this connection
+        wrote a record or another connection, in this process or another, committed anything."""
+        with self._lock:
+            return self._writes, int(self._run("PRAGMA data_version")[0][0])
 
     def quarantined(self) -> list[tuple[str, str, str]]:
         """(kind, record id, reason) of every record set aside because it could not be read."""
@@ -250,6 +262,7 @@ class _Records(Generic[R]):
             return True
 
     def _put(self, record: R) -> None:
+        self._state.changed()
         record_id = self._key(record)
         if self._state.execute("SELECT 1 FROM ended WHERE record_id = ?", (record_id,)):
             raise Unavailable("that record has ended")
@@ -269,6 +282,7 @@ class _Records(Generic[R]):
         log.warning("state.quarantined", kind=self.KEY, record_id=record_id, reason=reason)
         if self._state.read_only:  # the operator's views change nothing; the server sets it aside
             return
+        self._state.changed()
         with self._state.atomic():
             self._state.execute(
                 "INSERT INTO quarantine (kind, record_id, record, reason) VALUES (?, ?, ?, ?)",
@@ -317,6 +331,9 @@ class SqliteContracts(_Records[ContractRecord]):
 
     def _columns(self, record: ContractRecord) -> tuple[Any, ...]:
         return (record.contract_id, record.session_id, record.status, record.created_at)
+
+    def version(self) -> object:
+        return self._state.version()
 
 
 class SqliteAudit:

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CONTENT, HERE, prepare_checkout_imports
+from common import CONTENT, GIT_QUIET, HERE, built, prepare_checkout_imports, quiet_git_config
 from report import Row, Target, table
 from timing import clocked, interleave
 
@@ -54,24 +54,22 @@ TARGET = "mod00/common/d00/f0000.txt"
 
 
 def git(folder: Path, *args: str) -> None:
-    subprocess.run(
-        [GIT, "-C", str(folder), "-c", "gc.auto=0", *args], check=True, capture_output=True, text=True
-    )
+    subprocess.run([GIT, "-C", str(folder), *GIT_QUIET, *args], check=True, capture_output=True, text=True)
 
 
 def _commit(folder: Path) -> None:
     git(folder, "init", "-q")
+    quiet_git_config(folder)
     git(folder, "add", "-A")
     git(folder, "-c", "user.name=bench", "-c", "user.email=bench@ck3raven", "commit", "-q", "-m", "tree")
 
 
 def tree(layout: str) -> Path:
     """The layout's tree, made once (a half-made one is made again)."""
-    root = TREES / layout
-    done = root.parent / f".{layout}.done"
-    if done.exists():
-        return root
-    shutil.rmtree(root, ignore_errors=True)
+    return built(TREES / layout, lambda root: _fill(root, layout))
+
+
+def _fill(root: Path, layout: str) -> None:
     for mod in range(MODS):
         for index in range(PER_MOD):
             path = root / f"mod{mod:02}" / "common" / f"d{index % 25:02}" / f"f{index:04}.txt"
@@ -81,8 +79,6 @@ def tree(layout: str) -> Path:
             _commit(root / f"mod{mod:02}")
     if layout == "repository":
         _commit(root)
-    done.touch()
-    return root
 
 
 def floor_walk(root: Path) -> int:

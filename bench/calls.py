@@ -1,5 +1,9 @@
-"""Calls over stdio on the CK3-shaped world: ck3raven beside its floors, a stock FastMCP 4 server and (with
---peers) the Node reference server, all up at once, every case's contenders taken in turn each round.
+"""Calls over stdio on the CK3-shaped world: ck3raven beside its floors, stock FastMCP 4 with the same tools
+doing the same raw work (bench/stock_server.py) and (with --peers) the Node reference server, all up at
+once, every case's contenders taken in turn each round (the order reversed every other round). A row held
+against stock or a floor judges the median of the per-round ratios (differences for a trivial call and a
+read) and shows their quartiles and range, and the load average while its rounds ran. Stock's answers are
+checked to carry the same data as ours.
 
 Cases (medians of each contender's rounds; ours is timed from request to response by bench/rpc.py):
   trivial call   `ck3_dir pwd` against the stock server's one tool (and the reference's
@@ -25,6 +29,7 @@ are read from each server just before it is shut down.
 
 import argparse
 import json
+import os
 import statistics
 import sys
 from collections.abc import Callable
@@ -93,6 +98,10 @@ class Case:
     """Also run the reply middleware (and each piece of it) on this case's reply, in the same rounds."""
     share: Target | None = None
     """A target for the middleware's share of the call over stdio (a row of its own)."""
+    stock: Target | bool | None = False
+    """Stock FastMCP makes the same call too (with `stock_args` when given) and a paired row holds ours
+    against it (False: it does not; None: a row without a target)."""
+    stock_args: dict[str, Any] | None = None
 
 
 @dataclass
@@ -154,6 +163,7 @@ def cases(place: Place) -> list[Case]:
             weight=3,
             breakdown=True,
             share=Target("share", 0.08),
+            stock=Target("ratio", 1.15),
             short="ck3_dir list 2,000",
             peer=Peer(
                 "list_directory_with_sizes",
@@ -173,6 +183,7 @@ def cases(place: Place) -> list[Case]:
             Target("ratio", 1.5),
             weight=3,
             breakdown=True,
+            stock=Target("ratio", 1.15),
             short="ck3_dir tree depth 3",
             peer=tree_d3,
         ),
@@ -184,6 +195,8 @@ def cases(place: Place) -> list[Case]:
             lambda: floors.folders_tree(game, 64),
             folders,
             Target("ratio", 1.2),
+            weight=2,
+            stock=None,
             short="ck3_dir tree whole",
             peer=tree_all,
         ),
@@ -196,6 +209,7 @@ def cases(place: Place) -> list[Case]:
             lambda data, floor: data["content"] == floor,
             weight=5,
             breakdown=True,
+            stock=Target("delta", 0.3),
             short="ck3_read 10 KiB",
             peer=Peer("read_text_file", {"path": str(read_file)}, same=lambda text, floor: text == floor),
         ),
@@ -207,6 +221,8 @@ def cases(place: Place) -> list[Case]:
             lambda: floors.write_synced(wip / "floor.txt", CONTENT),
             lambda data, _: data["size"] == len(CONTENT),
             weight=5,
+            stock=None,
+            stock_args={"command": "write", "path": "ROOT_CK3RAVEN_DATA:/wip/stock.txt", "content": CONTENT},
             short="ck3_file write 10 KiB",
             peer=Peer(
                 "write_file",
@@ -224,6 +240,7 @@ def cases(place: Place) -> list[Case]:
             lambda: floors.names(game),
             lambda data, floor: [m["address"] for m in data["matches"]] == floor,
             Target("ratio", 1.5),
+            stock=None,
             short="ck3_search names",
             peer=Peer(
                 "search_files",
@@ -269,7 +286,7 @@ def cases(place: Place) -> list[Case]:
 
 def trivial(servers: Servers, rounds: int) -> list[Row]:
     mine = Call(servers.ours, "ck3_dir", {"command": "pwd"})
-    theirs = Call(servers.stock, "pwd", {})
+    theirs = Call(servers.stock, "ck3_dir", {"command": "pwd"})
     contenders: dict[str, Contender] = {
         "handler": clocked(lambda: servers.direct.answer("ck3_dir", {"command": "pwd"})),
         "ours": mine,
@@ -279,21 +296,25 @@ def trivial(servers: Servers, rounds: int) -> list[Row]:
     if node is not None:
         contenders["reference"] = node
     contenders |= middleware_parts("ck3_dir", {"command": "pwd"}, servers)
+    load = os.getloadavg()[0]
     samples = interleave(contenders, rounds, most=rounds * 30)
+    load = max(load, os.getloadavg()[0])
     middle = {name: statistics.median(values) for name, values in samples.items()}
     rows = [
         Row(
             "trivial call (ck3_dir pwd)",
             middle["ours"],
             "ms",
-            "stock FastMCP 4, one tool",
+            STOCK,
             middle["stock"],
             Target("delta", 0.3),
             _size(mine),
             _size(theirs),
             handler=middle["handler"],
             note=breakdown_note(middle),
-            samples=samples,
+            samples={"ours": samples["ours"], "other": samples["stock"]},
+            paired=True,
+            load=load,
         )
     ]
     if node is not None:
@@ -311,13 +332,20 @@ def trivial(servers: Servers, rounds: int) -> list[Row]:
     return rows
 
 
-def run_case(case: Case, servers: Servers, rounds: int) -> list[Row]:
+STOCK = "stock FastMCP 4, same tools and raw work"
+
+
+def run_case(case: Case, servers: Servers, rounds: int) -> list[Row]:  # noqa: C901 - one row per comparison
     mine = Call(servers.ours, case.tool, case.args)
     contenders: dict[str, Contender] = {
         "floor": clocked(case.floor),
         "handler": clocked(lambda: servers.direct.answer(case.tool, case.args)),
         "ours": mine,
     }
+    theirs = None
+    if case.stock is not False:
+        theirs = Call(servers.stock, case.tool, case.stock_args or case.args)
+        contenders["stock"] = theirs
     node = None
     if case.peer is not None and servers.reference is not None:
         node = Call(servers.reference, case.peer.tool, case.peer.args)
@@ -326,9 +354,13 @@ def run_case(case: Case, servers: Servers, rounds: int) -> list[Row]:
         contenders["reference"] = node
     if case.breakdown:
         contenders |= middleware_parts(case.tool, case.args, servers)
+    load = os.getloadavg()[0]
     samples = interleave(contenders, rounds, most=rounds * case.weight)
+    load = max(load, os.getloadavg()[0])
     middle = {name: statistics.median(values) for name, values in samples.items()}
     _check(case, servers, mine, node)
+    if theirs is not None and case.stock_args is None and _data(mine) != _data(theirs):
+        servers.problems.append(f"{case.title}: stock FastMCP answered other data than ck3raven")
     row = Row(
         case.title,
         middle["ours"],
@@ -341,9 +373,27 @@ def run_case(case: Case, servers: Servers, rounds: int) -> list[Row]:
         note="; ".join(
             part for part in (case.note, breakdown_note(middle) if case.breakdown else "") if part
         ),
-        samples=samples,
+        samples={"ours": samples["ours"], "other": samples["floor"]},
+        paired=True,
+        load=load,
     )
     rows = [row]
+    if theirs is not None:
+        rows.append(
+            Row(
+                f"{case.short or case.title}: vs stock",
+                middle["ours"],
+                "ms",
+                STOCK,
+                middle["stock"],
+                case.stock if isinstance(case.stock, Target) else None,
+                _size(mine),
+                _size(theirs),
+                samples={"ours": samples["ours"], "other": samples["stock"]},
+                paired=True,
+                load=load,
+            )
+        )
     if node is not None and case.peer is not None:
         rows.append(_peer_row(case, case.peer, middle, mine, node))
     if case.share is not None:
@@ -419,6 +469,13 @@ def _check(case: Case, servers: Servers, mine: Call, node: Call | None) -> None:
             servers.problems.append(f"{case.title}: the reference answered differently from its floor")
 
 
+def _data(call: Call) -> object:
+    """The envelope's data, less what a search says of the entries it looked at (ck3raven may look at
+    fewer, skipping what it need not enter)."""
+    data = call.data()
+    return {key: value for key, value in data.items() if key not in {"scanned", "hint"}}
+
+
 def _size(call: Call) -> int | None:
     return None if call.last is None else call.last.size
 
@@ -444,7 +501,7 @@ def rss_rows(servers: Servers) -> list[Row]:
 
 def measure(place: Place, rounds: int, *, peers: bool) -> tuple[list[Row], list[str]]:
     """Every case's rows, and the differences from floors found on the way."""
-    specs = [ours(place), stock()] + ([reference(place)] if peers else [])
+    specs = [ours(place), stock(place)] + ([reference(place)] if peers else [])
     started = [RawServer(spec, place.errlog(spec.name)) for spec in specs]
     middleware = Middleware(place.config, place.base / "bench-state")
     try:
@@ -466,7 +523,7 @@ def measure(place: Place, rounds: int, *, peers: bool) -> tuple[list[Row], list[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--peers", action="store_true", help="add the Node reference server")
     args = parser.parse_args()
     with scratch_place(ensure_world()) as place:

@@ -3,9 +3,9 @@
 The world comes from ../shared/bench/gen_ck3_world.py (about 40,000 files in 3,000 folders, fixed seed),
 made once under bench/.world. A scratch place holds ck3raven's config and state directory, a data root
 (`ROOT_CK3RAVEN_DATA`, whose `wip/` folder takes writes without a contract) and an empty repository root.
-Three servers can be started on it: `ck3raven serve`, a stock FastMCP 4 server with one tool
-(bench/stock_server.py), and the MCP reference filesystem server (Node, installed from npm into
-bench/.peers), given the world's game folder and the scratch `wip/` folder.
+Three servers can be started on it: `ck3raven serve`, stock FastMCP 4 with the same tools doing the same
+raw work ungoverned (bench/stock_server.py), and the MCP reference filesystem server (Node, installed from
+npm into bench/.peers), given the world's game folder and the scratch `wip/` folder.
 """
 
 import json
@@ -13,12 +13,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from rpc import Spec
+from rpc import RawServer, Spec
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -26,6 +26,7 @@ WORLD = HERE / ".world"
 GENERATOR = CHECKOUT.parent / "shared" / "bench" / "gen_ck3_world.py"
 PEERS = HERE / ".peers"
 REFERENCE_PACKAGE = "@modelcontextprotocol/server-filesystem"
+GIT = shutil.which("git") or "git"
 
 WIDE = "gfx/coat_of_arms/colored_emblems"
 """The world's 2,000-entry folder, below the game folder."""
@@ -41,12 +42,40 @@ SERVER_ENV = {
 
 
 def ensure_world() -> Path:
-    """The world's folder (made on first use); its game folder is `game/`."""
-    if not (WORLD / "game").is_dir():
+    """The world's folder (made on first use, made again when a run died while making it); its game
+    folder is `game/`."""
+
+    def generate(folder: Path) -> None:
         if not GENERATOR.is_file():
             sys.exit(f"bench: the world generator is missing ({GENERATOR})")
-        subprocess.run([sys.executable, str(GENERATOR), str(WORLD)], check=True, stdout=subprocess.DEVNULL)
-    return WORLD
+        subprocess.run([sys.executable, str(GENERATOR), str(folder)], check=True, stdout=subprocess.DEVNULL)
+
+    return built(WORLD, generate)
+
+
+def built(folder: Path, make: Callable[[Path], None]) -> Path:
+    """`folder`, made by `make` once: a folder counts as made only when its `.done` mark beside it
+    exists, so one left half-made by a run that died (a failed `git commit`, ^C) is removed and made
+    again rather than measured."""
+    done = folder.parent / f".{folder.name.lstrip('.')}.done"
+    if done.exists() and folder.is_dir():
+        return folder
+    done.unlink(missing_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    make(folder)
+    done.touch()
+    return folder
+
+
+GIT_QUIET = ("-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.fsmonitor=false")
+"""Given to every git command that makes a bench repository: git's automatic gc and maintenance, which
+can start in the middle of a long run of commits and make one fail (exit 128), stay off."""
+
+
+def quiet_git_config(repo: Path) -> None:
+    """Keep automatic gc and maintenance off in `repo` for good, for the benches' later git commands."""
+    for key, value in (("gc.auto", "0"), ("maintenance.auto", "false"), ("gc.autoDetach", "false")):
+        subprocess.run([GIT, "-C", str(repo), "config", key, value], check=True, capture_output=True)
 
 
 @dataclass(frozen=True)
@@ -93,9 +122,23 @@ def ours(place: Place) -> Spec:
     return Spec("ck3raven", (str(executable), "serve", "--config", str(place.config)), SERVER_ENV)
 
 
-def stock() -> Spec:
-    """A stock FastMCP 4 server with one trivial tool."""
-    return Spec("stock FastMCP", (sys.executable, str(HERE / "stock_server.py")), SERVER_ENV)
+def stock(place: Place) -> Spec:
+    """Stock FastMCP 4 with ck3raven's tools and schemas doing the same raw work, ungoverned
+    (bench/stock_server.py), over the same roots; its descriptions and output schemas are ck3raven's own,
+    taken from one `tools/list` of ours saved in the scratch place."""
+    listed = place.base / "tools.json"
+    if not listed.exists():
+        with RawServer(ours(place), place.errlog("ck3raven")) as server:
+            server.initialize()
+            tools = server.request("tools/list").result["tools"]
+        listed.write_text(json.dumps(tools), encoding="utf-8")
+    roots = {
+        "ROOT_GAME": place.game,
+        "ROOT_REPO": place.base / "repo",
+        "ROOT_CK3RAVEN_DATA": place.base / "data",
+    }
+    argv = (sys.executable, str(HERE / "stock_server.py"), str(listed), str(place.base / "stock.db"))
+    return Spec("stock FastMCP", argv + tuple(f"{name}={path}" for name, path in roots.items()), SERVER_ENV)
 
 
 def reference(place: Place) -> Spec:

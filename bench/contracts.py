@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CHECKOUT, HERE, prepare_checkout_imports
+from common import CHECKOUT, GIT_QUIET, HERE, built, prepare_checkout_imports, quiet_git_config
 from report import Row, Target, table
 from timing import Contender, clocked, interleave
 
@@ -46,15 +46,22 @@ print(json.dumps(time.perf_counter() - started))
 
 
 def git(*args: str) -> str:
-    return subprocess.run([GIT, "-C", str(REPO), *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        [GIT, "-C", str(REPO), *GIT_QUIET, *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def generate(files: int, commits: int, dirty: int) -> None:
-    if (REPO / ".git").is_dir():
-        return
+    """The repository, made once (gc off: a long run of commits no longer dies on git's automatic gc),
+    and made again from scratch when an earlier run left it half-made."""
+    built(REPO, lambda _: _fill(files, commits, dirty))
+
+
+def _fill(files: int, commits: int, dirty: int) -> None:
     rng = random.Random(7)
     REPO.mkdir(parents=True)
     git("init", "-q")
+    quiet_git_config(REPO)
     git("config", "user.email", "bench@ck3raven")
     git("config", "user.name", "bench")
     paths = [f"common/d{i % 400:03}/f{i:05}.txt" for i in range(files)]

@@ -10,14 +10,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-Kind = Literal["ratio", "delta", "absolute", "faster", "share"]
+Kind = Literal["ratio", "delta", "absolute", "faster", "share", "least"]
 UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
 
 
 @dataclass(frozen=True)
 class Target:
     """`ratio`: ours/other <= limit; `delta`: ours - other <= limit; `absolute`: ours <= limit;
-    `faster`: other/ours >= limit; `share`: ours/other <= limit (a fraction). Differences and absolute
+    `faster`: other/ours >= limit; `share`: ours/other <= limit (a fraction); `least`: ours/other >= limit
+    (a rate, such as calls per second). Differences and absolute
     limits are in the row's unit."""
 
     kind: Kind
@@ -37,7 +38,7 @@ class Target:
     def met(self, value: float | None) -> bool | None:
         if value is None:
             return None
-        return value >= self.limit if self.kind == "faster" else value <= self.limit
+        return value >= self.limit if self.kind in {"faster", "least"} else value <= self.limit
 
     def text(self, unit: str) -> str:
         if self.kind == "ratio":
@@ -48,6 +49,8 @@ class Target:
             return f"<= {self.limit:g} {unit}"
         if self.kind == "faster":
             return f">= {self.limit:g}x faster"
+        if self.kind == "least":
+            return f">= {self.limit:g}x"
         return f"<= {self.limit * 100:g}%"
 
 
@@ -68,6 +71,11 @@ class Row:
     """The same work called in process, straight on the core (no MCP): seconds."""
     note: str = ""
     samples: dict[str, list[float]] = field(default_factory=dict)
+    paired: bool = False
+    """`samples` holds `ours` and `other` taken in the same rounds: the row judges the median of the
+    per-round ratios (or differences), not the ratio of the medians, and shows their spread."""
+    load: float | None = None
+    """The one-minute load average while the row's rounds ran (the machine is shared)."""
 
     def scaled(self, value: float) -> float:
         return value * UNITS.get(self.unit, 1.0)
@@ -79,11 +87,37 @@ class Row:
         places = 2 if abs(scaled) < 100 else 1
         return f"{scaled:,.{places}f} {self.unit}".rstrip()
 
+    def per_round(self) -> list[float] | None:
+        """The per-round ratios ours/other (differences, in the row's unit, for a `delta` target) of a
+        paired row; None for any other."""
+        ours, other = self.samples.get("ours"), self.samples.get("other")
+        if not self.paired or not ours or not other or len(ours) != len(other):
+            return None
+        if self.target is not None and self.target.kind == "delta":
+            return [self.scaled(a) - self.scaled(b) for a, b in zip(ours, other, strict=True)]
+        return [a / b for a, b in zip(ours, other, strict=True) if b > 0]
+
+    def spread(self) -> str:
+        """The quartiles and extremes of a paired row's per-round values, as text ("" if not paired)."""
+        values = self.per_round()
+        if not values or len(values) < 4:
+            return ""
+        low, _, high = statistics.quantiles(values, n=4)
+        return (
+            f"per round over {len(values)} rounds: quartiles {low:.2f}-{high:.2f},"
+            f" range {min(values):.2f}-{max(values):.2f}"
+        )
+
     def value(self) -> float | None:
         """What the target judges (a ratio, a difference in the row's unit, ...); without a target, the
-        plain ratio ours/other."""
+        plain ratio ours/other. A paired row judges the median of its per-round values."""
         if self.ours is None:
             return None
+        values = self.per_round()
+        if values:
+            if self.target is not None and self.target.kind == "faster":
+                return statistics.median(1 / v for v in values)
+            return statistics.median(values)
         other = None if self.other is None else self.scaled(self.other)
         if self.target is None:
             return None if not other else self.scaled(self.ours) / other
@@ -109,6 +143,7 @@ class Row:
         data = asdict(self)
         data["value"] = self.value()
         data["met"] = self.met()
+        data["spread"] = self.spread()
         data["target"] = None if self.target is None else {**asdict(self.target), "text": self.target_text()}
         return data
 
@@ -154,8 +189,13 @@ def table(rows: Sequence[Row]) -> str:
                 f"{cell:{align}{width}}" for cell, (_, width, align) in zip(cells, COLUMNS, strict=True)
             )
         )
-        if row.note:
-            lines.append(f"{'':4}{row.note}")
+        notes = [
+            part
+            for part in (row.spread(), "" if row.load is None else f"load {row.load:.1f}", row.note)
+            if part
+        ]
+        if notes:
+            lines.append(f"{'':4}{'; '.join(notes)}")
     return "\n".join(line.rstrip() for line in lines)
 
 

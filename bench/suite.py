@@ -5,6 +5,8 @@ Groups, in this order (each can be run alone with --only, or as its own script):
   startup    spawn -> first tools/list, ck3raven beside stock FastMCP 4 and the Node reference server
              (bench/startup.py)
   calls      calls over stdio against floors and the stock server (bench/calls.py)
+  http       calls per second over HTTP with 8 and 32 clients, ck3raven beside the stock server, and
+             their p99 latencies (bench/http_load.py)
   enforce    resolve + enforce in process (bench/enforce.py)
   contracts  contract open and close against the git CLI, cold and warm (bench/contracts.py)
   stored     a governed write with 0 to 10,000 stored contracts (bench/stored_contracts.py)
@@ -33,11 +35,11 @@ from common import CHECKOUT, HERE, Place, ensure_world, install_reference, scrat
 from report import Row, dump, table
 
 RESULTS = HERE / "results"
-GROUPS = ("startup", "calls", "enforce", "contracts", "stored", "baselines", "index")
+GROUPS = ("startup", "calls", "http", "enforce", "contracts", "stored", "baselines", "index")
 PEER_GROUPS = ("startup", "calls")
 
 
-def run_group(  # noqa: PLR0911 - one branch per group
+def run_group(  # noqa: PLR0911 - one return per group
     name: str, place: Place, args: argparse.Namespace, problems: list[str]
 ) -> list[Row]:
     rounds = args.rounds
@@ -51,6 +53,10 @@ def run_group(  # noqa: PLR0911 - one branch per group
         rows, found = calls.measure(place, rounds, peers=args.peers)
         problems += found
         return rows
+    if name == "http":
+        import http_load
+
+        return http_load.measure(place, rounds)
     if name == "enforce":
         import enforce
 
@@ -98,7 +104,9 @@ def meta(args: argparse.Namespace, started: float, loads: tuple[float, float]) -
 
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=9, help="rounds per case (at least 9 for the figures)")
+    parser.add_argument(
+        "--rounds", type=int, default=20, help="rounds per case (at least 20 for the figures)"
+    )
     parser.add_argument("--peers", action="store_true", help="add the Node reference server")
     parser.add_argument("--only", help=f"comma-separated groups, of: {', '.join(GROUPS)}")
     parser.add_argument(

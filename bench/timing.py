@@ -1,8 +1,10 @@
 """Medians of repeated runs, and interleaved rounds: the ways every benchmark here times things.
 
-`interleave` runs every contender of a case once per round, in turn (A B C, A B C, ...), so that whatever
-else the machine does at a moment falls on all of them alike. A contender returns the seconds it took: a
-stdio call its own request-to-response time, anything else its wall time (`clocked`).
+`interleave` runs every contender of a case once per round, in turn, the order reversed every other round
+(A B C, C B A, ...), so that whatever else the machine does at a moment falls on all of them alike and none
+always runs right after the same other (a walk that warms the caches for the next one). A contender returns
+the seconds it took: a stdio call its own request-to-response time, anything else its wall time
+(`clocked`).
 """
 
 import statistics
@@ -36,8 +38,9 @@ def interleave(
     if most is not None and most > rounds:
         rounds = max(rounds, min(most, int(budget / max(once, 1e-6))))
     samples: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(rounds):
-        for name, run in contenders.items():
+    forth = list(contenders.items())
+    for number in range(rounds):
+        for name, run in forth if number % 2 == 0 else reversed(forth):
             samples[name].append(run())
     return samples
 

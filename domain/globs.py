@@ -10,6 +10,7 @@ pattern segments) segment matches.
 """
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Final
 
@@ -44,6 +45,17 @@ class Glob:
     """Each pattern segment's tokens; None stands for `**` (any number of segments)."""
     by_name: bool
     ignore_case: bool
+
+    def name_matcher(self) -> Callable[[str], bool] | None:
+        """For a pattern that matches a name (any depth) exactly in case: a test of the name alone, the
+        same answer `matches` gives for any path ending in it; None for any other pattern."""
+        last = self.segments[-1]
+        if not self.by_name or self.ignore_case or last is None:
+            return None
+        if last.regex is not None:
+            fullmatch = last.regex.fullmatch
+            return lambda name: fullmatch(name) is not None
+        return last.match
 
     def matches(self, parts: tuple[str, ...]) -> bool:
         if self.ignore_case:

@@ -6,12 +6,14 @@ session id they were made in. A session starts with the operator's mode (or none
 is initialised, only `ck3_dir pwd` and `ck3_mode` answer, every other command gets `MCP-CFG-I-001`.
 """
 
-from attrs import Factory, define
+from attrs import Factory, define, frozen
 
+from domain.policy.enforcement import ActiveContract
 from domain.policy.pacing import Bucket
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter
+from ports.contracts import ContractRecord
 
 
 @define
@@ -32,6 +34,18 @@ class Session:
     """The contract this session opened last; it governs only while it verifies, is open and unexpired."""
     allowance: dict[bool, Bucket] = Factory(dict)
     """What is left of this session's rate limits, keyed by whether a call mutates (empty: no limits)."""
+    verified: "Verified | None" = None
+    """The governing contract as last read and verified, with the store's version then: used again only
+    while the store reports that version (nothing written since, here or by another process)."""
+
+
+@frozen
+class Verified:
+    """A contract record whose signatures verified and that this session opened, read at `version`."""
+
+    version: object
+    record: ContractRecord
+    active: ActiveContract
 
 
 def home_address(root: RootCategory) -> str:

@@ -2,7 +2,8 @@
 status, list (law §13; SPEC §7). CT answers S, I or E, never D.
 
 A contract governs only the session that opened it, and only while its signatures verify (this server
-process signed it exactly as it stands), it is open and unexpired: finding it is one lookup by id.
+process signed it exactly as it stands), it is open and unexpired: finding it is one lookup by id, and the
+verified record is kept in the session while the store's version says nothing was written since.
 """
 
 import json
@@ -14,7 +15,7 @@ from domain.contracts.records import Status
 from domain.policy.enforcement import ActiveContract
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
-from domain.session import Session
+from domain.session import Session, Verified
 from ports.contracts import ContractRecord, TargetRecord
 
 
@@ -33,23 +34,43 @@ class OpenRequest:
 
 def governing(session: Session, services: Services) -> ContractRecord | None:
     """The one open, unexpired contract this session opened and this process signed, if any."""
-    if session.contract_id is None:
+    verified = _verified(session, services)
+    if verified is None or not records.live(verified.record, services.authority.clock.now()):
         return None
-    record = services.contracts.get(session.contract_id)
-    if record is None or record.session_id != session.session_id:
-        return None
-    authority = services.authority
-    if not (records.genuine(record, authority.signer) and records.live(record, authority.clock.now())):
-        return None
-    return record
+    return verified.record
 
 
 def active_contract(session: Session, services: Services) -> ActiveContract | None:
     """The governing contract as enforcement needs it (mode included: one made in another mode is none)."""
-    record = governing(session, services)
-    if record is None or session.mode is None or record.mode != session.mode.value:
+    verified = _verified(session, services)
+    if verified is None or not records.live(verified.record, services.authority.clock.now()):
         return None
-    return records.as_active(record)
+    if session.mode is None or verified.record.mode != session.mode.value:
+        return None
+    return verified.active
+
+
+def _verified(session: Session, services: Services) -> Verified | None:
+    """The session's contract, read and its signatures verified once per version of the store: while the
+    store reports the version it was read at, no record has changed, here or in another process (expiry
+    is checked by the caller at every call)."""
+    if session.contract_id is None:
+        session.verified = None
+        return None
+    version = services.contracts.version()  # before the read: a write after it shows as a new version
+    kept = session.verified
+    if kept is not None and kept.version == version and kept.record.contract_id == session.contract_id:
+        return kept
+    record = services.contracts.get(session.contract_id)
+    if (
+        record is None
+        or record.session_id != session.session_id
+        or not records.genuine(record, services.authority.signer)
+    ):
+        session.verified = None
+        return None
+    session.verified = Verified(version, record, records.as_active(record))
+    return session.verified
 
 
 def own(session: Session, services: Services, contract_id: str | None) -> ContractRecord | Reply:

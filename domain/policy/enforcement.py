@@ -11,6 +11,7 @@ D carrying `data.required` (contract, human_approval, mode, or null when nothing
 
 import math
 from datetime import datetime
+from functools import lru_cache
 
 from attrs import frozen
 
@@ -42,10 +43,21 @@ class ActiveContract:
     approvals: frozenset[str] = frozenset()
 
 
-def enforce(  # noqa: PLR0911 - one return per check, in the order SPEC §5 gives
+def enforce(
     mode: Mode | None, operation: Operation, target: Target, contract: ActiveContract | None
 ) -> Reply:
-    """S when `operation` on `target` is permitted now; otherwise the first failing check as a D."""
+    """S when `operation` on `target` is permitted now; otherwise the first failing check as a D.
+
+    The decision is a pure function of its four frozen arguments, so it is made once for each of them and
+    handed out again: the target's facts and the contract are gathered afresh at every call by the
+    callers, and a changed fact is another argument."""
+    return _decision(mode, operation, target, contract)
+
+
+@lru_cache(maxsize=4096)
+def _decision(  # noqa: PLR0911 - one return per check, in the order SPEC §5 gives
+    mode: Mode | None, operation: Operation, target: Target, contract: ActiveContract | None
+) -> Reply:
     facts = {"address": target.address, "operation": operation.value}
     row = row_for(mode, target.root, target.parts, in_local_mod=target.in_local_mod) if mode else None
     condition = row.condition(operation) if row else None

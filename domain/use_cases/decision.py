@@ -46,6 +46,9 @@ class KeptContracts(ContractStore):
     def all(self) -> list[ContractRecord]:
         return self._store.all()
 
+    def version(self) -> object:
+        return self._store.version()
+
 
 class NotedJournal(Journal):
     """The journal as one decision writes it: every entry begun is noted, in order."""

@@ -125,12 +125,15 @@ def _matching(  # noqa: PLR0913, PLR0917 - one walk of one search, and its tally
 ) -> Skip:
     """The walk's filter: what the ignore rules leave out, and files the glob does not match (counted)."""
     rules = _skip(session, services, base, request.include_ignored)
+    named = glob.name_matcher()
 
     def skip(parts: tuple[str, ...], kind: Kind) -> bool:
         scanned[0] += 1
         if rules is not None and rules(parts, kind):
             return True
-        return kind != "dir" and not glob.matches(parts)
+        if kind == "dir":
+            return False
+        return not (named(parts[-1]) if named is not None else glob.matches(parts))
 
     return skip
 

@@ -35,6 +35,8 @@ KEPT: Final = 1024
 immutable, and depends only on what it is kept by, the view and the manifest)."""
 KEPT_TEXT: Final = 256
 """The longest agent text whose place is kept."""
+NAMES_KEPT: Final = 1 << 16
+"""Names whose visibility verdict a view keeps at most (all are let go when there are this many)."""
 
 _MANIFEST_AT: Final = Location(*MANIFEST)
 _ROOTS: Final = {root.value: root for root in RootCategory}
@@ -231,14 +233,20 @@ class WorldAdapter:
         prefix = compiled.uniform_prefix(location)
         if prefix is not None:  # nothing below is spelled differently: only names are checked
             hidden = compiled.hidden_name
-            verdicts: dict[str, bool] = {}  # a tree repeats its names: each is judged once per walk
+            # a tree repeats its names, and walks repeat trees: a name is judged once for the view
+            verdicts: dict[str, bool] = compiled.shown if spelled else {}
 
             def named(parts: tuple[str, ...], kind: Kind) -> bool:
                 name = parts[-1]
                 shown = verdicts.get(name)
                 if shown is None:
-                    shown = _kept(verdicts, name, addressable(name) and not hidden(name))
-                return shown and not (skip and skip(parts, kind))
+                    shown = addressable(name) and not hidden(name)
+                    if len(verdicts) >= NAMES_KEPT:
+                        verdicts.clear()
+                    verdicts[name] = shown
+                if not shown:
+                    return False
+                return skip is None or not skip(parts, kind)
 
             return prefix, named
         root, base = location.root, location.parts

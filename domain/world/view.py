@@ -102,6 +102,9 @@ class Compiled:
         )
         secret = "|".join(fnmatch.translate(pattern.casefold()) for pattern in view.hidden)
         self._secret = re.compile(secret) if secret else None
+        self.shown: dict[str, bool] = {}
+        """Names a walk judged, and whether an address can spell them and the view does not hide them:
+        a pure verdict on the name (never on what stands there), kept while the view lasts."""
 
     def mod(self, key: str) -> ModFolder | None:
         return self._by_key.get(key)

@@ -43,6 +43,9 @@ class CountingContracts:
     def all(self):
         return self.store.all()
 
+    def version(self):
+        return self.store.version()
+
 
 class CountingCore(Core):
     """The core, keeping every decision it made."""

@@ -208,3 +208,33 @@ def test_nothing_outside_is_listed_through_a_prefix_sibling(tmp_path: Path):
     with pytest.raises(NotFound):
         files.kind(Location("ROOT_STEAM", ("Foo-evil",)))
     files.close()
+
+
+def test_a_folder_swapped_for_a_link_between_its_listing_and_its_opening_is_not_walked(world):
+    root, outside, files = world
+    (outside / "planted").mkdir()
+    (root / "dir" / "inner").mkdir()
+
+    def keep(parts: tuple[str, ...], _: str) -> bool:
+        if parts == ("dir",):  # listed as a folder; swapped before the walk opens it
+            (root / "dir").rename(root / "dir-away")
+            (root / "dir").symlink_to(outside)
+        return True
+
+    walked = [parts for parts, _ in files.walk(at(), 5, keep)]
+
+    assert not any("planted" in parts for parts in walked)
+    assert walked == [("data.txt",)]  # the folder, a link by then, is skipped, never followed
+
+
+def test_a_whole_walk_given_up_deep_down_leaves_no_folder_open(world):
+    root, _, files = world
+    (root / "dir" / "a" / "b" / "c").mkdir(parents=True)
+    (root / "dir" / "a" / "b" / "c" / "f.txt").write_bytes(b"x")
+    before = len(list(Path("/proc/self/fd").iterdir()))
+    walk = files.walk(at(), 9, lambda *_: True)
+    seen = [next(walk) for _ in range(6)]  # data.txt, then down to dir/a/b/c/f.txt: four folders open
+    walk.close()
+
+    assert seen[-1] == (("dir", "a", "b", "c", "f.txt"), "file")
+    assert len(list(Path("/proc/self/fd").iterdir())) == before

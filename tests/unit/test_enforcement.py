@@ -273,3 +273,13 @@ def test_enforcement_agrees_with_the_spec_table_and_answers_only_s_or_d_in_every
 
     assert other_replies == []
     assert disagreements == []
+
+
+def test_a_decision_made_once_is_made_again_when_any_fact_changes():
+    wip = target(R.ROOT_CK3RAVEN_DATA, "wip", "a.txt")
+    assert enforce(L, W, wip, None).reply_type is ReplyType.SUCCESS  # decided, and kept
+    protected = target(R.ROOT_CK3RAVEN_DATA, "wip", "a.txt", protected=True)
+    assert enforce(L, W, protected, None).code == "EN-WRITE-D-002"
+    assert enforce(L, W, protected, contract_for(R.ROOT_CK3RAVEN_DATA)).code == "EN-WRITE-D-005"
+    assert enforce(D, X, protected, contract_for(R.ROOT_CK3RAVEN_DATA, W)).code == "EN-WRITE-D-004"
+    assert enforce(L, W, wip, None).reply_type is ReplyType.SUCCESS

@@ -43,3 +43,18 @@ def test_case_is_exact_unless_asked():
         False,
         True,
     )
+
+
+@pytest.mark.parametrize(
+    "pattern", ["*.yml", "**/*_l_english.yml", "a?c*", "[!x]*.txt", "***a*b*c", "x/*.txt"]
+)
+@pytest.mark.parametrize("name", ["a.yml", "x_l_english.yml", "abc", "y.txt", "x.txt", "aXbYc", "A.YML"])
+def test_a_name_test_answers_as_the_whole_path_test_does(pattern: str, name: str):
+    glob = compile_glob(pattern)
+    named = glob.name_matcher()
+    if named is None:
+        assert "/" in pattern.removeprefix("**/")  # only a pattern of a path has no name test
+        return
+
+    assert named(name) is glob.matches(("common", "deep", name))
+    assert compile_glob(pattern, ignore_case=True).name_matcher() is None  # case folding needs the path test

@@ -102,3 +102,20 @@ def test_a_mode_switch_changes_what_is_visible():
     world.set_view(WorldView(Mode.CK3LENS, VISIBLE, MODS))
 
     assert world.resolve("ROOT_STEAM:/2217000099/secret.txt", HOME)[0].code == "WA-RES-I-001"
+
+
+def test_a_name_judged_by_one_view_is_judged_again_by_the_next():
+    files = MemoryFiles(memory_roots())
+    world = world_on(files)
+    _, game = world.resolve("ROOT_GAME:/", HOME)
+    assert game is not None
+    before = {found.address for found in world.walk(game, 9)}
+    assert "ROOT_GAME:/common/traits/00_traits.txt" in before  # judged visible, and kept
+
+    world.set_view(WorldView(Mode.CK3RAVEN_DEV, VISIBLE, MODS, hidden=("00_*.txt",)))
+    _, game = world.resolve("ROOT_GAME:/", HOME)
+    assert game is not None
+    after = {found.address for found in world.walk(game, 9)}
+
+    assert "ROOT_GAME:/common/traits/00_traits.txt" not in after
+    assert "ROOT_GAME:/common/traits" in after
