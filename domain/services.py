@@ -49,3 +49,5 @@ class Services:
     """The engine a content search finds agents' patterns with, in time linear in the text."""
     clock: Clock
     """The time, for what has a budget in seconds (a content search)."""
+    budget: int = 32 * 1024
+    """The bytes one reply's envelope may take unless the call asks for more (SPEC §16)."""

@@ -22,6 +22,7 @@ from domain.contracts.baseline import BaselineChanged, ScopeTooDeep
 from domain.contracts.lifecycle import own, summary
 from domain.contracts.records import Status
 from domain.failures import history_failure
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -93,9 +94,10 @@ def _offset(cursor: str | None) -> int | None:
     return int(cursor) if cursor.isdecimal() and len(cursor) <= 9 else None  # noqa: PLR2004 - a count
 
 
-def _page(items: list[dict[str, object]], start: int) -> dict[str, object]:
-    """A refusal's list from `start`, at most PAGE of it, and the cursor of the rest (None: no rest)."""
-    end = start + PAGE
+def _page(items: list[dict[str, object]], start: int, space: int) -> dict[str, object]:
+    """A refusal's list from `start`, at most PAGE of it and what fits `space` bytes, and the cursor of the
+    rest (None: no rest)."""
+    end = start + budget.rows_fitting(items[start : start + PAGE], space)
     return {"shown": items[start:end], "next_cursor": str(end) if end < len(items) else None}
 
 
@@ -121,7 +123,7 @@ def _declared(
     declared = {t.address.casefold(): t.edit_kind for t in record.targets}
     undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
     if undeclared or found.unnamed:  # decided on the whole list, in every layout alike
-        page = _page(undeclared, start)
+        page = _page(undeclared, start, budget.room(services.budget))
         data = {"contract_id": record.contract_id, "undeclared": page["shown"], "count": len(undeclared)}
         data |= {"unnamed": found.unnamed, "next_cursor": page["next_cursor"]}
         return ReplyBuilder().invalid("CT-GATE-I-007", data)
@@ -168,7 +170,9 @@ def _refused(
             },
         )
     if assessed.problem == "symbols":
-        page = _page(cast("list[dict[str, object]]", assessed.uncovered), start)
+        # the ready NST call repeats the page's symbols (collapsed by file): each half of what is left
+        space = budget.room(services.budget) // 2
+        page = _page(cast("list[dict[str, object]]", assessed.uncovered), start, space)
         shown = cast("list[dict[str, str]]", page["shown"])
         request = {
             "command": "nst",

@@ -128,7 +128,7 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-001",
-        "{address}: {count:entry|entries} of {total} that match (data.next_cursor: more follow).",
+        "{address}: {count:entry|entries} of {total} that match; the next page's cursor: {next_cursor}.",
         {"address", "entries", "count", "total", "truncated", "next_cursor", "hint"},
     ),
     CodeSpec(
@@ -265,8 +265,8 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-011",
-        "{total:path|paths} where {mods} override or hide another source's file; {count} in this page "
-        "(data.next_cursor: more follow).",
+        "{total:path|paths} where {mods} override or hide another source's file; {count} in this page; "
+        "the next page's cursor: {next_cursor}.",
         {"mods", "path", "files", "count", "total", "truncated", "next_cursor", "hint", "rules"},
         opaque={"mods"},  # mods' names come from files the agent may write
         shapes={

@@ -19,6 +19,7 @@ from domain.contracts.lifecycle import active_contract
 from domain.edits import Matched, Missed, Replacement, apply, unified_diff
 from domain.failures import port_failure
 from domain.policy.enforcement import enforce
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -85,10 +86,11 @@ class Delete(Request):
     expected_sha256: str | None = None
 
 
-def read(session: Session, _: Services, request: Read) -> Reply:
+def read(session: Session, services: Services, request: Read) -> Reply:
     """The text of a visible file, or a window of its lines, with the whole file's size and SHA-256 and its
-    line count. Reads need no contract. A reply carries at most READ_LIMIT bytes of text: a longer window
-    is cut at a line end and says where to go on (`next_offset`)."""
+    line count. Reads need no contract. Unless the call names how many lines (`limit`, `head`, `tail`),
+    the window is what fits the reply budget from `offset`; a reply carries at most READ_LIMIT bytes of
+    text however asked. A window cut short ends at a line end and says where to go on (`next_offset`)."""
     if sum(value is not None for value in (request.offset or request.limit, request.head, request.tail)) > 1:
         return ReplyBuilder().invalid(
             "MCP-VAL-I-001", {"errors": [{"field": "offset", "problem": "give offset/limit, head or tail"}]}
@@ -102,6 +104,12 @@ def read(session: Session, _: Services, request: Read) -> Reply:
     lines = text.splitlines(keepends=True)
     first, last = _window(len(lines), request)
     shown, cut = _bounded(lines[first:last])
+    if request.limit is None and request.head is None and request.tail is None:
+        space = budget.room(services.budget, opened.address, opened.address)
+        fits = budget.text_fitting(shown, space)
+        shown, cut = shown[:fits], cut or fits < len(shown)
+        if shown and budget.cost(shown[0]) > space:  # one line longer than the budget: cut inside it
+            shown, cut = [budget.clip(shown[0], space)], True
     end = first + len(shown)
     return ReplyBuilder().success(
         "WA-READ-S-003",
