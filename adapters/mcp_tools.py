@@ -240,7 +240,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
     @server.tool(output_schema=output_schema("ck3_file"), annotations=MUTATES)
     def ck3_file(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[Literal["write", "edit", "delete"], Field(description="what to do")],
+        command: Annotated[Literal["write", "edit", "delete", "override"], Field(description="what to do")],
         path: Address,
         content: Annotated[str | None, Field(description="write: the whole new text")] = None,
         old_string: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
@@ -256,11 +256,14 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         dry_run: Annotated[
             bool | None, Field(description="write, edit: answer with a unified diff, write nothing")
         ] = None,
+        name: Annotated[str | None, Field(description="override: the local mod to copy into")] = None,
     ) -> ReplyResult:
         """Change text files (to read one, use ck3_read). `write` (create or replace) with `content`;
         `edit` replaces `old_string` by `new_string`, or applies `edits` in order, all or none: each
         old text must occur exactly once (line endings and trailing blanks are disregarded when the
-        exact text is not found; the file keeps its own line endings); `delete` a file.
+        exact text is not found; the file keeps its own line endings); `delete` a file; `override`
+        copies a game or workshop file (`path`) into the local mod `name` at the same game path, bytes
+        as they are, for you to edit there.
         `expected_sha256` (from ck3_read) refuses a file that changed since; `create_only` refuses to
         replace; `dry_run` answers with a unified diff and writes nothing. Every command is governed: a
         refusal is a D reply whose data.required says what it needs (contract, human_approval, mode).
@@ -269,6 +272,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         args |= {"old_string": old_string, "new_string": new_string}
         args |= {"edits": [e.model_dump() for e in edits] if edits is not None else None}
         args |= {"expected_sha256": expected_sha256, "create_only": create_only, "dry_run": dry_run}
+        args |= {"name": name}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
 
     @server.tool(output_schema=output_schema("ck3_commit"), annotations=MUTATES)

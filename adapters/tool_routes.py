@@ -17,6 +17,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases import (
     contract_work,
     file_access,
+    mod_override,
     mode_switch,
     navigation,
     playset_choice,
@@ -167,6 +168,12 @@ FILE: Final = {
         "edits",
         "expected_sha256",
         "dry_run",
+    ),
+    "override": _route(
+        mod_override.override,
+        lambda a: mod_override.Override(a.get("path"), a["name"]),
+        "path",
+        requires=("name",),
     ),
     "delete": _route(
         file_access.delete,

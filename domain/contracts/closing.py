@@ -174,12 +174,13 @@ def _refused(
         space = budget.room(services.budget) // 2
         page = _page(cast("list[dict[str, object]]", assessed.uncovered), start, space)
         shown = cast("list[dict[str, str]]", page["shown"])
-        request = {
+        arguments = {
             "command": "nst",
             "contract_id": contract_id,
             "symbols": _declaring(shown),
             "reason": "<why these symbols are intended>",
         }
+        request = {"tool": "ck3_token", "arguments": arguments}
         data = {"contract_id": contract_id, "uncovered": shown, "count": len(assessed.uncovered)}
         return ReplyBuilder().invalid(
             "CT-GATE-I-009", {**data, "request": request, "next_cursor": page["next_cursor"]}

@@ -16,7 +16,7 @@ from attrs import frozen
 from domain.ck3 import game_files
 from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
-from domain.edits import Matched, Missed, Replacement, apply, unified_diff
+from domain.edits import Matched, Missed, Replacement, apply, nearest, unified_diff
 from domain.failures import port_failure
 from domain.policy.enforcement import enforce
 from domain.replies import budget
@@ -24,7 +24,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.request import Request
-from domain.vocabulary import Operation
+from domain.vocabulary import Operation, RootCategory
 from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
 from ports.errors import NotFound, PortError, TooLarge
@@ -155,7 +155,7 @@ def write(session: Session, services: Services, request: Write) -> Reply:
     data = request.content.encode("utf-8", "surrogatepass")
     if len(data) > WRITE_LIMIT:
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
-    opened = _governed(session, services, request.path, "write", Operation.WRITE, must_exist=False)
+    opened = governed(session, services, request.path, "write", Operation.WRITE, must_exist=False)
     if isinstance(opened, Reply):
         return opened
     created = opened.kind is None
@@ -184,7 +184,7 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
     if len(request.replacements) > MAX_EDITS or given > WRITE_LIMIT:
         problem = f"at most {MAX_EDITS} replacements, {WRITE_LIMIT} characters of text in all"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
-    opened = _governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
+    opened = governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
     text = _current(session.world, opened, request.expected_sha256, read=True)
@@ -237,7 +237,7 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     if dry_run:
         return _preview(ref, before[0] or "", data, created=created, matched=matched, notes=notes)
-    return _store(
+    return store(
         call, ref, (existing, data), created=created, matched=matched, notes=notes, exclusive=exclusive
     )
 
@@ -292,9 +292,11 @@ def _edited(
 ) -> tuple[bytes, list[Matched]] | Reply:
     applied = apply(text, replacements)
     if isinstance(applied, Missed):
-        return ReplyBuilder().invalid(
-            "WA-WRITE-I-002", {"address": ref.address, "count": applied.count, "edit": applied.edit}
-        )
+        missed: dict[str, object] = {"address": ref.address, "count": applied.count, "edit": applied.edit}
+        close = nearest(text, replacements[applied.edit - 1].old) if applied.count == 0 else None
+        if close is not None:  # the old text is not there: show what is most like it, and where
+            missed["nearest"] = {"line": close[0], "text": close[1]}
+        return ReplyBuilder().invalid("WA-WRITE-I-002", missed)
     after, matched = applied
     data = after.encode("utf-8", "surrogatepass")
     if len(data) > WRITE_LIMIT:
@@ -304,7 +306,7 @@ def _edited(
 
 def delete(session: Session, services: Services, request: Delete) -> Reply:
     """Remove a file."""
-    opened = _governed(session, services, request.path, "delete", Operation.DELETE, must_exist=True)
+    opened = governed(session, services, request.path, "delete", Operation.DELETE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
     before = _current(session.world, opened, request.expected_sha256, read=False)
@@ -408,7 +410,7 @@ def _file(session: Session, path: str | None, command: str, *, must_exist: bool)
     return ref
 
 
-def _governed(  # noqa: PLR0913 - the call, the target and how it must stand
+def governed(  # noqa: PLR0913 - the call, the target and how it must stand
     session: Session,
     services: Services,
     path: str | None,
@@ -422,7 +424,10 @@ def _governed(  # noqa: PLR0913 - the call, the target and how it must stand
     if isinstance(opened, Reply):
         return opened
     contract = active_contract(session, services)
-    decision = enforce(session.mode, operation, session.world.target(opened), contract)
+    kind = "delete" if operation is Operation.DELETE else "add" if opened.kind is None else "modify"
+    local = tuple(mod.name for mod in session.world.view.mods if mod.root is RootCategory.ROOT_USER_DOCS)
+    target = session.world.target(opened)
+    decision = enforce(session.mode, operation, target, contract, edit_kind=kind, copy_into=local)
     return decision if decision.terminal else opened
 
 
@@ -439,7 +444,7 @@ def _load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> s
     return text
 
 
-def _store(  # noqa: PLR0913 - the call, its result, and what to say of it
+def store(  # noqa: PLR0913 - the call, its result, and what to say of it
     call: tuple[Session, Services],
     ref: VisibilityRef,
     contents: tuple[bytes | str | None, bytes],

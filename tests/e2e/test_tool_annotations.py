@@ -21,7 +21,7 @@ WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
     "ck3_git": {"status": READS, "diff": READS, "log": READS},
     "ck3_mode": {"status": READS, "init": SESSION, "cd": SESSION},
     "ck3_playset": {"list": READS, "show": READS, "switch": SESSION, "which": READS, "overrides": READS},
-    "ck3_file": {"write": CHANGES, "edit": CHANGES, "delete": REMOVES},
+    "ck3_file": {"write": CHANGES, "edit": CHANGES, "delete": REMOVES, "override": ADDS},
     "ck3_commit": {"add": CHANGES, "commit": CHANGES},
     "ck3_token": {"nst": SESSION, "lxe": ADDS, "list": READS},
     "ck3_contract": {
