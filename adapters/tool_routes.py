@@ -122,12 +122,17 @@ DIR: Final = {
     "tree": _route(
         navigation.tree,
         lambda a: navigation.Tree(
-            a.get("path"), a.get("depth", 3), a.get("progress"), a.get("include_ignored", False)
+            a.get("path"),
+            a.get("depth", 3),
+            a.get("progress"),
+            a.get("include_ignored", False),
+            a.get("limit"),
         ),
         "path",
         "depth",
         "progress",
         "include_ignored",
+        "limit",
     ),
 }
 READ: Final = {

@@ -166,7 +166,7 @@ def cases(place: Place) -> list[Case]:
         Case(
             "ck3_dir tree, depth 3 (folders)",
             "ck3_dir",
-            {"command": "tree", "path": "ROOT_GAME:/", "depth": 3},
+            {"command": "tree", "path": "ROOT_GAME:/", "depth": 3, "limit": 20_000},
             "floor: scandir walk, folders only",
             lambda: floors.folders_tree(game, 3),
             folders,
@@ -179,7 +179,7 @@ def cases(place: Place) -> list[Case]:
         Case(
             "ck3_dir tree, whole (folders)",
             "ck3_dir",
-            {"command": "tree", "path": "ROOT_GAME:/", "depth": 64},
+            {"command": "tree", "path": "ROOT_GAME:/", "depth": 64, "limit": 20_000},
             "floor: scandir walk, folders only",
             lambda: floors.folders_tree(game, 64),
             folders,

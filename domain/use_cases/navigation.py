@@ -68,6 +68,8 @@ class Tree(Request):
     depth: int = 3
     progress: Progress | None = field(default=None, eq=False)
     include_ignored: bool = False
+    limit: int | None = None
+    """The most folders (up to TREE_CAP); None: what fits the reply budget."""
 
 
 def pwd(session: Session, _: Services, __: Pwd) -> Reply:
@@ -138,6 +140,8 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
     """Visible folders below a folder, `depth` levels down, depth-first, capped at TREE_CAP."""
     if not 1 <= request.depth <= MAX_DEPTH:
         return _invalid("depth", f"must be from 1 to {MAX_DEPTH}")
+    if request.limit is not None and not 1 <= request.limit <= TREE_CAP:
+        return _invalid("limit", f"must be from 1 to {TREE_CAP}")
     opened = _folder(session, request.path)
     if isinstance(opened, Reply):
         return opened
@@ -158,8 +162,8 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
     finally:
         walk.close()
     truncated = len(folders) == TREE_CAP
-    fits = budget.rows_fitting(folders, budget.room(services.budget, opened.address))
-    truncated, folders = truncated or fits < len(folders), folders[:fits]
+    most = request.limit or budget.rows_fitting(folders, budget.room(services.budget, opened.address))
+    truncated, folders = truncated or most < len(folders), folders[:most]
     return ReplyBuilder().success(
         "WA-READ-S-002",
         {

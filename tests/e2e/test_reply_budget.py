@@ -134,3 +134,10 @@ async def test_an_invalid_a_denied_and_an_error_reply_carry_the_whole_envelope_i
     results = [invalid, denied, error]
     assert [r.structured_content["reply_type"] for r in results] == ["I", "D", "E"]
     assert all(json.loads(r.content[0].text) == r.structured_content for r in results)
+
+
+async def test_a_tree_that_asks_for_more_folders_gets_them_past_the_budget(big: Settings):
+    [(size, env)] = await _calls(big, [("ck3_dir", {"command": "tree", "path": "tree", "limit": 20_000})])
+
+    assert size > 32 * 1024
+    assert (env["data"]["count"], env["data"]["truncated"]) == (1500, False)
