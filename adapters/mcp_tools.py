@@ -107,8 +107,8 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         of a folder (address, kind file/dir/symlink/special, size), sorted by name, in pages: `limit` per
         page, `cursor` from the reply's next_cursor, `glob` to keep matching names; data.total counts
         all that match. `tree`: the folders below a folder, `depth` levels down. list and tree leave out
-        what the repository's .gitignore ignores, and .git, unless include_ignored. Entries are
-        session-absolute addresses. To move the home, use ck3_mode cd."""
+        what the repository's .gitignore ignores, and .git, unless include_ignored. list rows name
+        entries below the folder (data.address). To move the home, use ck3_mode cd."""
         progress = _progress(ctx) if command == "tree" else None
         args: dict[str, object] = {"path": path, "depth": depth, "progress": progress}
         args |= {"glob": glob, "cursor": cursor}

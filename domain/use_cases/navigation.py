@@ -115,7 +115,8 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
     kept = [entry for entry in listed if not (skip and skip((entry.name,), entry.kind))]
     after = [entry for entry in kept if entry.name > request.cursor] if request.cursor else kept
     rows = [
-        FrozenMap(address=e.address, kind=e.kind, size=e.size) for e in after[: request.limit or LIST_PAGE]
+        FrozenMap(name=_relative(opened.address, e.address), kind=e.kind, size=e.size)
+        for e in after[: request.limit or LIST_PAGE]
     ]
     if request.limit is None:  # the call did not ask: a page is what fits
         rows = rows[: budget.rows_fitting(rows, budget.room(services.budget, opened.address))]
@@ -175,6 +176,13 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
             "hint": _hint(truncated),
         },
     )
+
+
+def _relative(folder: str, address: str) -> str:
+    """A listed entry's name below the folder listed (its address is given once); an entry the world spells
+    elsewhere (a playset's mod listed in the workshop folder: `mod:<Name>:/`) keeps its whole address."""
+    prefix = folder if folder.endswith("/") else folder + "/"
+    return address.removeprefix(prefix) if address.startswith(prefix) else address
 
 
 def _folder(session: Session, path: str | None) -> VisibilityRef | Reply:

@@ -35,7 +35,11 @@ def ignoring_repo(tmp_path: Path) -> Settings:
 
 
 def names(env: dict[str, Any], key: str = "entries") -> set[str]:
-    return {str(entry["address"] if isinstance(entry, dict) else entry) for entry in env["data"][key]}
+    """The addresses a listing's rows (named below data.address) or a tree's folders stand for."""
+    folder = str(env["data"]["address"]).rstrip("/")
+    return {
+        f"{folder}/{entry['name']}" if isinstance(entry, dict) else str(entry) for entry in env["data"][key]
+    }
 
 
 async def test_a_ten_thousand_entry_folder_is_read_in_pages_following_the_cursor(repo_settings: Settings):
@@ -52,7 +56,7 @@ async def test_a_ten_thousand_entry_folder_is_read_in_pages_following_the_cursor
             )
             env = (await client.call_tool("ck3_dir", args)).structured_content
             assert env["data"]["total"] == 10_000
-            seen += [entry["address"] for entry in env["data"]["entries"]]
+            seen += [f"{env['data']['address']}/{entry['name']}" for entry in env["data"]["entries"]]
             cursor = env["data"]["next_cursor"]
             if cursor is None:
                 break

@@ -28,7 +28,7 @@ async def test_make_run_answers_tools_list_and_lists_the_sample_workshop(tmp_pat
     ready = [line for line in said if line.startswith("ck3raven: ready")]
 
     assert {tool.name for tool in listed.tools} >= {"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset"}
-    assert [e["address"] for e in result.structured_content["data"]["entries"]] == [
+    assert [e["name"] for e in result.structured_content["data"]["entries"]] == [
         "mod:Better Traits:/",
         "mod:More Events:/",
     ]

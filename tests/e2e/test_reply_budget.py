@@ -76,7 +76,7 @@ async def test_a_listing_pages_within_the_budget_and_its_last_page_says_nothing_
             result = await client.call_tool("ck3_dir", args, raise_on_error=False)
             env = result.structured_content
             sizes.append(len(result.content[0].text.encode("utf-8")))
-            seen += [entry["address"] for entry in env["data"]["entries"]]
+            seen += [entry["name"] for entry in env["data"]["entries"]]
             cursor = env["data"]["next_cursor"]
             if cursor is None:
                 break
