@@ -6,15 +6,16 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash install clean clients fuzzers casefold-tools mutate
 
-RUN_DIR := .run
+RUN_DIR ?= .run
 CLIENTS       := tests/clients
 CLIENTS_STAMP := $(CLIENTS)/node_modules/.installed
 FUZZERS       := tests/mcpfuzz
 FUZZERS_STAMP := $(FUZZERS)/.venv/.installed
 
 run: $(STAMP)  ## serve a scratch copy of the sample world over stdio (stdout is the MCP protocol: nothing else may print there)
-	@test -f $(RUN_DIR)/config.toml || $(BIN)/ck3raven init --sample $(RUN_DIR) 1>&2
-	@$(BIN)/ck3raven serve --config $(RUN_DIR)/config.toml
+	@test -f $(RUN_DIR)/config.toml || $(BIN)/ck3raven init --sample $(RUN_DIR) >/dev/null
+	@echo "ck3raven: ready on stdio with $(abspath $(RUN_DIR))/config.toml; a client starts it with: $(abspath $(BIN))/ck3raven serve --config $(abspath $(RUN_DIR))/config.toml" 1>&2
+	@exec $(BIN)/ck3raven serve --config $(RUN_DIR)/config.toml
 
 run-reset:  ## start the scratch world of `make run` over
 	rm -rf $(RUN_DIR)

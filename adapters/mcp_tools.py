@@ -97,7 +97,8 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         glob: Annotated[str | None, Field(description="list: only names matching, e.g. *.yml")] = None,
         cursor: Annotated[str | None, Field(description="list: next_cursor of the page before")] = None,
         limit: Annotated[
-            int | None, Field(ge=1, le=10_000, description="list: entries per page (1000)")
+            int | None,
+            Field(ge=1, le=20_000, description="list: entries per page; tree: folders (what fits)"),
         ] = None,
         include_ignored: Annotated[
             bool | None, Field(description="list, tree: include git-ignored entries and .git (false)")
@@ -107,8 +108,8 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         of a folder (address, kind file/dir/symlink/special, size), sorted by name, in pages: `limit` per
         page, `cursor` from the reply's next_cursor, `glob` to keep matching names; data.total counts
         all that match. `tree`: the folders below a folder, `depth` levels down. list and tree leave out
-        what the repository's .gitignore ignores, and .git, unless include_ignored. Entries are
-        session-absolute addresses. To move the home, use ck3_mode cd."""
+        what the repository's .gitignore ignores, and .git, unless include_ignored. list rows name
+        entries below the folder (data.address). To move the home, use ck3_mode cd."""
         progress = _progress(ctx) if command == "tree" else None
         args: dict[str, object] = {"path": path, "depth": depth, "progress": progress}
         args |= {"glob": glob, "cursor": cursor}
@@ -260,7 +261,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
     @server.tool(output_schema=output_schema("ck3_file"), annotations=MUTATES)
     def ck3_file(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[Literal["write", "edit", "delete"], Field(description="what to do")],
+        command: Annotated[Literal["write", "edit", "delete", "override"], Field(description="what to do")],
         path: Address,
         content: Annotated[str | None, Field(description="write: the whole new text")] = None,
         old_string: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
@@ -276,11 +277,14 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         dry_run: Annotated[
             bool | None, Field(description="write, edit: answer with a unified diff, write nothing")
         ] = None,
+        name: Annotated[str | None, Field(description="override: the local mod to copy into")] = None,
     ) -> ReplyResult:
         """Change text files (to read one, use ck3_read). `write` (create or replace) with `content`;
         `edit` replaces `old_string` by `new_string`, or applies `edits` in order, all or none: each
         old text must occur exactly once (line endings and trailing blanks are disregarded when the
-        exact text is not found; the file keeps its own line endings); `delete` a file.
+        exact text is not found; the file keeps its own line endings); `delete` a file; `override`
+        copies a game or workshop file (`path`) into the local mod `name` at the same game path, bytes
+        as they are, for you to edit there.
         `expected_sha256` (from ck3_read) refuses a file that changed since; `create_only` refuses to
         replace; `dry_run` answers with a unified diff and writes nothing. Every command is governed: a
         refusal is a D reply whose data.required says what it needs (contract, human_approval, mode).
@@ -289,6 +293,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         args |= {"old_string": old_string, "new_string": new_string}
         args |= {"edits": [e.model_dump() for e in edits] if edits is not None else None}
         args |= {"expected_sha256": expected_sha256, "create_only": create_only, "dry_run": dry_run}
+        args |= {"name": name}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
 
     @server.tool(output_schema=output_schema("ck3_commit"), annotations=MUTATES)

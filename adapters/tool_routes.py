@@ -20,6 +20,7 @@ from domain.use_cases import (
     content_queries,
     contract_work,
     file_access,
+    mod_override,
     mode_switch,
     navigation,
     playset_choice,
@@ -110,7 +111,7 @@ DIR: Final = {
             a.get("path"),
             a.get("glob"),
             a.get("cursor"),
-            a.get("limit", navigation.LIST_PAGE),
+            a.get("limit"),
             a.get("include_ignored", False),
         ),
         "path",
@@ -121,12 +122,17 @@ DIR: Final = {
     ),
     "tree": _route(
         lambda a: navigation.Tree(
-            a.get("path"), a.get("depth", 3), a.get("progress"), a.get("include_ignored", False)
+            a.get("path"),
+            a.get("depth", 3),
+            a.get("progress"),
+            a.get("include_ignored", False),
+            a.get("limit"),
         ),
         "path",
         "depth",
         "progress",
         "include_ignored",
+        "limit",
     ),
 }
 READ: Final = {
@@ -165,6 +171,11 @@ FILE: Final = {
         "expected_sha256",
         "dry_run",
     ),
+    "override": _route(
+        lambda a: mod_override.Override(a.get("path"), a["name"]),
+        "path",
+        requires=("name",),
+    ),
     "delete": _route(
         lambda a: file_access.Delete(a.get("path"), a.get("expected_sha256")),
         "path",
@@ -179,7 +190,7 @@ SEARCH: Final = {
             a.get("path"),
             a.get("include_ignored", False),
             a.get("ignore_case", False),
-            a.get("limit", search.NAMES_LIMIT),
+            a.get("limit"),
         ),
         *_SCOPE,
         requires=("glob",),
@@ -193,7 +204,7 @@ SEARCH: Final = {
             a.get("path"),
             a.get("include_ignored", False),
             a.get("max_files", 20_000),
-            a.get("limit", search.HITS_LIMIT),
+            a.get("limit"),
             a.get("max_bytes", 256 * 1024 * 1024),
             a.get("max_seconds", search.SECONDS),
         ),

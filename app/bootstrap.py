@@ -137,6 +137,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         clock=clock,
         index=SqliteIndex(state / "content-index.db"),
         background=BackgroundWork(),
+        budget=settings.budget_kib * 1024,
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))

@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 from app.config import ConfigError, Settings, config_path, load
 from domain.vocabulary import Mode, RootCategory
@@ -82,7 +83,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     init.add_argument("--config", help="where to write (default: ~/.ck3raven/config.toml)")
     init.add_argument("--repo", help="a code repository folder to serve as ROOT_REPO")
-    init.add_argument("--mode", choices=[m.value for m in Mode], help="the mode the server starts in")
+    init.add_argument(
+        "--mode", choices=[m.value for m in Mode], help="the mode the server starts in (ck3lens with a game)"
+    )
+    init.add_argument("--game", help="the game folder (…/Crusader Kings III/game), if not found")
+    init.add_argument("--documents", help="the Paradox documents folder (…/Crusader Kings III), if not found")
+    init.add_argument("--steam", help="the workshop folder (…/workshop/content/1158310), if not found")
     init.add_argument("--force", action="store_true", help="replace an existing config")
     playsets = commands.add_parser("playsets", help="the launcher's playsets, written as ck3raven playsets")
     playsets.add_argument(
@@ -218,6 +224,23 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
+GIVEN: Final = {"game": "ROOT_GAME", "documents": "ROOT_USER_DOCS", "steam": "ROOT_STEAM"}
+"""init's folder options, and the root each names."""
+
+
+def _given_roots(args: argparse.Namespace) -> dict[str, Path]:
+    """The folders named on the command line (each must exist)."""
+    roots: dict[str, Path] = {}
+    for option, root in GIVEN.items():
+        text = getattr(args, option)
+        if text:
+            folder = Path(text).expanduser().resolve()
+            if not folder.is_dir():
+                raise ConfigError(f"--{option} {folder}: not an existing folder")
+            roots[root] = folder
+    return roots
+
+
 def _init_detected(args: argparse.Namespace) -> tuple[Path, list[str]]:
     """Write the config from what is found here; the lines to print after saying where it went."""
     import platform
@@ -232,11 +255,16 @@ def _init_detected(args: argparse.Namespace) -> tuple[Path, list[str]]:
     distro = os.environ.get("WSL_DISTRO_NAME")
     where = platform_name(sys.platform, platform.release(), distro=distro)
     found = detect(Path.home(), os.environ, where, wsl_conf=_text_of(Path("/etc/wsl.conf")))
-    for line in (*found.found, *(f"not found: {line}" for line in found.missing)):
+    given = _given_roots(args)
+    missing = [line for line in found.missing if not any(line.startswith(root) for root in given)]
+    for line in (*found.found, *(f"not found: {line}" for line in missing)):
         print(line)
+    if "ROOT_GAME" not in {**found.roots, **given}:
+        looked = "; ".join(missing)
+        raise ConfigError(f"no game folder found ({looked}); name it with --game (and --documents, --steam)")
     data = target.parent / "data"
     data.mkdir(parents=True, exist_ok=True)
-    roots = {**found.roots, "ROOT_CK3RAVEN_DATA": data}
+    roots = {**found.roots, **given, "ROOT_CK3RAVEN_DATA": data}
     if args.repo:
         roots["ROOT_REPO"] = Path(args.repo).expanduser().resolve()
     state = Settings("init", {}, RootCategory.ROOT_REPO).state_path(os.environ)
@@ -245,8 +273,25 @@ def _init_detected(args: argparse.Namespace) -> tuple[Path, list[str]]:
     warnings += setup.placement_warnings(roots, state, read_mountinfo())
     for text in warnings:
         print(f"warning: {text}")
-    setup.write_checked(target, setup.config_text(roots, state_dir=state, mode=args.mode, playset=None))
+    mode = args.mode or Mode.CK3LENS.value
+    setup.write_checked(target, setup.config_text(roots, state_dir=state, mode=mode, playset=None))
+    active = _import_launcher(target)
+    if active is not None:
+        setup.write_checked(target, setup.config_text(roots, state_dir=state, mode=mode, playset=active))
     return target, [setup.windows_clients(_executable(), target, distro)] if where == "wsl" else []
+
+
+def _import_launcher(config: Path) -> str | None:
+    """Import the launcher's playsets for the config just written; the name of its active one, if any."""
+    from app.playset_import import import_playsets
+
+    settings = load(config, cwd=config.parent)
+    if RootCategory.ROOT_USER_DOCS not in settings.roots:
+        return None
+    lines, _status, active = import_playsets(settings, None)
+    for line in lines:
+        print(line)
+    return active
 
 
 def _text_of(path: Path) -> str:
@@ -309,7 +354,7 @@ def _playsets(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
-    lines, status = import_playsets(settings, args.name)
+    lines, status, _active = import_playsets(settings, args.name)
     print("\n".join(lines), file=sys.stderr if status == 2 else sys.stdout)  # noqa: PLR2004 - exit 2: nothing read
     return status
 

@@ -32,6 +32,11 @@ class _PlaysetSection:
 
 
 @frozen
+class _RepliesSection:
+    budget_kib: int = 32
+
+
+@frozen
 class HttpSettings:
     """The HTTP door (SPEC §10): loopback by default; Host and Origin checked against loopback names plus
     these; a bearer token, made at start unless configured."""
@@ -54,6 +59,7 @@ class _ConfigFile:
     playset: _PlaysetSection = Factory(_PlaysetSection)
     http: HttpSettings = Factory(HttpSettings)
     limits: Rates = Factory(Rates)
+    replies: _RepliesSection = Factory(_RepliesSection)
 
 
 @frozen
@@ -74,6 +80,9 @@ class Settings:
     """Serve the read and session tools only: no tool offered can change a file."""
     limits: Rates = Factory(Rates)
     """Per-session rate limits (calls per minute, 0: none); over one, a call is EN-EXEC-D-001."""
+    budget_kib: int = 32
+    """The size of one reply's envelope a read, list, tree or search keeps to unless the call asks for
+    more (`[replies] budget_kib`; 10 suits Codex)."""
 
     @property
     def data_root(self) -> Path | None:
@@ -109,6 +118,8 @@ def config_path(explicit: str | None, environ: Mapping[str, str]) -> Path | None
 
 
 MIN_TOKEN = 32
+MIN_BUDGET_KIB = 4
+MAX_BUDGET_KIB = 1024
 SEARCHED = "--config, $CK3RAVEN_CONFIG, ~/.ck3raven/config.toml"
 
 
@@ -138,6 +149,8 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
     roots = _roots(raw.roots, cwd, problems)
     if min(raw.limits.reads_per_minute, raw.limits.mutations_per_minute) < 0:
         problems.append("limits: a rate is 0 (unlimited) or more calls per minute")
+    if not MIN_BUDGET_KIB <= raw.replies.budget_kib <= MAX_BUDGET_KIB:
+        problems.append(f"replies.budget_kib: from {MIN_BUDGET_KIB} to {MAX_BUDGET_KIB}")
     if raw.http.token is not None and len(raw.http.token) < MIN_TOKEN:
         problems.append(f"http.token: at least {MIN_TOKEN} characters")
     mode = _member(Mode, raw.mode, f"mode: {raw.mode!r} is not a mode", problems) if raw.mode else None
@@ -158,6 +171,7 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
         raw.http,
         raw.read_only,
         raw.limits,
+        raw.replies.budget_kib,
     )
     overlaps = overlapping(settings, os.environ)
     if overlaps:

@@ -189,7 +189,8 @@ def _steam_candidates(
     if platform == "linux":
         share = Path(".local", "share", "Steam")
         flatpak = Path(".var", "app", "com.valvesoftware.Steam") / share
-        return [*explicit, home / ".steam" / "steam", home / share, home / flatpak]
+        snap = Path("snap", "steam", "common") / share
+        return [*explicit, home / ".steam" / "steam", home / share, home / flatpak, home / snap]
     if platform == "darwin":
         return [*explicit, home / "Library" / "Application Support" / "Steam"]
     if platform == "windows":
@@ -213,8 +214,14 @@ def _drives(drive_c: Path | None) -> list[Path]:
 
 
 def _docs_candidates(home: Path, platform: str, windows_root: Path | None) -> list[Path]:
-    if platform == "linux":
-        return [home.joinpath(".local", "share", *PARADOX)]
+    if platform == "linux":  # Steam native, Flatpak (the current layout, then the older one), Snap
+        flatpak = home / ".var" / "app" / "com.valvesoftware.Steam"
+        return [
+            home.joinpath(".local", "share", *PARADOX),
+            flatpak.joinpath(".local", "share", *PARADOX),
+            flatpak.joinpath("data", *PARADOX),
+            home.joinpath("snap", "steam", "common", ".local", "share", *PARADOX),
+        ]
     if platform == "darwin":
         return [home.joinpath("Documents", *PARADOX)]
     if platform == "windows":

@@ -14,26 +14,36 @@ from domain.vocabulary import RootCategory
 from ports.errors import PortError
 
 
-def import_playsets(settings: Settings, only: str | None) -> tuple[list[str], int]:
-    """Lines to print and the exit status: 0 when every chosen playset was written, 1 when one could not
-    be, 2 when nothing could be read."""
+def import_playsets(settings: Settings, only: str | None) -> tuple[list[str], int, str | None]:
+    """Lines to print, the exit status (0 when every chosen playset was written, 1 when one could not be,
+    2 when nothing could be read), and the name the launcher's active playset was written under (None:
+    none was, or the launcher has none active)."""
     if RootCategory.ROOT_CK3RAVEN_DATA not in settings.roots:
-        return ["ck3raven: ROOT_CK3RAVEN_DATA is not configured: playsets have nowhere to go"], 2
+        return ["ck3raven: ROOT_CK3RAVEN_DATA is not configured: playsets have nowhere to go"], 2, None
     roots = {root.value: path for root, path in settings.roots.items()}
     files = LocalFiles(roots)
     try:
         state = SqliteLauncher(roots, files).read()
     except PortError as exc:
-        return [f"ck3raven: {exc}"], 2
+        return [f"ck3raven: {exc}"], 2, None
     if state is None:
-        return ["ck3raven: no launcher-v2.sqlite in ROOT_USER_DOCS"], 2
+        return ["ck3raven: no launcher-v2.sqlite in ROOT_USER_DOCS"], 2, None
     chosen = [p for p in state.playsets if only is None or p.name == only]
     if not chosen:
         names = ", ".join(p.name for p in state.playsets) or "none"
-        return [f"ck3raven: the launcher has no playset {only!r} (it has: {names})"], 2
+        return [f"ck3raven: the launcher has no playset {only!r} (it has: {names})"], 2, None
     store, lines = JsonPlaysets(files), [f"launcher schema: {state.schema}"]
-    written = [_one(store, imported(playset), lines) for playset in chosen]
-    return lines, 0 if all(written) else 1
+    results = [(playset, imported(playset)) for playset in chosen]
+    written = [_one(store, result, lines) for _, result in results]
+    active = next(
+        (
+            result.record.name
+            for (playset, result), ok in zip(results, written, strict=True)
+            if ok and playset.active
+        ),
+        None,
+    )
+    return lines, 0 if all(written) else 1, active
 
 
 def _one(store: JsonPlaysets, result: Imported, lines: list[str]) -> bool:

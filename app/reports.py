@@ -21,6 +21,7 @@ from adapters.sqlite_state import SqliteState
 from app import mounts
 from app.config import Settings
 from app.setup import case_warnings, placement_warnings, repository_warning
+from domain.vocabulary import RootCategory
 from ports.audit import AuditRow
 from ports.contracts import ContractRecord
 
@@ -188,8 +189,25 @@ def doctor(
     lines = [f"{'OK     ' if ok else 'PROBLEM'} {text}" for ok, text in checks]
     warning = repository_warning(roots)
     warnings = ([warning] if warning is not None else []) + placement_warnings(roots, state, table)
-    lines += [f"WARNING {text}" for text in warnings + case_warnings(roots)]
+    lines += [f"WARNING {text}" for text in warnings + case_warnings(roots) + first_run_warnings(settings)]
     return lines, 0 if all(ok for ok, _ in checks) else 1
+
+
+def first_run_warnings(settings: Settings) -> list[str]:
+    """What leaves an agent blocked or blind at its first call: no mode (it can read nothing until a human
+    approves one in a terminal), and, with a game configured, no active playset (it sees no mods)."""
+    warnings = []
+    if settings.mode is None:
+        warnings.append(
+            "no mode is set: an agent can read nothing until you approve the mode it asks for "
+            '(set mode = "ck3lens" or "ck3raven-dev" in the config to start in one)'
+        )
+    if RootCategory.ROOT_GAME in settings.roots and settings.active_playset is None:
+        warnings.append(
+            "no active playset: an agent sees the game but no mod (`ck3raven playsets import` imports the "
+            "launcher's; set [playset] active in the config)"
+        )
+    return warnings
 
 
 def _state_directory(state: Path) -> tuple[bool, str]:

@@ -37,14 +37,14 @@ def folders_tree(game: Path, depth: int) -> str:
     return json.dumps(found, separators=(",", ":"))
 
 
-def listing(folder: Path, address: str) -> str:
-    """`ck3_dir list`: each child's address, kind and size (one lstat each), sorted by name, compact JSON."""
+def listing(folder: Path) -> str:
+    """`ck3_dir list`: each child's name, kind and size (one lstat each), sorted by name, compact JSON."""
     rows = []
     with os.scandir(folder) as it:
         for entry in sorted(it, key=attrgetter("name")):
             info = entry.stat(follow_symlinks=False)
             kind = "dir" if entry.is_dir(follow_symlinks=False) else "file"
-            rows.append({"address": f"{address}/{entry.name}", "kind": kind, "size": info.st_size})
+            rows.append({"name": entry.name, "kind": kind, "size": info.st_size})
     return json.dumps(rows, separators=(",", ":"))
 
 
@@ -188,7 +188,7 @@ def contents(game: Path) -> list[dict[str, object]]:
     return hits
 
 
-def filtered_listing(folder: Path, address: str) -> list[dict[str, object]]:
+def filtered_listing(folder: Path) -> list[dict[str, object]]:
     """A filtered list: os.scandir, fnmatch on each name, an lstat of each kept entry, sorted rows
     (address, kind, size)."""
     rows: list[dict[str, object]] = []
@@ -197,5 +197,5 @@ def filtered_listing(folder: Path, address: str) -> list[dict[str, object]]:
             if fnmatch.fnmatchcase(entry.name, LIST_GLOB):
                 info = entry.stat(follow_symlinks=False)
                 kind = "dir" if entry.is_dir(follow_symlinks=False) else "file"
-                rows.append({"address": f"{address}/{entry.name}", "kind": kind, "size": info.st_size})
+                rows.append({"name": entry.name, "kind": kind, "size": info.st_size})
     return rows

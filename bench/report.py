@@ -164,7 +164,7 @@ COLUMNS = (
     ("ratio", 14, ">"),
     ("target", 15, ">"),
     ("met?", 4, "<"),
-    ("reply bytes ours / other", 26, "<"),
+    ("reply bytes (tokens, bytes/4) ours / other", 44, "<"),
 )
 
 
@@ -200,9 +200,14 @@ def table(rows: Sequence[Row]) -> str:
 
 
 def _bytes(ours: int | None, other: int | None) -> str:
+    """A reply's size in bytes and in tokens as agents' clients count them roughly (a token per 4 bytes)."""
     if ours is None and other is None:
         return ""
-    return f"{'-' if ours is None else f'{ours:,}'} / {'-' if other is None else f'{other:,}'}"
+    return f"{_sized(ours)} / {_sized(other)}"
+
+
+def _sized(size: int | None) -> str:
+    return "-" if size is None else f"{size:,} ({size // 4:,})"
 
 
 def dump(rows: Iterable[Row], meta: dict[str, Any]) -> str:

@@ -74,7 +74,7 @@ def floors_of(game: Path) -> dict[str, Callable[[], list[Any]]]:
     return {
         "names": lambda: floors.names(game),
         "contents": lambda: floors.contents(game),
-        "list": lambda: floors.filtered_listing(game / WIDE, f"ROOT_GAME:/{WIDE}"),
+        "list": lambda: floors.filtered_listing(game / WIDE),
     }
 
 

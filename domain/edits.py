@@ -119,3 +119,28 @@ def _tolerant_spans(text: str, old: str) -> list[tuple[int, int]]:
             spans.append((starts[found], ends[end - 1]))
         found = haystack.find(needle, found + 1)
     return spans
+
+
+NEAREST_LINES: Final = 20_000
+"""A file longer than this gets no nearest-match hint (each window of it would be compared)."""
+NEAREST_SHOWN: Final = 2_000
+"""The most characters of the nearest match a hint shows."""
+
+
+def nearest(text: str, old: str) -> tuple[int, str] | None:
+    """Where in `text` the lines most like `old` start (1-based) and what they say, for a replacement whose
+    old text was not found; None when nothing is alike enough (or the file is too long to look)."""
+    lines = text.splitlines(keepends=True)
+    wanted = max(1, len(old.splitlines()))
+    if not lines or len(lines) > NEAREST_LINES:
+        return None
+    target = old.strip()
+    best, found = 0.6, None  # below this, a "nearest" match would mislead more than help
+    for start in range(max(1, len(lines) - wanted + 1)):
+        window = "".join(lines[start : start + wanted]).strip()
+        matcher = difflib.SequenceMatcher(None, window, target, autojunk=False)
+        if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best and matcher.ratio() > best:
+            best, found = matcher.ratio(), (start + 1, window)
+    if found is None:
+        return None
+    return found[0], found[1][:NEAREST_SHOWN]

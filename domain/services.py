@@ -56,3 +56,5 @@ class Services:
     """The playset's content index (SPEC §15); None where the server keeps none."""
     background: Callable[[str, Callable[[], object]], None] | None = None
     """Runs named work off the request path (the index's builds), logging what it returns; None: never."""
+    budget: int = 32 * 1024
+    """The bytes one reply's envelope may take unless the call asks for more (SPEC §16)."""

@@ -22,6 +22,7 @@ from domain.contracts.baseline import BaselineChanged, ScopeTooDeep
 from domain.contracts.lifecycle import own, summary
 from domain.contracts.records import Status
 from domain.failures import history_failure
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -93,9 +94,10 @@ def _offset(cursor: str | None) -> int | None:
     return int(cursor) if cursor.isdecimal() and len(cursor) <= 9 else None  # noqa: PLR2004 - a count
 
 
-def _page(items: list[dict[str, object]], start: int) -> dict[str, object]:
-    """A refusal's list from `start`, at most PAGE of it, and the cursor of the rest (None: no rest)."""
-    end = start + PAGE
+def _page(items: list[dict[str, object]], start: int, space: int) -> dict[str, object]:
+    """A refusal's list from `start`, at most PAGE of it and what fits `space` bytes, and the cursor of the
+    rest (None: no rest)."""
+    end = start + budget.rows_fitting(items[start : start + PAGE], space)
     return {"shown": items[start:end], "next_cursor": str(end) if end < len(items) else None}
 
 
@@ -121,7 +123,7 @@ def _declared(
     declared = {t.address.casefold(): t.edit_kind for t in record.targets}
     undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
     if undeclared or found.unnamed:  # decided on the whole list, in every layout alike
-        page = _page(undeclared, start)
+        page = _page(undeclared, start, budget.room(services.budget))
         data = {"contract_id": record.contract_id, "undeclared": page["shown"], "count": len(undeclared)}
         data |= {"unnamed": found.unnamed, "next_cursor": page["next_cursor"]}
         return ReplyBuilder().invalid("CT-GATE-I-007", data)
@@ -168,20 +170,23 @@ def _refused(
             },
         )
     if assessed.problem == "symbols":
-        page = _page(cast("list[dict[str, object]]", assessed.uncovered), start)
+        # the ready NST call repeats the page's symbols (collapsed by file): each half of what is left
+        space = budget.room(services.budget) // 2
+        page = _page(cast("list[dict[str, object]]", assessed.uncovered), start, space)
         shown = cast("list[dict[str, str]]", page["shown"])
-        request = {
+        arguments = {
             "command": "nst",
             "contract_id": contract_id,
             "symbols": _declaring(shown),
             "reason": "<why these symbols are intended>",
         }
+        request = {"tool": "ck3_token", "arguments": arguments}
         data = {"contract_id": contract_id, "uncovered": shown, "count": len(assessed.uncovered)}
         return ReplyBuilder().invalid(
             "CT-GATE-I-009", {**data, "request": request, "next_cursor": page["next_cursor"]}
         )
     if assessed.problem == "removals":
-        return _removals_refused(contract_id, start, assessed.keys.blocked)
+        return _removals_refused(contract_id, start, assessed.keys.blocked, budget.room(services.budget) // 2)
     findings = [
         {"rule": f.rule, "path": f.path, "line": f.line, "message": f.message} for f in assessed.findings
     ]
@@ -190,16 +195,17 @@ def _refused(
     )
 
 
-def _removals_refused(contract_id: str, start: int, blocked: list[dict[str, object]]) -> Reply:
-    """CT-GATE-I-012: removed keys other files still mention, a page of them with the mentions, and the
-    ck3_token call that declares the page shown."""
-    page = _page(blocked, start)
+def _removals_refused(contract_id: str, start: int, blocked: list[dict[str, object]], space: int) -> Reply:
+    """CT-GATE-I-012: removed keys other files still mention, a page of them with the mentions (what fits
+    `space` bytes), and the ck3_token call that declares the page shown."""
+    page = _page(blocked, start, space)
     shown = cast("list[dict[str, object]]", page["shown"])
-    request = {
+    arguments = {
         "command": "removal",
         "contract_id": contract_id,
         "symbols": [{"name": r["key"], "kind": r["kind"], "path": r["address"]} for r in shown],
         "reason": "<why these keys go, though other files mention them>",
     }
+    request = {"tool": "ck3_token", "arguments": arguments}
     data = {"contract_id": contract_id, "removed": shown, "count": len(blocked), "request": request}
     return ReplyBuilder().invalid("CT-GATE-I-012", {**data, "next_cursor": page["next_cursor"]})

@@ -10,8 +10,10 @@ D carrying `data.required` (contract, human_approval, mode, or null when nothing
 """
 
 import math
+from collections.abc import Mapping
 from datetime import datetime
 from functools import lru_cache
+from typing import Final
 
 from attrs import frozen
 
@@ -43,49 +45,117 @@ class ActiveContract:
     approvals: frozenset[str] = frozenset()
 
 
-def enforce(
-    mode: Mode | None, operation: Operation, target: Target, contract: ActiveContract | None
+def enforce(  # noqa: PLR0913 - the facts of one decision
+    mode: Mode | None,
+    operation: Operation,
+    target: Target,
+    contract: ActiveContract | None,
+    *,
+    edit_kind: str = "modify",
+    copy_into: tuple[str, ...] = (),
 ) -> Reply:
-    """S when `operation` on `target` is permitted now; otherwise the first failing check as a D.
+    """S when `operation` on `target` is permitted now; otherwise the first failing check as a D, which
+    names its way out: the root category to open a contract on and, where one would succeed, the call
+    (`request`). `edit_kind`: what the call does to the target (add, modify, delete), for that call;
+    `copy_into`: the active playset's local mods, where a game or workshop file may be overridden.
 
-    The decision is a pure function of its four frozen arguments, so it is made once for each of them and
+    The decision is a pure function of its frozen arguments, so it is made once for each of them and
     handed out again: the target's facts and the contract are gathered afresh at every call by the
     callers, and a changed fact is another argument."""
-    return _decision(mode, operation, target, contract)
+    return _decision(mode, operation, target, contract, edit_kind, copy_into)
 
 
 @lru_cache(maxsize=4096)
-def _decision(  # noqa: PLR0911 - one return per check, in the order SPEC §5 gives
-    mode: Mode | None, operation: Operation, target: Target, contract: ActiveContract | None
+def _decision(  # noqa: PLR0911, PLR0913, PLR0917 - one return per check, in the order SPEC §5 gives
+    mode: Mode | None,
+    operation: Operation,
+    target: Target,
+    contract: ActiveContract | None,
+    edit_kind: str,
+    copy_into: tuple[str, ...],
 ) -> Reply:
     facts = {"address": target.address, "operation": operation.value}
     row = row_for(mode, target.root, target.parts, in_local_mod=target.in_local_mod) if mode else None
     condition = row.condition(operation) if row else None
     if row is None or condition is None:
-        return ReplyBuilder().denied(
-            "EN-WRITE-D-001",
-            {
-                **facts,
-                "mode": mode.value if mode else None,
-                "rule": row.rule if row else None,
-                "required": "mode" if _another_mode_permits(mode, operation, target) else None,
-            },
-        )
+        data: dict[str, object] = {
+            **facts,
+            "mode": mode.value if mode else None,
+            "rule": row.rule if row else None,
+            "required": "mode" if _another_mode_permits(mode, operation, target) else None,
+        }
+        if target.root in OVERRIDDEN and copy_into and operation is Operation.WRITE:
+            data |= _override(target, copy_into)
+        return ReplyBuilder().denied("EN-WRITE-D-001", data)
     facts["rule"] = row.rule
     if condition is Condition.ALWAYS and not target.protected:
         return ReplyBuilder().success("EN-WRITE-S-001", facts)
+    way_out = {"required": "contract", "root_category": target.root.value}
     if contract is None:
-        return ReplyBuilder().denied("EN-WRITE-D-002", {**facts, "required": "contract"})
+        return _contract_needed(facts, target.root, operation, [(target.address, edit_kind)])
     if contract.root is not target.root:
         return ReplyBuilder().denied(
-            "EN-WRITE-D-003", {**facts, "required": "contract", "contract_root": contract.root.value}
+            "EN-WRITE-D-003", {**facts, **way_out, "contract_root": contract.root.value}
         )
     if operation not in contract.operations:
-        return ReplyBuilder().denied("EN-WRITE-D-004", {**facts, "required": "contract"})
+        return ReplyBuilder().denied("EN-WRITE-D-004", {**facts, **way_out})
     approval_needed = target.protected or condition is Condition.CONTRACT_AND_APPROVAL
     if approval_needed and place_of(target) not in contract.approvals:  # exactly the place approved
         return ReplyBuilder().denied("EN-WRITE-D-005", {**facts, "required": "human_approval"})
     return ReplyBuilder().success("EN-WRITE-S-001", facts)
+
+
+def enforce_each(
+    mode: Mode | None,
+    operation: Operation,
+    targets: list[tuple[Target, str]],
+    contract: ActiveContract | None,
+) -> Reply | None:
+    """None when `operation` is permitted on every target (each with its edit kind); otherwise the first
+    refusal, whose ready call, when it opens a contract, declares every target of that root needing one."""
+    decisions = [(t, kind, enforce(mode, operation, t, contract, edit_kind=kind)) for t, kind in targets]
+    refused = next((found for found in decisions if found[2].terminal), None)
+    if refused is None:
+        return None
+    first, _, decision = refused
+    if decision.code != "EN-WRITE-D-002":
+        return decision
+    facts = {"address": first.address, "operation": operation.value, "rule": decision.data["rule"]}
+    declared = [
+        (t.address, kind) for t, kind, d in decisions if d.code == "EN-WRITE-D-002" and t.root is first.root
+    ]
+    return _contract_needed(facts, first.root, operation, declared)
+
+
+def _contract_needed(
+    facts: Mapping[str, object], root: RootCategory, operation: Operation, targets: list[tuple[str, str]]
+) -> Reply:
+    """D for work with no contract open: the root to open one on, and the call that opens it."""
+    opening: dict[str, object] = {
+        "command": "open",
+        "root_category": root.value,
+        "operations": [operation.value],
+    }
+    opening |= {"targets": [{"path": address, "edit_kind": kind} for address, kind in targets]}
+    opening |= {"intent": "<why the work is done>", "work_declaration": "<what the work is>"}
+    request = {"tool": "ck3_contract", "arguments": opening}
+    data = {**facts, "required": "contract", "root_category": root.value, "request": request}
+    return ReplyBuilder().denied("EN-WRITE-D-002", data)
+
+
+OVERRIDDEN: Final = frozenset({RootCategory.ROOT_GAME, RootCategory.ROOT_STEAM})
+"""Roots whose files a modder changes by overriding them in a local mod at the same path."""
+
+
+def _override(target: Target, copy_into: tuple[str, ...]) -> dict[str, object]:
+    """The modder's way to change a game or workshop file: copy it into a local mod (ck3_file override)."""
+    name = copy_into[0] if len(copy_into) == 1 else "<one of data.mods>"
+    arguments = {"command": "override", "path": target.address, "name": name}
+    return {
+        "required": "local_mod",
+        "mods": list(copy_into),
+        "request": {"tool": "ck3_file", "arguments": arguments},
+    }
 
 
 def place_of(target: Target) -> str:

@@ -130,7 +130,7 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-001",
-        "{address}: {count:entry|entries} of {total} that match (data.next_cursor: more follow).",
+        "{address}: {count:entry|entries} of {total} that match; the next page's cursor: {next_cursor}.",
         {"address", "entries", "count", "total", "truncated", "next_cursor", "hint"},
     ),
     CodeSpec(
@@ -198,8 +198,11 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec(
         "WA-WRITE-I-002",
         "The old text of edit {edit} occurs {count:time|times} in {address}; each needs exactly one. Nothing "
-        "was changed.",
+        "was changed (data.nearest, when given: the lines most like it, and where they start).",
         {"address", "count", "edit"},
+        optional={"nearest"},
+        opaque={"nearest"},  # the file's own text
+        shapes={"nearest": record({"line": COUNT, "text": TEXT})},
     ),
     CodeSpec(
         "WA-WRITE-S-005",
@@ -268,8 +271,8 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-011",
-        "{total:path|paths} where {mods} override or hide another source's file; {count} in this page "
-        "(data.next_cursor: more follow).",
+        "{total:path|paths} where {mods} override or hide another source's file; {count} in this page; "
+        "the next page's cursor: {next_cursor}.",
         {"mods", "path", "files", "count", "total", "truncated", "next_cursor", "hint", "rules"},
         opaque={"mods"},  # mods' names come from files the agent may write
         shapes={
@@ -370,20 +373,29 @@ _GOVERNANCE: tuple[CodeSpec, ...] = (
     CodeSpec("EN-WRITE-S-001", "{operation} on {address} is permitted ({rule}).", _MUTATION),
     CodeSpec(
         "EN-WRITE-D-001",
-        "{operation} on {address} is not permitted in this mode.",
+        "{operation} on {address} is not permitted in this mode (data.request, when given, is the modder's "
+        "way: override the file in a local mod of data.mods).",
         {*_MUTATION, "mode", "required"},
+        optional={"mods", "request"},
     ),
     CodeSpec(
         "EN-WRITE-D-002",
-        "{operation} on {address} needs an open contract ({rule}).",
-        {*_MUTATION, "required"},
+        "{operation} on {address} needs an open contract on {root_category} ({rule}); data.request is the "
+        "call that opens one (fill in intent and work_declaration).",
+        {*_MUTATION, "required", "root_category", "request"},
     ),
     CodeSpec(
         "EN-WRITE-D-003",
-        "The open contract covers {contract_root}, not the root of {address}.",
-        {*_MUTATION, "required", "contract_root"},
+        "The open contract covers {contract_root}, not {root_category}, the root of {address}: close it, "
+        "then open one on {root_category}.",
+        {*_MUTATION, "required", "contract_root", "root_category"},
     ),
-    CodeSpec("EN-WRITE-D-004", "The open contract does not declare {operation}.", {*_MUTATION, "required"}),
+    CodeSpec(
+        "EN-WRITE-D-004",
+        "The open contract does not declare {operation}: close it, then open one on {root_category} that "
+        "does.",
+        {*_MUTATION, "required", "root_category"},
+    ),
     CodeSpec(
         "EN-WRITE-D-005",
         "{operation} on {address} needs a human approval recorded on the contract.",

@@ -145,7 +145,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         "diff": TEXT,
         # lists
         "errors": items(_PROBLEM),
-        "entries": items(record({"address": TEXT, "kind": TEXT}, {"size": COUNT})),
+        "entries": items(record({"name": TEXT, "kind": TEXT}, {"size": COUNT})),
         "directories": TEXTS,
         "matches": items(_CHANGE),
         "hits": items(record({"address": TEXT, "line": COUNT, "column": COUNT, "text": TEXT})),

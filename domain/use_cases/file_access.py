@@ -14,9 +14,10 @@ from attrs import frozen
 
 from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
-from domain.edits import Matched, Missed, Replacement, apply, unified_diff
+from domain.edits import Matched, Missed, Replacement, apply, nearest, unified_diff
 from domain.failures import port_failure
 from domain.policy.enforcement import enforce
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -31,7 +32,7 @@ from domain.use_cases.file_contents import (
 )
 from domain.use_cases.game_writes import UNREAD, game_rules
 from domain.use_cases.request import Request
-from domain.vocabulary import Operation
+from domain.vocabulary import Operation, RootCategory
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
 
@@ -84,10 +85,11 @@ class Delete(Request):
     expected_sha256: str | None = None
 
 
-def read(session: Session, _: Services, request: Read) -> Reply:
+def read(session: Session, services: Services, request: Read) -> Reply:
     """The text of a visible file, or a window of its lines, with the whole file's size and SHA-256 and its
-    line count. Reads need no contract. A reply carries at most READ_LIMIT bytes of text: a longer window
-    is cut at a line end and says where to go on (`next_offset`)."""
+    line count. Reads need no contract. Unless the call names how many lines (`limit`, `head`, `tail`),
+    the window is what fits the reply budget from `offset`; a reply carries at most READ_LIMIT bytes of
+    text however asked. A window cut short ends at a line end and says where to go on (`next_offset`)."""
     if sum(value is not None for value in (request.offset or request.limit, request.head, request.tail)) > 1:
         return ReplyBuilder().invalid(
             "MCP-VAL-I-001", {"errors": [{"field": "offset", "problem": "give offset/limit, head or tail"}]}
@@ -101,6 +103,12 @@ def read(session: Session, _: Services, request: Read) -> Reply:
     lines = text.splitlines(keepends=True)
     first, last = _window(len(lines), request)
     shown, cut = _bounded(lines[first:last])
+    if request.limit is None and request.head is None and request.tail is None:
+        space = budget.room(services.budget, opened.address, opened.address)
+        fits = budget.text_fitting(shown, space)
+        shown, cut = shown[:fits], cut or fits < len(shown)
+        if shown and budget.cost(shown[0]) > space:  # one line longer than the budget: cut inside it
+            shown, cut = [budget.clip(shown[0], space)], True
     end = first + len(shown)
     return ReplyBuilder().success(
         "WA-READ-S-003",
@@ -146,7 +154,7 @@ def write(session: Session, services: Services, request: Write) -> Reply:
     data = request.content.encode("utf-8", "surrogatepass")
     if len(data) > WRITE_LIMIT:
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
-    opened = _governed(session, services, request.path, "write", Operation.WRITE, must_exist=False)
+    opened = governed(session, services, request.path, "write", Operation.WRITE, must_exist=False)
     if isinstance(opened, Reply):
         return opened
     created = opened.kind is None
@@ -175,7 +183,7 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
     if len(request.replacements) > MAX_EDITS or given > WRITE_LIMIT:
         problem = f"at most {MAX_EDITS} replacements, {WRITE_LIMIT} characters of text in all"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
-    opened = _governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
+    opened = governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
     text = current(session.world, opened, request.expected_sha256, read=True)
@@ -228,7 +236,7 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     if dry_run:
         return _preview(ref, before[0] or "", data, created=created, matched=matched, notes=notes)
-    return _store(
+    return store(
         call, ref, (existing, data), created=created, matched=matched, notes=notes, exclusive=exclusive
     )
 
@@ -238,9 +246,11 @@ def _edited(
 ) -> tuple[bytes, list[Matched]] | Reply:
     applied = apply(text, replacements)
     if isinstance(applied, Missed):
-        return ReplyBuilder().invalid(
-            "WA-WRITE-I-002", {"address": ref.address, "count": applied.count, "edit": applied.edit}
-        )
+        missed: dict[str, object] = {"address": ref.address, "count": applied.count, "edit": applied.edit}
+        close = nearest(text, replacements[applied.edit - 1].old) if applied.count == 0 else None
+        if close is not None:  # the old text is not there: show what is most like it, and where
+            missed["nearest"] = {"line": close[0], "text": close[1]}
+        return ReplyBuilder().invalid("WA-WRITE-I-002", missed)
     after, matched = applied
     data = after.encode("utf-8", "surrogatepass")
     if len(data) > WRITE_LIMIT:
@@ -250,7 +260,7 @@ def _edited(
 
 def delete(session: Session, services: Services, request: Delete) -> Reply:
     """Remove a file."""
-    opened = _governed(session, services, request.path, "delete", Operation.DELETE, must_exist=True)
+    opened = governed(session, services, request.path, "delete", Operation.DELETE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
     before = current(session.world, opened, request.expected_sha256, read=False)
@@ -308,7 +318,7 @@ def _file(session: Session, path: str | None, command: str, *, must_exist: bool)
     return ref
 
 
-def _governed(  # noqa: PLR0913 - the call, the target and how it must stand
+def governed(  # noqa: PLR0913 - the call, the target and how it must stand
     session: Session,
     services: Services,
     path: str | None,
@@ -322,11 +332,14 @@ def _governed(  # noqa: PLR0913 - the call, the target and how it must stand
     if isinstance(opened, Reply):
         return opened
     contract = active_contract(session, services)
-    decision = enforce(session.mode, operation, session.world.target(opened), contract)
+    kind = "delete" if operation is Operation.DELETE else "add" if opened.kind is None else "modify"
+    local = tuple(mod.name for mod in session.world.view.mods if mod.root is RootCategory.ROOT_USER_DOCS)
+    target = session.world.target(opened)
+    decision = enforce(session.mode, operation, target, contract, edit_kind=kind, copy_into=local)
     return decision if decision.terminal else opened
 
 
-def _store(  # noqa: PLR0913 - the call, its result, and what to say of it
+def store(  # noqa: PLR0913 - the call, its result, and what to say of it
     call: tuple[Session, Services],
     ref: VisibilityRef,
     contents: tuple[bytes | str | None, bytes],

@@ -14,6 +14,7 @@ from attrs import field, frozen
 
 from domain.failures import port_failure
 from domain.globs import Glob, compile_glob
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
 from domain.services import Services
@@ -55,7 +56,8 @@ class ListFolder(Request):
     path: str | None
     glob: str | None = None
     cursor: str | None = None
-    limit: int = LIST_PAGE
+    limit: int | None = None
+    """Entries per page; None: what fits the reply budget, at most LIST_PAGE."""
     include_ignored: bool = False
 
 
@@ -66,6 +68,8 @@ class Tree(Request):
     depth: int = 3
     progress: Progress | None = field(default=None, eq=False)
     include_ignored: bool = False
+    limit: int | None = None
+    """The most folders (up to TREE_CAP); None: what fits the reply budget."""
 
 
 def pwd(session: Session, _: Services, __: Pwd) -> Reply:
@@ -93,8 +97,9 @@ def cd(session: Session, _: Services, request: Cd) -> Reply:
 
 def list_folder(session: Session, services: Services, request: ListFolder) -> Reply:
     """One page of the visible children of a folder (address, kind, size), sorted by name, with the total
-    that match and the cursor of the next page."""
-    if not 1 <= request.limit <= LIST_CAP:
+    that match and the cursor of the next page. Unless the call names a `limit`, a page is what fits the
+    reply budget."""
+    if request.limit is not None and not 1 <= request.limit <= LIST_CAP:
         return _invalid("limit", f"must be from 1 to {LIST_CAP}")
     glob = _glob(request.glob)
     if isinstance(glob, Reply):
@@ -109,14 +114,20 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
         return port_failure(exc, opened.address)
     kept = [entry for entry in listed if not (skip and skip((entry.name,), entry.kind))]
     after = [entry for entry in kept if entry.name > request.cursor] if request.cursor else kept
-    page = after[: request.limit]
+    rows = [
+        FrozenMap(name=_relative(opened.address, e.address), kind=e.kind, size=e.size)
+        for e in after[: request.limit or LIST_PAGE]
+    ]
+    if request.limit is None:  # the call did not ask: a page is what fits
+        rows = rows[: budget.rows_fitting(rows, budget.room(services.budget, opened.address))]
+    page = after[: len(rows)]
     more = len(after) > len(page)
     return ReplyBuilder().success(
         "WA-READ-S-001",
         {
             "address": opened.address,
-            # each row made frozen once, here: the builder keeps a FrozenMap as it is
-            "entries": [FrozenMap(address=e.address, kind=e.kind, size=e.size) for e in page],
+            # each row made frozen once, above: the builder keeps a FrozenMap as it is
+            "entries": rows,
             "count": len(page),
             "total": len(kept),
             "truncated": more,
@@ -130,6 +141,8 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
     """Visible folders below a folder, `depth` levels down, depth-first, capped at TREE_CAP."""
     if not 1 <= request.depth <= MAX_DEPTH:
         return _invalid("depth", f"must be from 1 to {MAX_DEPTH}")
+    if request.limit is not None and not 1 <= request.limit <= TREE_CAP:
+        return _invalid("limit", f"must be from 1 to {TREE_CAP}")
     opened = _folder(session, request.path)
     if isinstance(opened, Reply):
         return opened
@@ -150,6 +163,8 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
     finally:
         walk.close()
     truncated = len(folders) == TREE_CAP
+    most = request.limit or budget.rows_fitting(folders, budget.room(services.budget, opened.address))
+    truncated, folders = truncated or most < len(folders), folders[:most]
     return ReplyBuilder().success(
         "WA-READ-S-002",
         {
@@ -161,6 +176,13 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
             "hint": _hint(truncated),
         },
     )
+
+
+def _relative(folder: str, address: str) -> str:
+    """A listed entry's name below the folder listed (its address is given once); an entry the world spells
+    elsewhere (a playset's mod listed in the workshop folder: `mod:<Name>:/`) keeps its whole address."""
+    prefix = folder if folder.endswith("/") else folder + "/"
+    return address.removeprefix(prefix) if address.startswith(prefix) else address
 
 
 def _folder(session: Session, path: str | None) -> VisibilityRef | Reply:
@@ -188,4 +210,8 @@ def _invalid(name: str, problem: str) -> Reply:
 
 
 def _hint(truncated: bool) -> str | None:  # noqa: FBT001 - a plain flag from the caller's own count
-    return "The result reached its cap: list a narrower folder or lower depth." if truncated else None
+    return (
+        "The result reached its cap or the reply budget: list a narrower folder or lower depth."
+        if truncated
+        else None
+    )

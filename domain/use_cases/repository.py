@@ -19,7 +19,7 @@ from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
 from domain.contracts.reconciliation import visible_changes
 from domain.failures import history_failure, port_failure
-from domain.policy.enforcement import ActiveContract, enforce
+from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -165,19 +165,40 @@ def _governed_contents(
 ) -> list[tuple[VisibilityRef, bytes | None]] | Reply:
     """Each path's ref, permitted a WRITE, with the content to stage; or the first terminal reply."""
     contract = active_contract(session, services)
-    staged: list[tuple[VisibilityRef, bytes | None]] = []
+    refs: list[VisibilityRef] = []
+    targets: list[tuple[Target, str]] = []
     for path in paths:
         reply, ref = session.world.resolve(path, session.home, must_exist=False)
         if ref is None:
             return reply
-        decision = enforce(session.mode, Operation.WRITE, session.world.target(ref), contract)
-        if decision.terminal:
-            return decision
+        target = session.world.target(ref)
+        kind = _kind_since_head(services, target.root.value, target.parts, exists=ref.kind is not None)
+        refs.append(ref)
+        targets.append((target, kind))
+    refusal = enforce_each(session.mode, Operation.WRITE, targets, contract)
+    if refusal is not None:
+        return refusal
+    staged: list[tuple[VisibilityRef, bytes | None]] = []
+    for ref in refs:
         content = _content(session, ref)
         if isinstance(content, Reply):
             return content
         staged.append((ref, content))
     return staged
+
+
+def _kind_since_head(services: Services, root: str, parts: tuple[str, ...], *, exists: bool) -> str:
+    """What staging a file records against HEAD (add, modify, delete): the edit kind a contract declares
+    for it, since a contract's close reconciles against the repository's HEAD."""
+    if not exists:
+        return "delete"
+    try:
+        top = services.history.repository(root, parts[:-1])
+        head = services.history.head(root, top) if top is not None else None
+        known = head is not None and services.history.content_at(root, head, parts, top) is not None
+    except PortError:
+        return "modify"
+    return "modify" if known else "add"
 
 
 def _content(session: Session, ref: VisibilityRef) -> bytes | Reply | None:

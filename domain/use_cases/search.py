@@ -25,6 +25,7 @@ from attrs import define, frozen
 from domain.failures import port_failure
 from domain.globs import Glob, compile_glob
 from domain.matches import hits, is_text
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
 from domain.services import Services
@@ -56,6 +57,8 @@ HINTS: Final = {
     "max_seconds": f"The search stopped at its time budget: search under a folder or with a glob, or raise "
     f"max_seconds (up to {MAX_SECONDS}).",
     "limit": "Narrow the pattern or the folder searched; limit caps the lines.",
+    "budget": "The lines shown fill the reply budget: narrow the pattern, the folder or the glob, or ask for "
+    "more with limit.",
     "max_files": "Search under a folder or with a glob; max_files caps the files read.",
     "max_bytes": "Search under a folder or with a glob; max_bytes caps the bytes read.",
 }
@@ -70,7 +73,8 @@ class SearchNames(Request):
     path: str | None = None
     include_ignored: bool = False
     ignore_case: bool = False
-    limit: int = NAMES_LIMIT
+    limit: int | None = None
+    """The most matches; None: NAMES_LIMIT, and only what fits the reply budget."""
 
 
 @frozen
@@ -85,7 +89,8 @@ class SearchContents(Request):
     path: str | None = None
     include_ignored: bool = False
     max_files: int = 20_000
-    limit: int = HITS_LIMIT
+    limit: int | None = None
+    """The most lines; None: HITS_LIMIT, and only what fits the reply budget."""
     max_bytes: int = 256 * 1024 * 1024
     max_seconds: int = SECONDS
 
@@ -105,14 +110,14 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
         try:
             for found in walk:  # files come only when they match: folders always, to be descended
                 if found.kind != "dir" or glob.matches(found.parts):
-                    if len(matches) == request.limit:
-                        return _names_reply(request, matches, scanned[0], truncated=True)
+                    if len(matches) == (request.limit or NAMES_LIMIT):
+                        return _names_reply(services, request, matches, scanned[0], truncated=True)
                     matches.append(FrozenMap(address=found.address, kind=found.kind))
         except PortError as exc:
             return port_failure(exc, base.address)
         finally:
             walk.close()
-    return _names_reply(request, matches, scanned[0], truncated=False)
+    return _names_reply(services, request, matches, scanned[0], truncated=False)
 
 
 def _matching(  # noqa: PLR0913, PLR0917 - one walk of one search, and its tally
@@ -138,7 +143,12 @@ def _matching(  # noqa: PLR0913, PLR0917 - one walk of one search, and its tally
     return skip
 
 
-def _names_reply(request: SearchNames, matches: list[FrozenMap], scanned: int, *, truncated: bool) -> Reply:
+def _names_reply(
+    services: Services, request: SearchNames, matches: list[FrozenMap], scanned: int, *, truncated: bool
+) -> Reply:
+    if request.limit is None:  # the call did not ask for more: what fits the budget
+        fits = budget.rows_fitting(matches, budget.room(services.budget, request.glob))
+        truncated, matches = truncated or fits < len(matches), matches[:fits]
     return ReplyBuilder().success(
         "WA-READ-S-007",
         {
@@ -223,7 +233,7 @@ class _ContentSearch:
         for hit in hits(text, self.matcher, self.over):
             if hit is None:
                 return "max_seconds"
-            if len(self.hits) == request.limit:
+            if len(self.hits) == (request.limit or HITS_LIMIT):
                 return "limit"
             if not matched:
                 self.counts["files_matched"] += 1
@@ -288,15 +298,18 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
 
 
 def _contents_reply(services: Services, run: _ContentSearch, cap: str | None, unreached: list[str]) -> Reply:
-    counts, request = run.counts, run.request
+    counts, request, hits = run.counts, run.request, run.hits
+    if request.limit is None:  # the call did not ask for more: what fits the budget
+        fits = budget.rows_fitting(hits, budget.room(services.budget, request.pattern, unreached))
+        cap, hits = (cap if fits == len(hits) else cap or "budget"), hits[:fits]
     skipped = {"binary": counts["binary"], "too_large": counts["large"], "unreadable": counts["unreadable"]}
     return ReplyBuilder().success(
         "WA-READ-S-008",
         {
             "pattern": request.pattern,
             "syntax": services.patterns.syntax if request.regex else "literal",
-            "hits": run.hits,
-            "count": len(run.hits),
+            "hits": hits,
+            "count": len(hits),
             "files_read": counts["files"],
             "files_matched": counts["files_matched"],
             "bytes_read": counts["bytes"],

@@ -81,10 +81,7 @@ async def test_a_listing_and_a_search_name_entries_as_their_folders_have_them(se
         listing = await call(client, "ck3_dir", {"command": "list", "path": "ROOT_REPO:/"})
         found = await call(client, "ck3_search", {"command": "names", "glob": "**/*.txt"})
 
-    assert [entry["address"] for entry in listing["data"]["entries"]] == [
-        "ROOT_REPO:/Docs",
-        "ROOT_REPO:/README.md",
-    ]
+    assert [entry["name"] for entry in listing["data"]["entries"]] == ["Docs", "README.md"]
     assert [match["address"] for match in found["data"]["matches"]] == ["ROOT_REPO:/Docs/Guide.txt"]
 
 
@@ -109,4 +106,4 @@ async def test_a_write_spelled_otherwise_than_its_folder_lands_nowhere(server: A
     assert opened["code"] == "CT-GATE-S-001"
     assert refused["code"] == "WA-RES-I-019"
     assert refused["data"]["canonical"] == "ROOT_REPO:/Docs/New.txt"
-    assert [entry["address"] for entry in listing["data"]["entries"]] == ["ROOT_REPO:/Docs/Guide.txt"]
+    assert [entry["name"] for entry in listing["data"]["entries"]] == ["Guide.txt"]

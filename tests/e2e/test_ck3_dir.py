@@ -32,15 +32,13 @@ async def test_list_shows_a_folders_children_as_addresses_with_kind_and_size(set
     env = await call(settings, era, "ck3_dir", {"command": "list", "path": "ROOT_GAME:/common/traits"})
 
     assert env["code"] == "WA-READ-S-001"
-    assert env["data"]["entries"] == [
-        {"address": "ROOT_GAME:/common/traits/00_traits.txt", "kind": "file", "size": size}
-    ]
+    assert env["data"]["entries"] == [{"name": "00_traits.txt", "kind": "file", "size": size}]
 
 
 async def test_list_of_the_workshop_shows_only_the_playsets_mods(settings, era):
     env = await call(settings, era, "ck3_dir", {"command": "list", "path": "ROOT_STEAM:/"})
 
-    assert [e["address"] for e in env["data"]["entries"]] == ["mod:Better Traits:/", "mod:More Events:/"]
+    assert [e["name"] for e in env["data"]["entries"]] == ["mod:Better Traits:/", "mod:More Events:/"]
 
 
 async def test_tree_lists_folders_depth_first_to_the_given_depth(settings, era):
@@ -84,7 +82,7 @@ async def test_the_state_folder_is_invisible(settings, era):
 
     env = await call(settings, era, "ck3_dir", {"command": "list", "path": "ROOT_CK3RAVEN_DATA:/"})
 
-    assert "ROOT_CK3RAVEN_DATA:/state" not in [e["address"] for e in env["data"]["entries"]]
+    assert "state" not in [e["name"] for e in env["data"]["entries"]]
 
 
 async def test_listing_a_file_is_invalid(settings, era):

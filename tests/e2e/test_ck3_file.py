@@ -227,7 +227,7 @@ async def test_switching_playsets_changes_the_visible_mods_at_once(settings):
 
     assert switched.structured_content["data"] == {"name": "Small", "mods": ["More Events"]}
     assert gone.structured_content["code"] == "WA-RES-I-010"
-    assert [e["address"] for e in listed.structured_content["data"]["entries"]] == ["mod:More Events:/"]
+    assert [e["name"] for e in listed.structured_content["data"]["entries"]] == ["mod:More Events:/"]
 
 
 async def test_switching_to_an_invalid_playset_is_invalid_and_keeps_the_old_view(settings):

@@ -74,7 +74,10 @@ async def test_new_symbols_without_nsts_keep_the_contract_open_naming_each(
         ("greet", "ROOT_REPO:/src/a.py"),
         ("craven", f"ROOT_REPO:/{TRAITS}"),
     }
-    assert refused["data"]["request"]["command"] == "nst"
+    assert (refused["data"]["request"]["tool"], refused["data"]["request"]["arguments"]["command"]) == (
+        "ck3_token",
+        "nst",
+    )
 
 
 async def test_with_nsts_for_every_new_symbol_the_contract_closes_and_its_evidence_says_so(
@@ -98,7 +101,7 @@ async def test_the_ready_nst_request_of_a_refusal_closes_the_contract_when_sent(
     async with Client(build(git_settings)) as client:
         await work(client)
         refused = await call(client, "ck3_contract", {"command": "close"})
-        request = {**refused["data"]["request"], "reason": "the user asked for both"}
+        request = {**refused["data"]["request"]["arguments"], "reason": "the user asked for both"}
         declared = await call(client, "ck3_token", request)
         closed = await call(client, "ck3_contract", {"command": "close"})
 

@@ -92,7 +92,7 @@ async def test_a_localisation_file_of_1500_keys_needs_every_key_declared_shown_a
         some = {"command": "nst", "symbols": shown, "reason": "the fix's text"}
         await call(client, "ck3_token", some)
         still = await call(client, "ck3_contract", {"command": "close"})
-        await call(client, "ck3_token", {**first["data"]["request"], "reason": "the fix's text"})
+        await call(client, "ck3_token", {**first["data"]["request"]["arguments"], "reason": "the fix's text"})
         closed = await call(client, "ck3_contract", {"command": "close"})
 
     assert (first["code"], first["data"]["count"], len(first["data"]["uncovered"])) == (
@@ -102,7 +102,7 @@ async def test_a_localisation_file_of_1500_keys_needs_every_key_declared_shown_a
     )
     assert second["data"]["uncovered"][0]["name"] == "fix_key_0150"
     assert (still["code"], still["data"]["count"]) == ("CT-GATE-I-009", 1350)
-    assert first["data"]["request"]["symbols"] == [{"name": "*", "path": address}]
+    assert first["data"]["request"]["arguments"]["symbols"] == [{"name": "*", "path": address}]
     assert closed["code"] == "CT-GATE-S-002"
 
 

@@ -241,7 +241,7 @@ async def test_removing_a_mentioned_key_is_refused_naming_the_mentions_and_close
         )
         refused = await call(client, "ck3_contract", {"command": "close"})
         declared = await call(
-            client, "ck3_token", {**refused["data"]["request"], "reason": "renamed to bold"}
+            client, "ck3_token", {**refused["data"]["request"]["arguments"], "reason": "renamed to bold"}
         )
         closed = await call(client, "ck3_contract", {"command": "close"})
 

@@ -35,7 +35,11 @@ def ignoring_repo(tmp_path: Path) -> Settings:
 
 
 def names(env: dict[str, Any], key: str = "entries") -> set[str]:
-    return {str(entry["address"] if isinstance(entry, dict) else entry) for entry in env["data"][key]}
+    """The addresses a listing's rows (named below data.address) or a tree's folders stand for."""
+    folder = str(env["data"]["address"]).rstrip("/")
+    return {
+        f"{folder}/{entry['name']}" if isinstance(entry, dict) else str(entry) for entry in env["data"][key]
+    }
 
 
 async def test_a_ten_thousand_entry_folder_is_read_in_pages_following_the_cursor(repo_settings: Settings):
@@ -52,7 +56,7 @@ async def test_a_ten_thousand_entry_folder_is_read_in_pages_following_the_cursor
             )
             env = (await client.call_tool("ck3_dir", args)).structured_content
             assert env["data"]["total"] == 10_000
-            seen += [entry["address"] for entry in env["data"]["entries"]]
+            seen += [f"{env['data']['address']}/{entry['name']}" for entry in env["data"]["entries"]]
             cursor = env["data"]["next_cursor"]
             if cursor is None:
                 break
@@ -60,7 +64,7 @@ async def test_a_ten_thousand_entry_folder_is_read_in_pages_following_the_cursor
     assert seen == [f"ROOT_REPO:/wide/e{n:05}.dds" for n in range(10_000)]
 
 
-async def test_a_listing_without_a_limit_gives_the_first_thousand_and_says_more_follow(
+async def test_a_listing_that_asks_for_a_thousand_gets_them_past_the_budget_and_says_more_follow(
     repo_settings: Settings,
 ):
     wide = repo_settings.roots[RootCategory.ROOT_REPO] / "wide"
@@ -68,7 +72,7 @@ async def test_a_listing_without_a_limit_gives_the_first_thousand_and_says_more_
     for n in range(1_500):
         (wide / f"e{n:05}.txt").touch()
 
-    env = await call(repo_settings, "ck3_dir", {"command": "list", "path": "wide"})
+    env = await call(repo_settings, "ck3_dir", {"command": "list", "path": "wide", "limit": 1_000})
 
     assert (env["data"]["count"], env["data"]["truncated"]) == (1_000, True)
     assert env["data"]["next_cursor"] == "e00999.txt"

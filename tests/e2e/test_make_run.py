@@ -10,9 +10,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 async def test_make_run_answers_tools_list_and_lists_the_sample_workshop(tmp_path: Path):
+    run_dir = tmp_path / "run"  # never the checkout's .run/, where a server of the developer's may be running
     params = StdioServerParameters(
-        command="make",
-        args=["-s", "-C", str(REPO), "run"],
+        command="sh",
+        args=["-c", f'exec make -s -C "{REPO}" run RUN_DIR="{run_dir}" 2>"{tmp_path}/stderr.txt"'],
         cwd=str(tmp_path),
         env={
             "HOME": str(tmp_path),
@@ -23,9 +24,13 @@ async def test_make_run_answers_tools_list_and_lists_the_sample_workshop(tmp_pat
     async with Client(params) as client:
         listed = await client.list_tools()
         result = await client.call_tool("ck3_dir", {"command": "list", "path": "ROOT_STEAM:/"})
+    said = (tmp_path / "stderr.txt").read_text(encoding="utf-8").splitlines()
+    ready = [line for line in said if line.startswith("ck3raven: ready")]
 
     assert {tool.name for tool in listed.tools} >= {"ck3_dir", "ck3_file", "ck3_mode", "ck3_playset"}
-    assert [e["address"] for e in result.structured_content["data"]["entries"]] == [
+    assert [e["name"] for e in result.structured_content["data"]["entries"]] == [
         "mod:Better Traits:/",
         "mod:More Events:/",
     ]
+    assert len(ready) == 1
+    assert f"serve --config {run_dir}/config.toml" in ready[0]

@@ -201,3 +201,32 @@ async def test_a_dry_run_over_a_binary_file_answers_as_the_write_would(repo_sett
 
     assert (shown["code"], written["code"]) == ("WA-WRITE-S-006", "WA-WRITE-S-001")
     assert "+text now" in shown["data"]["diff"]
+
+
+async def test_an_edit_whose_old_text_is_not_found_shows_the_nearest_lines_and_where_they_start(
+    repo_settings: Settings, repo: Path
+):
+    (repo / "t.txt").write_text(
+        "brave = {\n\tprowess = 2\n}\ncraven = {\n\tprowess = -2\n}\n", encoding="utf-8"
+    )
+
+    env = await edit(
+        repo_settings,
+        command="edit",
+        path="wip/t.txt",
+        old_string="craven = {\n\tprowes = -2",
+        new_string="x",
+    )
+
+    assert (env["code"], env["data"]["count"]) == ("WA-WRITE-I-002", 0)
+    assert env["data"]["nearest"] == {"line": 4, "text": "craven = {\n\tprowess = -2"}
+
+
+async def test_an_edit_nothing_resembles_gives_no_nearest_lines(repo_settings: Settings, repo: Path):
+    (repo / "t.txt").write_text("brave = {\n\tprowess = 2\n}\n", encoding="utf-8")
+
+    env = await edit(
+        repo_settings, command="edit", path="wip/t.txt", old_string="zzzzzzzzzzzz", new_string="x"
+    )
+
+    assert "nearest" not in env["data"]

@@ -157,7 +157,7 @@ async def test_a_name_no_address_can_spell_is_never_listed_nor_searched(
 
     assert addresses(found, "hits") == ["ROOT_REPO:/plain.txt"]
     assert addresses(named) == ["ROOT_REPO:/plain.txt"]
-    assert [entry["address"] for entry in listed["data"]["entries"]] == ["ROOT_REPO:/plain.txt"]
+    assert [entry["name"] for entry in listed["data"]["entries"]] == ["plain.txt"]
 
 
 async def test_a_whole_world_search_reaches_the_mods_before_a_game_tree_larger_than_its_byte_cap(

@@ -56,7 +56,7 @@ async def test_list_over_stdio_serves_the_sample_world_with_mod_addresses(tmp_pa
         result = await client.call_tool("ck3_dir", {"command": "list", "path": "ROOT_STEAM:/"})
 
     env = envelope(result)
-    assert [entry["address"] for entry in env["data"]["entries"]] == [
+    assert [entry["name"] for entry in env["data"]["entries"]] == [
         "mod:Better Traits:/",
         "mod:More Events:/",
     ]

@@ -32,7 +32,7 @@ WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
         "missing": READS,
         "index": READS,
     },
-    "ck3_file": {"write": CHANGES, "edit": CHANGES, "delete": REMOVES},
+    "ck3_file": {"write": CHANGES, "edit": CHANGES, "delete": REMOVES, "override": ADDS},
     "ck3_commit": {"add": CHANGES, "commit": CHANGES},
     "ck3_token": {"nst": SESSION, "lxe": ADDS, "removal": SESSION, "list": READS},
     "ck3_contract": {

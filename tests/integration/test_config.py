@@ -157,3 +157,20 @@ def test_a_negative_rate_limit_is_refused(tmp_path: Path):
 
     with pytest.raises(ConfigError, match="limits"):
         load(write(tmp_path, text), cwd=tmp_path)
+
+
+def test_the_reply_budget_is_32_kib_unless_the_operator_sets_it(tmp_path: Path):
+    (tmp_path / "repo").mkdir()
+    plain = write(tmp_path, '[roots]\nROOT_REPO = "repo"\n')
+    assert load(plain, cwd=tmp_path).budget_kib == 32
+
+    tuned = write(tmp_path, '[roots]\nROOT_REPO = "repo"\n[replies]\nbudget_kib = 10\n')
+    assert load(tuned, cwd=tmp_path).budget_kib == 10
+
+
+def test_a_reply_budget_too_small_to_hold_an_envelope_is_refused(tmp_path: Path):
+    (tmp_path / "repo").mkdir()
+    path = write(tmp_path, '[roots]\nROOT_REPO = "repo"\n[replies]\nbudget_kib = 1\n')
+
+    with pytest.raises(ConfigError, match=r"replies\.budget_kib"):
+        load(path, cwd=tmp_path)

@@ -302,3 +302,33 @@ def test_the_environment_names_drive_c_before_wsl_conf():
 
 def test_a_linux_kernel_whose_environment_names_a_wsl_distribution_is_wsl():
     assert platform_name("linux", "6.6.87.2-custom", distro="Ubuntu-24.04") == "wsl"
+
+
+FLATPAK = Path(".var", "app", "com.valvesoftware.Steam")
+
+
+@pytest.mark.parametrize(
+    "documents",
+    [
+        Path(".local", "share"),
+        FLATPAK / ".local" / "share",
+        FLATPAK / "data",
+        Path("snap", "steam", "common", ".local", "share"),
+    ],
+    ids=["steam-native", "flatpak", "flatpak-older", "snap"],
+)
+def test_the_paradox_documents_folder_is_found_wherever_linux_steam_keeps_it(tmp_path: Path, documents: Path):
+    found = folder(tmp_path / documents / PARADOX)
+
+    detected = detect(tmp_path, {}, "linux")
+
+    assert detected.roots["ROOT_USER_DOCS"] == found
+
+
+def test_a_snap_steam_is_found(tmp_path: Path):
+    steam = folder(tmp_path / "snap" / "steam" / "common" / ".local" / "share" / "Steam")
+    folder(steam / GAME)
+
+    detected = detect(tmp_path, {}, "linux")
+
+    assert detected.roots["ROOT_GAME"] == steam / GAME

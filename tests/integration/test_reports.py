@@ -218,3 +218,20 @@ def test_doctor_warns_when_a_root_lies_on_a_filesystem_that_ignores_case(
     assert status == 0
     assert len(warnings) == 1
     assert warnings[0].startswith(f"WARNING ROOT_REPO {folding} lies on a filesystem that ignores case")
+
+
+def test_doctor_warns_without_a_mode_or_an_active_playset_and_still_passes(tmp_path: Path, capsys):
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "game").mkdir()
+    config = write_config(
+        tmp_path, mode=None, roots={"ROOT_REPO": tmp_path / "repo", "ROOT_GAME": tmp_path / "game"}
+    )
+
+    status = main(["doctor", "--config", str(config)])
+
+    warnings = [line for line in capsys.readouterr().out.splitlines() if line.startswith("WARNING")]
+    assert status == 0
+    assert [("no mode is set" in w, "no active playset" in w) for w in warnings] == [
+        (True, False),
+        (False, True),
+    ]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app.config import load
 from app.setup import placement_warnings, sample
-from domain.vocabulary import RootCategory
+from domain.vocabulary import Mode, RootCategory
 
 CK3RAVEN = str(Path(sys.executable).with_name("ck3raven"))
 
@@ -127,3 +127,53 @@ def test_init_under_wsl_finds_the_windows_side_and_prints_the_command_a_windows_
     assert settings.roots[RootCategory.ROOT_GAME] == steam / "common" / "Crusader Kings III" / "game"
     assert f"wsl.exe -d Ubuntu-24.04 -e {CK3RAVEN} serve --config {config}" in result.stdout
     assert drive not in settings.state_path({}).parents
+
+
+def test_init_writes_the_ck3lens_mode_and_the_launchers_active_playset_when_it_finds_ck3(tmp_path: Path):
+    import shutil
+
+    world = Path(__file__).resolve().parents[2] / "examples" / "world"
+    steam = tmp_path / ".local" / "share" / "Steam"
+    shutil.copytree(world / "game", steam / "steamapps" / "common" / "Crusader Kings III" / "game")
+    shutil.copytree(world / "steam", steam / "steamapps" / "workshop" / "content" / "1158310")
+    shutil.copytree(
+        world / "documents", tmp_path / ".local" / "share" / "Paradox Interactive" / "Crusader Kings III"
+    )
+
+    result = run("init", home=tmp_path)
+    settings = load(tmp_path / ".ck3raven" / "config.toml", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert (settings.mode, settings.active_playset) == (Mode.CK3LENS, "Sample Playset")
+
+
+def test_init_finding_no_game_exits_non_zero_naming_each_root_and_where_it_looked(tmp_path: Path):
+    result = run("init", home=tmp_path)
+
+    assert result.returncode != 0
+    assert not (tmp_path / ".ck3raven" / "config.toml").exists()
+    for root in ("ROOT_GAME", "ROOT_STEAM", "ROOT_USER_DOCS"):
+        assert root in result.stdout + result.stderr
+    assert str(tmp_path / ".local" / "share") in result.stderr
+    assert "--game" in result.stderr
+
+
+def test_init_takes_the_folders_it_cannot_find_from_the_command_line(tmp_path: Path):
+    game, docs, workshop = (tmp_path / "g", tmp_path / "d", tmp_path / "w")
+    for made in (game, docs, workshop):
+        made.mkdir()
+
+    result = run(
+        "init", "--game", str(game), "--documents", str(docs), "--steam", str(workshop), home=tmp_path
+    )
+    settings = load(tmp_path / ".ck3raven" / "config.toml", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert [
+        settings.roots[r]
+        for r in (RootCategory.ROOT_GAME, RootCategory.ROOT_USER_DOCS, RootCategory.ROOT_STEAM)
+    ] == [
+        game,
+        docs,
+        workshop,
+    ]

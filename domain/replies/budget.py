@@ -1,0 +1,51 @@
+"""How much of a text or a list fits in one reply (SPEC §16): the budget is on one copy of the envelope,
+as compact JSON in UTF-8. A window is cut at a line or a row, never inside one (a single line longer than the
+whole budget is the only exception: it is cut, and the reply says the window is truncated).
+
+`OVERHEAD` is what an envelope takes besides the window itself: its fixed fields, the message (a rendered
+template), the trace id and the reply's other data fields, each small and bounded.
+"""
+
+import json
+from collections.abc import Sequence
+from typing import Final
+
+OVERHEAD: Final = 2 * 1024
+
+
+def cost(value: object) -> int:
+    """The bytes `value` takes in the envelope's JSON."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+
+
+def room(budget: int, *fixed: object) -> int:
+    """What is left of `budget` for a window, once the envelope and the reply's `fixed` values are counted."""
+    return max(0, budget - OVERHEAD - sum(cost(value) for value in fixed))
+
+
+def rows_fitting(rows: Sequence[object], space: int) -> int:
+    """How many leading rows of a list fit in `space` bytes (at least one, so a window always moves on)."""
+    used = 0
+    for count, row in enumerate(rows):
+        used += cost(row) + 1  # the comma between rows
+        if used > space:
+            return max(1, count)
+    return len(rows)
+
+
+def text_fitting(lines: Sequence[str], space: int) -> int:
+    """How many leading lines, joined into one JSON string, fit in `space` bytes (at least one)."""
+    used = 2  # the string's quotes
+    for count, line in enumerate(lines):
+        used += cost(line) - 2
+        if used > space:
+            return max(1, count)
+    return len(lines)
+
+
+def clip(text: str, space: int) -> str:
+    """The longest leading part of `text` whose JSON string fits in `space` bytes."""
+    end = len(text)
+    while end and cost(text[:end]) > space:
+        end = min(end - 1, end * space // cost(text[:end]))
+    return text[:end]
