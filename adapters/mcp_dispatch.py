@@ -61,8 +61,10 @@ class Dispatcher:
             return self.core.busy(MAX_WAITING)
         try:
             with slot.lock:  # one call of a session at a time; sessions run side by side
-                reply = self.core.answer(slot.session, route.handler, request, paced=True)
                 facts = CALL.get()
+                if facts is not None:  # for the row of a change, written before the change
+                    facts.update(command=command)
+                reply = self.core.answer(slot.session, route.handler, request, paced=True)
                 if facts is not None:  # for the audit row
                     session = slot.session
                     contract_id = self.core.governing_id(session)

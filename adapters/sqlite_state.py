@@ -9,7 +9,6 @@ refused. Records keep their Sigil signatures, so a row edited outside the server
 reached a final state is remembered (`ended`), so an older copy written back is never served again.
 """
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -20,16 +19,17 @@ from typing import Any, Final, Generic, TypeVar
 
 import structlog
 
+from adapters.sqlite_audit import SqliteAudit
 from adapters.sqlite_journal import SqliteJournal
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
-from ports.audit import AuditEntry, AuditRow
 from ports.contracts import ContractRecord
 from ports.errors import Unavailable
 
 R = TypeVar("R")
 log = structlog.get_logger()
-GENESIS: Final = "0" * 64
+BUSY_TIMEOUT: Final = 10.0
+"""Seconds a write waits for another server's transaction before it fails (and a change is refused)."""
 
 MIGRATIONS: Final = (
     """
@@ -76,7 +76,7 @@ class SqliteState:
     """The database at `path` (created 0600 with its folder 0700) and the stores over it. `read_only`
     opens an existing database for the operator's views: nothing is created, migrated or quarantined."""
 
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.path = path
         self.read_only = read_only
         try:
@@ -86,12 +86,14 @@ class SqliteState:
                     uri=True,
                     check_same_thread=False,
                     isolation_level=None,
-                    timeout=10,
+                    timeout=busy_timeout,
                 )
             else:
                 path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 path.touch(mode=0o600, exist_ok=True)
-                self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+                self._db = sqlite3.connect(
+                    path, check_same_thread=False, isolation_level=None, timeout=busy_timeout
+                )
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
             self._migrate()
@@ -104,7 +106,7 @@ class SqliteState:
         self.ledger = SqliteLedger(self)
         self.evidence = SqliteEvidence(self)
         self.audit = SqliteAudit(self)
-        self.journal = SqliteJournal(self)  # its own module, over this connection and its transactions
+        self.journal = SqliteJournal(self, self.audit)  # its own module, over this connection
 
     def close(self) -> None:
         self._db.close()
@@ -352,64 +354,6 @@ class SqliteEvidence:
     def document(self, kind: str, name: str) -> str | None:
         rows = self._state.execute("SELECT document FROM evidence WHERE kind = ? AND name = ?", (kind, name))
         return str(rows[0][0]) if rows else None
-
-
-class SqliteAudit:
-    """The audit log: each row's digest covers its entry and the previous row's digest; `audit_head` keeps
-    the last one, so a deleted last row shows too."""
-
-    def __init__(self, state: SqliteState) -> None:
-        self._state = state
-        self._converter = make_converter()
-
-    def append(self, entry: AuditEntry) -> None:
-        text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
-        with self._state.unforced():  # a call's trail, not a decision: the reply does not wait for the disk
-            head = self._state.execute("SELECT seq, digest FROM audit_head")
-            prev = str(head[0][1]) if head else GENESIS
-            digest = chain(prev, text)
-            self._state.execute(
-                "INSERT INTO audit (entry, prev, digest) VALUES (?, ?, ?)", (text, prev, digest)
-            )
-            (seq,) = self._state.execute("SELECT last_insert_rowid()")[0]
-            self._state.execute("INSERT OR REPLACE INTO audit_head VALUES (1, ?, ?)", (seq, digest))
-
-    def rows(self) -> list[AuditRow]:
-        """Every readable row, oldest first (a row that cannot be read is skipped here; `verify` names it)."""
-        found = []
-        for seq, text, prev, digest in self._state.execute(
-            "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
-        ):
-            try:
-                entry = structure(self._converter, json.loads(text), AuditEntry)
-            except (ValueError, RecursionError, TypeError, StructureProblems):
-                continue
-            found.append(AuditRow(int(seq), entry, str(prev), str(digest)))
-        return found
-
-    def verify(self) -> list[str]:
-        problems = []
-        prev = GENESIS
-        last_seq = 0
-        for seq, text, stored_prev, digest in self._state.execute(
-            "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
-        ):
-            if stored_prev != prev:
-                problems.append(f"row {seq}: the row before it is missing or was changed")
-            if chain(str(stored_prev), str(text)) != digest:
-                problems.append(f"row {seq}: its content was changed")
-            prev, last_seq = str(digest), int(seq)
-        head = self._state.execute("SELECT seq, digest FROM audit_head")
-        if head and (int(head[0][0]), str(head[0][1])) != (last_seq, prev):
-            problems.append(f"the log ends at row {last_seq}, but row {head[0][0]} was written last")
-        if last_seq and not head:
-            problems.append("the record of the last row written is missing")
-        return problems
-
-
-def chain(prev: str, text: str) -> str:
-    """A row's digest: SHA-256 over the previous digest and the row's canonical entry."""
-    return hashlib.sha256(f"{prev}\n{text}".encode()).hexdigest()
 
 
 def _reference(kind: str, name: str) -> str:

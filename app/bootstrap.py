@@ -12,6 +12,7 @@ from typing import Final, Protocol
 from fastmcp import FastMCP
 from starlette.types import ASGIApp
 
+from adapters.call_facts import ServerCalls
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
@@ -107,7 +108,9 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
-    stores: StateStores = stored or SqliteState(state / "ck3raven.db")
+    stores: StateStores = stored or SqliteState(
+        state / "ck3raven.db", busy_timeout=settings.store.busy_timeout_seconds
+    )
     clock = clock or SystemClock()
     authority = Authority(
         stores.approvals,
@@ -188,10 +191,15 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
 
 
 def build(
-    settings: Settings, *, core: Core | None = None, routes: Routes = ROUTES, token: str | None = None
+    settings: Settings,
+    *,
+    core: Core | None = None,
+    routes: Routes = ROUTES,
+    token: str | None = None,
+    calls: ServerCalls | None = None,
 ) -> FastMCP:
     """The MCP server for `settings`, ready to run or to be driven in memory by a test client; with a
-    `token`, HTTP requests must carry it as their bearer token."""
+    `token`, HTTP requests must carry it as their bearer token; `calls` numbers its calls for the audit."""
     core = core or build_core(settings)
     auth = OperatorToken(token) if token is not None else None
     return build_server(
@@ -201,6 +209,7 @@ def build(
         version=_version(),
         auth=auth,
         read_only=settings.read_only,
+        calls=calls,
     )
 
 

@@ -188,6 +188,7 @@ def _terminate(_signum: int, _frame: object) -> None:
 def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sinks: list[_Closes]) -> int:
     import structlog
 
+    from adapters.call_facts import ServerCalls
     from adapters.log_setup import configure_logging
     from app.bootstrap import (
         approval_channel,
@@ -205,16 +206,20 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
     except OSError as exc:
         print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
         return 2
+    lost = _lost_database(state)
     try:
         core = build_core(settings, approve_command=approve_command(settings, _approve_command(args)))
         token = http_token(settings) if args.transport == "http" else None
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
+    _report_lost(lost)
     if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
         sweep_in_background(core)
     made_token = token is not None and settings.http.token is None
-    server = build(settings, core=core, token=token)
+    calls = ServerCalls()
+    server = build(settings, core=core, token=token, calls=calls)
+    anchors = _anchors(core.services.audit, calls.server_id)
     channel = approval_channel(settings, core)
     try:
         channel.start()
@@ -243,11 +248,50 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
 
             anyio.run(serve_stdio, server)
     finally:
+        anchors.stop()
         if started:
             channel.close()
         if made_token:  # a token made for this run ends with it
             (state / "http_token").unlink(missing_ok=True)
     return 0
+
+
+def _report_lost(lost: int | None) -> None:
+    """Say that the state database was found missing (never a silent fresh start)."""
+    if lost is None:
+        return
+    import structlog
+
+    structlog.get_logger().error("state.database_missing", last_anchored_row=lost)
+    print(
+        f"ck3raven: the state database was missing: its audit log (row {lost} anchored in the log) and "
+        "its records are lost; a new one was started (`ck3raven audit --verify` reports it)",
+        file=sys.stderr,
+    )
+
+
+class _Stops(Protocol):
+    def stop(self) -> None: ...
+
+
+def _anchors(audit: object, server_id: str) -> _Stops:
+    """The audit head's anchors in the log for this server, started (none for a store without a head)."""
+    from adapters.audit_anchors import Anchors
+    from adapters.sqlite_audit import SqliteAudit
+
+    anchors = Anchors(audit if isinstance(audit, SqliteAudit) else None, server_id)
+    anchors.start()
+    return anchors
+
+
+def _lost_database(state: Path) -> int | None:
+    """The last row the log anchored, when the state database is gone though servers wrote rows to it."""
+    from adapters.audit_anchors import read_anchors
+
+    if (state / "ck3raven.db").exists():
+        return None
+    rows = [seq for seq, _, _ in read_anchors(state / "logs")]
+    return max(rows) if rows and max(rows) > 0 else None
 
 
 def _approve_command(args: argparse.Namespace) -> str:

@@ -44,6 +44,22 @@ class HttpSettings:
 
 
 @frozen
+class StoreSettings:
+    """The shared state database: how long a write waits for another server's transaction before it fails
+    (a governed change is then refused, nothing changed)."""
+
+    busy_timeout_seconds: float = 10.0
+
+
+@frozen
+class RetentionSettings:
+    """How many days audit rows and evidence are kept (0: for ever); pruning leaves a checkpoint row."""
+
+    audit_days: int = 365
+    evidence_days: int = 365
+
+
+@frozen
 class _ConfigFile:
     mode: str | None = None
     read_only: bool = False
@@ -54,6 +70,8 @@ class _ConfigFile:
     playset: _PlaysetSection = Factory(_PlaysetSection)
     http: HttpSettings = Factory(HttpSettings)
     limits: Rates = Factory(Rates)
+    store: StoreSettings = Factory(StoreSettings)
+    retention: RetentionSettings = Factory(RetentionSettings)
 
 
 @frozen
@@ -74,6 +92,8 @@ class Settings:
     """Serve the read and session tools only: no tool offered can change a file."""
     limits: Rates = Factory(Rates)
     """Per-session rate limits (calls per minute, 0: none); over one, a call is EN-EXEC-D-001."""
+    store: StoreSettings = StoreSettings()
+    retention: RetentionSettings = RetentionSettings()
 
     @property
     def data_root(self) -> Path | None:
@@ -109,6 +129,8 @@ def config_path(explicit: str | None, environ: Mapping[str, str]) -> Path | None
 
 
 MIN_TOKEN = 32
+MAX_BUSY = 600.0
+MAX_PORT = 65535
 SEARCHED = "--config, $CK3RAVEN_CONFIG, ~/.ck3raven/config.toml"
 
 
@@ -138,6 +160,7 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
     roots = _roots(raw.roots, cwd, problems)
     if min(raw.limits.reads_per_minute, raw.limits.mutations_per_minute) < 0:
         problems.append("limits: a rate is 0 (unlimited) or more calls per minute")
+    problems += _number_problems(raw)
     if raw.http.token is not None and len(raw.http.token) < MIN_TOKEN:
         problems.append(f"http.token: at least {MIN_TOKEN} characters")
     mode = _member(Mode, raw.mode, f"mode: {raw.mode!r} is not a mode", problems) if raw.mode else None
@@ -158,11 +181,25 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
         raw.http,
         raw.read_only,
         raw.limits,
+        raw.store,
+        raw.retention,
     )
     overlaps = overlapping(settings, os.environ)
     if overlaps:
         raise ConfigError(f"{source}: " + "; ".join(overlaps))
     return settings
+
+
+def _number_problems(raw: _ConfigFile) -> list[str]:
+    """Numbers out of their range: a busy timeout, retention days, the HTTP port."""
+    problems = []
+    if not 0 < raw.store.busy_timeout_seconds <= MAX_BUSY:
+        problems.append(f"store.busy_timeout_seconds: more than 0, at most {MAX_BUSY}")
+    if min(raw.retention.audit_days, raw.retention.evidence_days) < 0:
+        problems.append("retention: days are 0 (keep for ever) or more")
+    if not 1 <= raw.http.port <= MAX_PORT:
+        problems.append(f"http.port: {raw.http.port} is not a port (1 to {MAX_PORT})")
+    return problems
 
 
 def _roots(configured: Mapping[str, str], cwd: Path, problems: list[str]) -> dict[RootCategory, Path]:
