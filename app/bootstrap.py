@@ -23,6 +23,7 @@ from adapters.lxe_files import LxeFiles
 from adapters.mcp_dispatch import Routes
 from adapters.re2_patterns import Re2Patterns
 from adapters.ruff_linter import RuffLinter
+from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.tool_routes import ROUTES
@@ -175,9 +176,9 @@ def _later(name: str, after: float, work: Callable[[], object]) -> None:
     threading.Thread(target=run, name=name, daemon=True).start()
 
 
-def approval_channel(settings: Settings, core: Core) -> ApprovalChannel:
-    """The operator's approval socket for this server, in the state directory."""
-    return ApprovalChannel(state_folder(settings) / "approvals.sock", core.services.authority)
+def approval_channel(socket: Path, core: Core) -> ApprovalChannel:
+    """The operator's approval channel for this server, at `socket` (its own, in the state directory)."""
+    return ApprovalChannel(socket, core.services.authority)
 
 
 def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
@@ -225,12 +226,21 @@ def http_app(settings: Settings, server: FastMCP) -> ASGIApp:
     return Door(inner, door.allowed_hosts, door.allowed_origins)
 
 
-def http_token(settings: Settings) -> str:
-    """The bearer token: the configured one, else a fresh one kept 0600 in the state directory (for
+def http_token(settings: Settings) -> tuple[str, bool]:
+    """The bearer token, and whether this server made it: the configured one, else the one another live
+    HTTP server of this state directory made, else a fresh one kept 0600 in the state directory (for
     `ck3raven doctor` and the operator's clients) for as long as this server runs."""
     if settings.http.token is not None:
-        return settings.http.token
-    return new_token(state_folder(settings) / "http_token")
+        return settings.http.token, False
+    state = state_folder(settings)
+    others = [s for s in running(state) if s.get("pid") != os.getpid() and str(s.get("transport")) != "stdio"]
+    kept = state / "http_token"
+    if others and kept.is_file():
+        try:
+            return kept.read_text(encoding="utf-8").strip(), False
+        except OSError:
+            pass
+    return new_token(kept), True
 
 
 def _version() -> str:

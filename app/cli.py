@@ -6,16 +6,18 @@ reaches its first answer quickly.
 
 import argparse
 import contextlib
+import errno
 import json
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
-from app.config import ConfigError, Settings, config_path, load
+from app.config import MAX_PORT, ConfigError, Settings, config_path, load
 from domain.replies.registry import REGISTRY
 from domain.vocabulary import Mode, RootCategory
 from ports.errors import PortError
@@ -135,27 +137,25 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
-    from adapters.server_lock import AlreadyServing, ServerLock
+    from adapters.server_lock import ServerLock
     from app.bootstrap import state_folder
 
     state = state_folder(settings)
     lock = ServerLock(state)
     port = args.port or settings.http.port
+    listener = _listener(settings.http.host, port) if args.transport == "http" else None
+    if args.transport == "http" and listener is None:
+        return 2
     try:
         lock.acquire(f"http {settings.http.host}:{port}" if args.transport == "http" else "stdio")
-    except AlreadyServing as exc:
-        print(
-            f"ck3raven: {exc} ({state}); stop it first, or give this one its own state_dir", file=sys.stderr
-        )
-        return 2
     except OSError as exc:
-        print(f"ck3raven: the state directory {state} cannot be locked ({exc.strerror})", file=sys.stderr)
+        print(f"ck3raven: the state directory {state} cannot be used ({exc.strerror})", file=sys.stderr)
         return 2
     # SIGTERM ends the server as Ctrl-C does: through the finally blocks (socket, token, lock cleaned up)
     signal.signal(signal.SIGTERM, _terminate)
     sinks: list[_Closes] = []
     try:
-        status = _serve_locked(args, settings, state, sinks)
+        status = _serve_locked(args, settings, (state, lock.socket, listener), sinks)
     finally:
         lock.release()
     if sinks:  # logging was set up: the log says how the server ended
@@ -165,6 +165,27 @@ def _serve(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         _exit_at_once(status, sinks)
     return status
+
+
+def _listener(host: str, port: int) -> socket.socket | None:
+    """The HTTP port, bound before anything is printed (None, said in one line, when it cannot be)."""
+    if not 1 <= port <= MAX_PORT:
+        print(f"ck3raven: port {port} is not a port (1 to {MAX_PORT})", file=sys.stderr)
+        return None
+    bound = socket.socket(_family(host), socket.SOCK_STREAM)
+    try:
+        bound.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        bound.bind((host, port))  # listened on once the server is ready: no connection before then
+    except OSError as exc:
+        bound.close()
+        reason = "in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        print(f"ck3raven: cannot listen on {host}:{port} ({reason})", file=sys.stderr)
+        return None
+    return bound
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
 def _exit_at_once(status: int, sinks: list[_Closes]) -> NoReturn:
@@ -185,7 +206,14 @@ def _terminate(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
-def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sinks: list[_Closes]) -> int:
+def _serve_locked(
+    args: argparse.Namespace,
+    settings: Settings,
+    places: tuple[Path, Path, socket.socket | None],
+    sinks: list[_Closes],
+) -> int:
+    """Serve, once registered: `places` are the state directory, this server's approval socket and, over
+    HTTP, its bound port."""
     import structlog
 
     from adapters.call_facts import ServerCalls
@@ -200,6 +228,7 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
         sweep_in_background,
     )
 
+    state, approvals, listener = places
     log_file = state / "logs" / "ck3raven.log"
     try:
         sinks.append(configure_logging(log_file))
@@ -209,18 +238,17 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
     lost = _lost_database(state)
     try:
         core = build_core(settings, approve_command=approve_command(settings, _approve_command(args)))
-        token = http_token(settings) if args.transport == "http" else None
+        token, made_token = http_token(settings) if args.transport == "http" else (None, False)
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
     _report_lost(lost)
     if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
         sweep_in_background(core)
-    made_token = token is not None and settings.http.token is None
     calls = ServerCalls()
     server = build(settings, core=core, token=token, calls=calls)
     anchors = _anchors(core.services.audit, calls.server_id)
-    channel = approval_channel(settings, core)
+    channel = approval_channel(approvals, core)
     try:
         channel.start()
         started = True
@@ -238,9 +266,8 @@ def _serve_locked(args: argparse.Namespace, settings: Settings, state: Path, sin
                 f"`Authorization: Bearer {token}` (kept in {state / 'http_token'})",
                 file=sys.stderr,
             )
-            uvicorn.run(
-                http_app(settings, server), host=host, port=port, log_level="warning", log_config=None
-            )
+            config = uvicorn.Config(http_app(settings, server), log_level="warning", log_config=None)
+            uvicorn.Server(config).run(sockets=[listener] if listener is not None else None)
         else:
             import anyio
 
@@ -303,13 +330,16 @@ def _approve_command(args: argparse.Namespace) -> str:
     return f"{executable} approve {{id}}{config}"
 
 
-def _channel(args: argparse.Namespace) -> Path | None:
+def _sockets(args: argparse.Namespace) -> list[Path] | None:
+    """The approval sockets of every live server of the config's state directory (None: no config)."""
+    from adapters.server_lock import running
+
     try:
         settings = settings_from(args)
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return None
-    return settings.state_path(os.environ) / "approvals.sock"
+    return [Path(str(server["socket"])) for server in running(settings.state_path(os.environ))]
 
 
 def _ask(path: Path, request: dict[str, object]) -> dict[str, object] | None:
@@ -318,18 +348,31 @@ def _ask(path: Path, request: dict[str, object]) -> dict[str, object] | None:
     try:
         return ask(path, request)
     except OSError:
-        print("ck3raven: no running server answers on its approval channel", file=sys.stderr)
         return None
 
 
+def _pending(args: argparse.Namespace) -> list[tuple[Path, dict[str, Any]]] | None:
+    """Every pending request of every live server, with the socket of the server that asked it."""
+    sockets = _sockets(args)
+    if sockets is None:
+        return None
+    answers = [(path, _ask(path, {"op": "list"})) for path in sockets]
+    if not any(answer is not None for _, answer in answers):
+        print("ck3raven: no running server answers on its approval channel", file=sys.stderr)
+        return None
+    return [
+        (path, record)
+        for path, answer in answers
+        for record in (answer or {}).get("pending") or []  # type: ignore[attr-defined]
+        if isinstance(record, dict)
+    ]
+
+
 def _approvals(args: argparse.Namespace) -> int:
-    path = _channel(args)
-    answer = _ask(path, {"op": "list"}) if path else None
-    if answer is None:
+    pending = _pending(args)
+    if pending is None:
         return 2
-    pending = answer.get("pending") or []
-    assert isinstance(pending, list)  # noqa: S101 - the channel's own answer
-    for record in pending:
+    for _, record in pending:
         print(
             f"{record['approval_id']}  {record['kind']:<8} until {record['expires_at']}  {record['summary']}"
         )
@@ -347,16 +390,14 @@ def _decline(args: argparse.Namespace) -> int:
 
 
 def _decide(args: argparse.Namespace, *, approve: bool) -> int:
-    path = _channel(args)
-    listed = _ask(path, {"op": "list"}) if path else None
-    if path is None or listed is None:
+    pending = _pending(args)
+    if pending is None:
         return 2
-    pending = [r for r in listed.get("pending") or [] if isinstance(r, dict)]  # type: ignore[attr-defined]
-    chosen = [r for r in pending if r["approval_id"] == args.id] if args.id else pending
+    chosen = [(p, r) for p, r in pending if r["approval_id"] == args.id] if args.id else pending
     if len(chosen) != 1:
         print("ck3raven: name one pending approval (see: ck3raven approvals)", file=sys.stderr)
         return 1
-    record = chosen[0]
+    path, record = chosen[0]  # the server that asked: only its key can decide it
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("ck3raven: a decision must be typed on a terminal", file=sys.stderr)
         return 2

@@ -272,10 +272,11 @@ def _windows_drives(roots: Mapping[str, Path], mountinfo: str) -> tuple[bool, st
 
 
 def _server(state: Path) -> tuple[bool, str]:
-    holder = running(state)
-    if holder is None:
+    servers = running(state)
+    if not servers:
         return True, "no server runs on this state directory"
-    return True, f"a server runs on it: pid {holder.get('pid')}, {holder.get('transport')}"
+    named = ", ".join(f"pid {server.get('pid')} ({server.get('transport')})" for server in servers)
+    return True, f"{len(servers)} server(s) run on it: {named}"
 
 
 def _token(settings: Settings, state: Path) -> tuple[bool, str]:
