@@ -98,7 +98,7 @@ class SqliteState:
                 self._db.execute("PRAGMA synchronous=FULL")
             self._migrate()
         except sqlite3.Error as exc:
-            raise Unavailable("the state database cannot be opened") from exc
+            raise Unavailable(f"the state database {path} cannot be opened") from exc
         self._lock = threading.RLock()
         self._depth = 0
         self.approvals = SqliteApprovals(self)

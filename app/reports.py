@@ -19,7 +19,7 @@ from typing import Any
 from adapters.audit_anchors import read_anchors
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
-from app import mounts
+from app import doctor_checks, mounts
 from app.config import Settings
 from app.setup import case_warnings, placement_warnings, repository_warning
 from ports.audit import AuditRow
@@ -216,7 +216,11 @@ def doctor(
     checks = [
         (True, f"config {config} is valid; roots exist and are disjoint"),
         _state_directory(state),
+        doctor_checks.state_writable(state),
+        doctor_checks.database(state),
+        *doctor_checks.audit_chain(settings),
         _git(),
+        *doctor_checks.repositories(settings),
         _detected(settings),
         _windows_drives(roots, table),
         _server(state),
@@ -289,8 +293,11 @@ def _token(settings: Settings, state: Path) -> tuple[bool, str]:
 
 
 def _quarantine(settings: Settings) -> tuple[bool, str]:
-    state = _state(settings)
-    found = state.quarantined() if state else []
+    try:
+        state = _state(settings)
+        found = state.quarantined() if state else []
+    except PortError:
+        return False, "quarantined state records: the state database cannot be read"
     if not found:
         return True, "no state record is quarantined"
     names = ", ".join(f"{record_id} ({reason})" for _, record_id, reason in found)
