@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
@@ -21,6 +22,9 @@ from app.config import MAX_PORT, ConfigError, Settings, config_path, load
 from domain.replies.registry import REGISTRY
 from domain.vocabulary import Mode, RootCategory
 from ports.errors import PortError
+
+EXIT_GRACE = 2.0
+"""Seconds a stdio server's exit may take to flush its streams before it ends regardless."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -193,6 +197,9 @@ def _exit_at_once(status: int, sinks: list[_Closes]) -> NoReturn:
     modules takes seconds on a busy machine, and stdio clients kill a server that has not exited two
     seconds after they closed its input. Every write is already durable; the log's queue is drained and
     its file closed, and the streams are flushed."""
+    watchdog = threading.Timer(EXIT_GRACE, os._exit, (status,))  # a blocked stderr never holds the exit
+    watchdog.daemon = True
+    watchdog.start()
     logging.shutdown()
     for sink in sinks:
         sink.close()

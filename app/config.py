@@ -101,10 +101,12 @@ class Settings:
 
     def state_path(self, environ: Mapping[str, str]) -> Path:
         """The state directory: the configured one, else $XDG_STATE_HOME/ck3raven, else
-        ~/.local/state/ck3raven."""
+        ~/.local/state/ck3raven. A relative $XDG_STATE_HOME is ignored, as the XDG base directory
+        specification says (it would name a folder under whatever directory the server started in)."""
         if self.state_dir is not None:
             return self.state_dir
-        return Path(environ.get("XDG_STATE_HOME") or "~/.local/state").expanduser() / "ck3raven"
+        xdg = environ.get("XDG_STATE_HOME") or ""
+        return Path(xdg if Path(xdg).is_absolute() else "~/.local/state").expanduser() / "ck3raven"
 
     def with_read_only(self) -> "Settings":
         return evolve(self, read_only=True)
@@ -145,6 +147,8 @@ def load(path: Path | None, *, cwd: Path) -> Settings:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
     try:
