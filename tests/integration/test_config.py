@@ -167,7 +167,7 @@ def test_a_config_that_is_not_utf8_stops_serve_with_one_line_and_exit_2(tmp_path
 
     status = main(["serve", "--config", str(path)])
 
-    assert status == 2  # noqa: PLR2004 - a bad start
+    assert status == 2
     assert capsys.readouterr().err == f"ck3raven: {path}: not UTF-8 text (byte 24)\n"
 
 
