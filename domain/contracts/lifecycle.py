@@ -6,6 +6,7 @@ process signed it exactly as it stands), it is open and unexpired: finding it is
 """
 
 import json
+from contextlib import suppress
 
 from attrs import frozen
 
@@ -16,6 +17,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from ports.contracts import ContractRecord, TargetRecord
+from ports.errors import PortError
 
 
 @frozen
@@ -39,7 +41,13 @@ def governing(session: Session, services: Services) -> ContractRecord | None:
     if record is None or record.session_id != session.session_id:
         return None
     authority = services.authority
-    if not (records.genuine(record, authority.signer) and records.live(record, authority.clock.now())):
+    if not records.genuine(record, authority.signer):
+        return None
+    now = authority.clock.now()
+    if not records.live(record, now):
+        if record.status == Status.OPEN:  # seen expired: recorded, so no later clock brings it back
+            with suppress(PortError):
+                services.contracts.put(records.with_status(record, Status.EXPIRED, now, authority.signer))
         return None
     return record
 

@@ -223,3 +223,26 @@ def test_verify_reports_a_garbage_database_in_one_line(state_db: Path):
     problems, _ = verified(settings)
     assert len(problems) == 1
     assert "cannot be read: it is damaged or not one" in problems[0]
+
+
+async def test_a_contract_seen_expired_stays_expired_when_the_clock_steps_back(
+    git_settings: Settings, state_db: Path
+):
+    from tests.fakes import FakeClock
+
+    clock = FakeClock()
+    stored = SqliteState(state_db)
+    async with Client(
+        build(git_settings, core=build_core(git_settings, stored=stored, clock=clock))
+    ) as client:
+        opened = await call(client, "ck3_contract", {**OPEN, "ttl_minutes": 5})
+        clock.advance(minutes=6)
+        expired = await call(client, "ck3_contract", {"command": "status"})
+        clock.advance(minutes=-6)
+        after = await call(client, "ck3_contract", {"command": "status"})
+        written = await call(client, "ck3_file", WRITE)
+
+    assert expired["data"]["active"] is None
+    assert after["data"]["active"] is None
+    assert written["reply_type"] != "S"
+    assert stored.contracts.get(opened["data"]["contract_id"]).status == "expired"
