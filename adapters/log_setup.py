@@ -8,6 +8,7 @@ or a stream that fails (a full disk, a closed pipe) drops the line and counts it
 a tool call.
 """
 
+import faulthandler
 import logging
 import os
 import queue
@@ -110,6 +111,20 @@ def configure_logging(
     )
     _route_stdlib(sink, stamped)
     return sink
+
+
+_CRASH_FILES: list[TextIO] = []
+"""The files fatal signals are reported to: kept open for as long as the process lives."""
+
+
+def report_crashes(log_file: Path) -> None:
+    """Have a fatal signal (SIGSEGV, SIGBUS: e.g. the state database's `-shm` file truncated under the
+    server's mapping) write its name and every thread's stack to `log_file` before the process ends, so the
+    server never ends silently. Raises OSError when the file cannot be opened."""
+    descriptor = os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    opened = os.fdopen(descriptor, "a", encoding="utf-8")
+    _CRASH_FILES.append(opened)
+    faulthandler.enable(file=opened, all_threads=True)
 
 
 def _route_stdlib(sink: Sink, stamped: list[structlog.typing.Processor]) -> None:

@@ -89,6 +89,7 @@ class SqliteState:
                     timeout=busy_timeout,
                 )
             else:
+                _check_index(path)
                 path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 path.touch(mode=0o600, exist_ok=True)
                 self._db = sqlite3.connect(
@@ -193,6 +194,23 @@ class SqliteState:
                 self._db.execute(statement)
             self._db.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (applied + 1,))
             self._db.execute("COMMIT")
+
+
+SHM_UNIT: Final = 32768
+"""SQLite grows a WAL database's shared-memory index (`-shm`) in regions of this many bytes."""
+
+
+def _check_index(path: Path) -> None:
+    """Say, in one log line, that the `-shm` index found at start is truncated: SQLite rebuilds it from the
+    WAL when it is the first to open the database (a server that has it open meanwhile is ended by the
+    kernel, and its log says so)."""
+    index = path.with_name(path.name + "-shm")
+    try:
+        size = index.stat().st_size
+    except OSError:
+        return
+    if size % SHM_UNIT:
+        log.warning("state.shm_truncated", size=size, action="rebuilt from the WAL by SQLite")
 
 
 class _Records(Generic[R]):

@@ -224,7 +224,7 @@ def _serve_locked(
     import structlog
 
     from adapters.call_facts import ServerCalls
-    from adapters.log_setup import configure_logging
+    from adapters.log_setup import configure_logging, report_crashes
     from app.bootstrap import (
         approval_channel,
         approve_command,
@@ -239,6 +239,7 @@ def _serve_locked(
     log_file = state / "logs" / "ck3raven.log"
     try:
         sinks.append(configure_logging(log_file))
+        report_crashes(log_file)
     except OSError as exc:
         print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
         return 2

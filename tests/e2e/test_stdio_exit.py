@@ -1,8 +1,11 @@
 """A stdio server ends when its input ends, whatever its stderr does: a client that never reads the server's
-stderr (its pipe full) still sees the server exit once it closes the server's input."""
+stderr (its pipe full) still sees the server exit once it closes the server's input. A server the kernel
+ends (its state database's index truncated under it) says so in its log."""
 
 import fcntl
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -64,3 +67,38 @@ def test_a_server_whose_stderr_is_never_read_exits_when_its_input_ends(tmp_path:
     assert status == 0
     assert answered.count(b'"MCP-CFG-S-001"') == 40  # every call answered
     assert '"server.stopped"' in logged  # the log file's lines never wait behind stderr
+
+
+def _request(number: int) -> bytes:
+    call = {"name": "ck3_dir", "arguments": {"command": "pwd"}}
+    return (
+        json.dumps({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call}).encode() + b"\n"
+    )
+
+
+def test_a_shared_memory_index_truncated_while_serving_ends_the_server_with_a_log_line(tmp_path: Path):
+    (tmp_path / "repo").mkdir()
+    config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
+    server = subprocess.Popen(
+        [CK3RAVEN, "serve", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
+    assert server.stdin is not None
+    assert server.stdout is not None
+    server.stdin.write(messages(1))
+    server.stdin.flush()
+    while b'"id":1' not in server.stdout.readline().replace(b" ", b""):
+        pass  # the first call answered: its audit row went through the index
+    os.truncate(tmp_path / "state" / "ck3raven.db-shm", 0)
+    server.stdin.write(_request(2))
+    server.stdin.close()
+
+    status = server.wait(timeout=60)
+
+    server.stdout.close()
+    logged = (tmp_path / "state" / "logs" / "ck3raven.log").read_text()
+    assert status == -signal.SIGBUS
+    assert "Fatal Python error: Bus error" in logged
