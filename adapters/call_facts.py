@@ -36,6 +36,19 @@ class ServerCalls:
             return next(self._counter)
 
 
+def client_name() -> str | None:
+    """The name of the client credential the current HTTP request came with (None: stdio, in memory, or
+    the operator's own token)."""
+    from fastmcp.server.dependencies import get_access_token
+
+    try:
+        token = get_access_token()
+    except RuntimeError:  # no request in this context
+        return None
+    name = token.client_id if token is not None else None
+    return name if name and name != "operator" else None
+
+
 def change_entry(entry: JournalEntry, at: str) -> AuditEntry:
     """The audit row of a governed change about to happen: the journal entry's file and contract, with the
     facts of the call that makes it (none when it is made outside a tool call)."""

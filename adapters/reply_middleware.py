@@ -25,7 +25,7 @@ from mcp.types import CallToolRequestParams, TextContent
 from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
-from adapters.call_facts import CALL, ServerCalls
+from adapters.call_facts import CALL, ServerCalls, client_name
 from adapters.output_schemas import codes_of
 from adapters.wire import Envelope, envelope_of, envelope_text
 from domain.contracts.carry_over import PERSISTENT
@@ -87,6 +87,7 @@ class ReplyMiddleware(Middleware):
             "tool": tool,
             "server_id": self.calls.server_id,
             "call": self.calls.next(),
+            "client": client_name(),
         }
         token = CALL.set(facts)  # the dispatcher fills it in (also from its worker thread: same dict)
         try:

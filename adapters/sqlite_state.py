@@ -68,6 +68,10 @@ MIGRATIONS: Final = (
         WHERE CASE WHEN json_valid(record)
             THEN json_type(record, '$.baseline_snapshot') IS NOT NULL ELSE 0 END;
     """,
+    """
+    CREATE TABLE http_clients (
+        name TEXT PRIMARY KEY, digest TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT);
+    """,
 )
 """Schema steps, in order; the database records how many it has applied."""
 

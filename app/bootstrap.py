@@ -13,9 +13,10 @@ from fastmcp import FastMCP
 from starlette.types import ASGIApp
 
 from adapters.call_facts import ServerCalls
+from adapters.client_tokens import ClientTokens, ClientVerifier
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
-from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
+from adapters.http_door import LOOPBACK, Door, new_token
 from adapters.json_playsets import JsonPlaysets
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
@@ -191,18 +192,20 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
     return mod_folders(record)
 
 
-def build(
+def build(  # noqa: PLR0913 - the settings, and what a test or the command line stands in
     settings: Settings,
     *,
     core: Core | None = None,
     routes: Routes = ROUTES,
     token: str | None = None,
     calls: ServerCalls | None = None,
+    clients: ClientTokens | None = None,
 ) -> FastMCP:
     """The MCP server for `settings`, ready to run or to be driven in memory by a test client; with a
-    `token`, HTTP requests must carry it as their bearer token; `calls` numbers its calls for the audit."""
+    `token`, HTTP requests must carry it (or a token of one of `clients`) as their bearer token; `calls`
+    numbers its calls for the audit."""
     core = core or build_core(settings)
-    auth = OperatorToken(token) if token is not None else None
+    auth = ClientVerifier(token, clients) if token is not None else None
     return build_server(
         core,
         core.services.leaks,
@@ -214,16 +217,24 @@ def build(
     )
 
 
+def client_tokens(core: Core) -> ClientTokens | None:
+    """The clients' HTTP tokens, in the core's state database (none for a state kept elsewhere)."""
+    stores = core.services.transactions
+    return ClientTokens(stores) if isinstance(stores, SqliteState) else None
+
+
 def http_app(settings: Settings, server: FastMCP) -> ASGIApp:
     """The streamable HTTP app behind the door: Host and Origin first (403), then the bearer token (401).
-    FastMCP's own Host/Origin guard stays on in strict mode behind it."""
+    FastMCP's own Host/Origin guard stays on in strict mode behind it. Idle sessions are closed after
+    `[http] session_idle_minutes`, and at most `[http] max_sessions` live at once."""
     door = settings.http
     inner = server.http_app(
         host_origin_protection=True,
         allowed_hosts=[*LOOPBACK, *door.allowed_hosts],
         allowed_origins=list(door.allowed_origins),
+        session_idle_timeout=door.session_idle_minutes * 60,
     )
-    return Door(inner, door.allowed_hosts, door.allowed_origins)
+    return Door(inner, door.allowed_hosts, door.allowed_origins, max_sessions=door.max_sessions)
 
 
 def http_token(settings: Settings) -> tuple[str, bool]:

@@ -42,6 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "contracts": _contracts,
         "audit": _audit,
         "playsets": _playsets,
+        "token": _token,
     }[args.command]
     return handler(args)
 
@@ -102,6 +103,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     playsets.add_argument("--config", help="the config the server runs with")
     playsets.add_argument("--name", help="only the launcher playset of this name")
+    token = commands.add_parser("token", help="per-client HTTP tokens: add NAME, list, revoke NAME")
+    token.add_argument("action", choices=["add", "list", "revoke"])
+    token.add_argument("name", nargs="?", help="the client's name (add, revoke)")
+    token.add_argument("--config", help="the config the server runs with")
     codes = commands.add_parser("codes", help="print the reply-code registry")
     codes.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     return parser
@@ -230,6 +235,7 @@ def _serve_locked(
         approve_command,
         build,
         build_core,
+        client_tokens,
         http_app,
         http_token,
         sweep_in_background,
@@ -254,7 +260,7 @@ def _serve_locked(
     if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
         sweep_in_background(core)
     calls = ServerCalls()
-    server = build(settings, core=core, token=token, calls=calls)
+    server = build(settings, core=core, token=token, calls=calls, clients=client_tokens(core))
     anchors = _anchors(core.services.audit, calls.server_id)
     channel = approval_channel(approvals, core)
     try:
@@ -590,6 +596,12 @@ def _contracts(args: argparse.Namespace) -> int:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _token(args: argparse.Namespace) -> int:
+    from app.token_command import run
+
+    return run(args, settings_from)
 
 
 def _playsets(args: argparse.Namespace) -> int:

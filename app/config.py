@@ -41,6 +41,10 @@ class HttpSettings:
     allowed_hosts: list[str] = Factory(list)
     allowed_origins: list[str] = Factory(list)
     token: str | None = None
+    session_idle_minutes: float = 30.0
+    """An MCP session without a request for this long is closed and its memory freed."""
+    max_sessions: int = 64
+    """Live MCP sessions at most; one more is refused (503, "Too many open sessions")."""
 
 
 @frozen
@@ -201,6 +205,8 @@ def _number_problems(raw: _ConfigFile) -> list[str]:
         problems.append(f"store.busy_timeout_seconds: more than 0, at most {MAX_BUSY}")
     if min(raw.retention.audit_days, raw.retention.evidence_days) < 0:
         problems.append("retention: days are 0 (keep for ever) or more")
+    if not raw.http.session_idle_minutes > 0 or raw.http.max_sessions < 1:
+        problems.append("http: session_idle_minutes is more than 0 and max_sessions at least 1")
     if not 1 <= raw.http.port <= MAX_PORT:
         problems.append(f"http.port: {raw.http.port} is not a port (1 to {MAX_PORT})")
     return problems
