@@ -13,6 +13,7 @@ import secrets
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -50,12 +51,10 @@ class Door:
     def _cap_sessions(self) -> None:
         """Hold the MCP session manager (made when the app starts, FastMCP offering no setting for it) to
         the operator's cap on live sessions; one more is refused by it (503, "Too many open sessions")."""
-        manager = getattr(self._app, "session_manager", None)
-        if (
-            self._max_sessions is not None
-            and manager is not None
-            and manager.max_sessions != self._max_sessions
-        ):
+        if self._max_sessions is None:
+            return
+        manager = _session_manager(self._app)
+        if manager is not None and manager.max_sessions != self._max_sessions:
             manager.max_sessions = self._max_sessions
 
     def _admits(self, headers: Headers) -> bool:
@@ -78,6 +77,18 @@ class Door:
             return False
         plain = parts.username is None and parts.path in {"", "/"} and not parts.query
         return plain and parts.scheme in {"http", "https"} and _hostname(origin) in LOOPBACK
+
+
+def _session_manager(app: object) -> Any:  # noqa: ANN401 - the SDK's manager, found by its attribute
+    """The streamable HTTP session manager behind `app`'s routes (through the auth wrapper), if running."""
+    for route in getattr(app, "routes", ()):
+        endpoint = getattr(route, "endpoint", None)
+        for _ in range(4):  # the endpoint, or a wrapper holding it as `app`
+            manager = getattr(endpoint, "session_manager", None)
+            if manager is not None:
+                return manager
+            endpoint = getattr(endpoint, "app", None)
+    return None
 
 
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?")

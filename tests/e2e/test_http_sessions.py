@@ -231,3 +231,38 @@ async def test_sessionless_requests_share_one_rate_limit_instead_of_each_startin
 
     assert [reply["code"] for reply in spent] == ["MCP-CFG-S-001"] * 3
     assert over["code"] == "EN-EXEC-D-001"
+
+
+def test_a_session_past_the_cap_is_refused_clearly(settings: Settings):
+    from attrs import evolve
+
+    from app.config import HttpSettings
+
+    capped = evolve(settings, http=HttpSettings(max_sessions=2))
+    with http_server(capped, build_core(capped)) as url:
+        answers = [opening(url) for _ in range(3)]
+
+    assert [status for status, _ in answers] == [200, 200, 503]
+    assert "Too many open sessions" in answers[2][1]
+
+
+def opening(url: str) -> tuple[int, str]:
+    """A new MCP session asked for (and abandoned): the status and the body."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    headers = {
+        "Authorization": f"Bearer {TOKEN}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    connection.request("POST", parts.path, body=json.dumps(body), headers=headers)
+    answer = connection.getresponse()
+    found = answer.status, answer.read().decode("utf-8", "replace")
+    connection.close()
+    return found
