@@ -10,6 +10,7 @@ a database deleted, replaced, rolled back or rewritten and re-hashed whole is re
 
 import hashlib
 import json
+import re
 from contextlib import AbstractContextManager
 from typing import Any, Final, Protocol
 
@@ -27,6 +28,8 @@ class Database(Protocol):
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
 
     def unforced(self) -> AbstractContextManager[None]: ...
+
+    def atomic(self) -> AbstractContextManager[None]: ...
 
 
 class SqliteAudit:
@@ -67,16 +70,54 @@ class SqliteAudit:
         head = self._state.execute("SELECT seq, digest FROM audit_head")
         return (int(head[0][0]), str(head[0][1])) if head else (0, GENESIS)
 
+    def prune(self, before: str, now: str) -> int:
+        """Remove the oldest rows written before `before` (ISO 8601; a prefix of the log: the chain stays
+        whole) and append a checkpoint row, chained like any other, naming the range and the last pruned
+        row's digest. How many rows went."""
+        with self._state.atomic():
+            last: tuple[int, str] | None = None
+            first = None
+            for seq, text, digest in self._state.execute("SELECT seq, entry, digest FROM audit ORDER BY seq"):
+                if _written(str(text)) >= before:
+                    break
+                first = first if first is not None else int(seq)
+                last = (int(seq), str(digest))
+            if last is None or first is None:
+                return 0
+            self._state.execute("DELETE FROM audit WHERE seq <= ?", (last[0],))
+            span = f"pruned rows {first} to {last[0]} (written before {before})"
+            note = f"{span}; row {last[0]}'s digest was {last[1]}"
+            self.append(
+                AuditEntry(
+                    at=now,
+                    session_id=None,
+                    trace_id=None,
+                    tool="<retention>",
+                    command=None,
+                    targets=(),
+                    reply_type="",
+                    code="",
+                    contract_id=None,
+                    approval_id=None,
+                    duration_ms=0.0,
+                    notes=(note,),
+                    stage="checkpoint",
+                )
+            )
+            return last[0] - first + 1
+
     def verify(self) -> list[str]:
         problems = []
-        prev = GENESIS
+        prev, expected_first = self._pruned()
         last_seq = 0
         calls: dict[str, set[int]] = {}
-        checkpoint = False
+        checkpoint = expected_first > 1
         for seq, text, stored_prev, digest in self._state.execute(
             "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
         ):
-            if stored_prev != prev and not (prev == GENESIS and _is_checkpoint(str(text))):
+            if not last_seq and seq != expected_first:
+                problems.append(f"row {seq}: the rows before it are missing")
+            if stored_prev != prev:
                 problems.append(f"row {seq}: the row before it is missing or was changed")
             if chain(str(stored_prev), str(text)) != digest:
                 problems.append(f"row {seq}: its content was changed")
@@ -89,6 +130,19 @@ class SqliteAudit:
         if last_seq and not head:
             problems.append("the record of the last row written is missing")
         return problems + _gaps(calls, from_first=not checkpoint)
+
+    def _pruned(self) -> tuple[str, int]:
+        """Where the chain begins: after the rows the newest checkpoint pruned (their last digest, and the
+        first row kept), else at the genesis and row 1."""
+        found = (GENESIS, 1)
+        for (text,) in self._state.execute("SELECT entry FROM audit WHERE entry LIKE '%\"checkpoint\"%'"):
+            if not _is_checkpoint(str(text)):
+                continue
+            for note in json.loads(str(text)).get("notes", []):
+                match = _PRUNED.search(str(note))
+                if match and int(match.group(1)) + 1 > found[1]:
+                    found = (match.group(2), int(match.group(1)) + 1)
+        return found
 
     def against(self, anchors: list[tuple[int, str, str]]) -> list[str]:
         """What the anchors the servers' logs recorded (row, digest, when) say of this database: a row
@@ -111,6 +165,16 @@ class SqliteAudit:
                 problems.append(f"row {seq} is not the row the log anchored at {at}: the chain was rewritten")
                 break
         return problems
+
+
+_PRUNED = re.compile(r"row (\d+)'s digest was ([0-9a-f]{64})")
+
+
+def _written(text: str) -> str:
+    try:
+        return str(json.loads(text).get("at", ""))
+    except (ValueError, AttributeError):
+        return ""
 
 
 def _is_checkpoint(text: str) -> bool:

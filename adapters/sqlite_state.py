@@ -21,6 +21,7 @@ import structlog
 
 from adapters.sqlite_audit import SqliteAudit
 from adapters.sqlite_journal import SqliteJournal
+from adapters.sqlite_schema import MIGRATIONS
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
 from ports.contracts import ContractRecord
@@ -30,50 +31,6 @@ R = TypeVar("R")
 log = structlog.get_logger()
 BUSY_TIMEOUT: Final = 10.0
 """Seconds a write waits for another server's transaction before it fails (and a change is refused)."""
-
-MIGRATIONS: Final = (
-    """
-    CREATE TABLE approvals (
-        approval_id TEXT PRIMARY KEY, kind TEXT NOT NULL, payload_digest TEXT NOT NULL,
-        state TEXT NOT NULL, record TEXT NOT NULL);
-    CREATE INDEX approvals_by_payload ON approvals (kind, payload_digest);
-    CREATE TABLE contracts (
-        contract_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, status TEXT NOT NULL,
-        created_at TEXT NOT NULL, record TEXT NOT NULL);
-    CREATE INDEX contracts_by_created ON contracts (created_at);
-    CREATE TABLE ended (record_id TEXT PRIMARY KEY, kind TEXT NOT NULL);
-    CREATE TABLE carry_over (
-        root TEXT NOT NULL, address TEXT NOT NULL, opens INTEGER NOT NULL, PRIMARY KEY (root, address));
-    CREATE TABLE evidence (
-        kind TEXT NOT NULL, name TEXT NOT NULL, document TEXT NOT NULL, PRIMARY KEY (kind, name));
-    CREATE TABLE audit (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT NOT NULL, prev TEXT NOT NULL,
-        digest TEXT NOT NULL);
-    CREATE TABLE audit_head (
-        one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, digest TEXT NOT NULL);
-    """,
-    """
-    CREATE TABLE quarantine (
-        kind TEXT NOT NULL, record_id TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
-        at TEXT NOT NULL DEFAULT (datetime('now')));
-    """,
-    """
-    CREATE TABLE journal (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, entry_id TEXT NOT NULL UNIQUE, contract_id TEXT,
-        root TEXT NOT NULL, at TEXT NOT NULL, record TEXT NOT NULL, content BLOB);
-    CREATE INDEX journal_by_contract ON journal (contract_id);
-    CREATE INDEX journal_by_root ON journal (root, at);
-    UPDATE contracts
-        SET record = json_set(json_remove(record, '$.baseline_snapshot'), '$.repositories', json('[]'))
-        WHERE CASE WHEN json_valid(record)
-            THEN json_type(record, '$.baseline_snapshot') IS NOT NULL ELSE 0 END;
-    """,
-    """
-    CREATE TABLE http_clients (
-        name TEXT PRIMARY KEY, digest TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT);
-    """,
-)
-"""Schema steps, in order; the database records how many it has applied."""
 
 
 class SqliteState:
@@ -366,8 +323,32 @@ class SqliteEvidence:
         self._state = state
 
     def put(self, kind: str, name: str, document: str) -> str:
-        self._state.execute("INSERT OR REPLACE INTO evidence VALUES (?, ?, ?)", (kind, name, document))
+        self._state.execute(
+            "INSERT OR REPLACE INTO evidence (kind, name, document, at) "
+            "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'))",
+            (kind, name, document),
+        )
         return _reference(kind, name)
+
+    def prune(self, before: str) -> int:
+        """Remove evidence stored before `before` (ISO 8601), but never an open contract's (its baseline,
+        its ruleset); how many documents went."""
+        with self._state.atomic():
+            kept = self._state.execute(
+                "SELECT contract_id, json_extract(record, '$.baseline_sha') FROM contracts "
+                "WHERE status = 'open' AND json_valid(record)"
+            )
+            names = sorted({str(value) for row in kept for value in row if value is not None})
+            marks = ", ".join("?" * len(names)) or "''"
+            old = self._state.execute(
+                f"SELECT COUNT(*) FROM evidence WHERE at < ? AND name NOT IN ({marks})",  # noqa: S608 - placeholders
+                (before, *names),
+            )
+            self._state.execute(
+                f"DELETE FROM evidence WHERE at < ? AND name NOT IN ({marks})",  # noqa: S608 - placeholders
+                (before, *names),
+            )
+            return int(old[0][0])
 
     def find(self, kind: str, name: str) -> str | None:
         rows = self._state.execute("SELECT 1 FROM evidence WHERE kind = ? AND name = ?", (kind, name))

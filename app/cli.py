@@ -244,6 +244,7 @@ def _serve_locked(
     state, approvals, listener = places
     log_file = state / "logs" / "ck3raven.log"
     try:
+        _rotate(log_file, settings)
         sinks.append(configure_logging(log_file))
         report_crashes(log_file)
     except OSError as exc:
@@ -256,7 +257,7 @@ def _serve_locked(
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
-    _report_lost(lost)
+    _after_start(settings, core, lost)
     if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
         sweep_in_background(core)
     calls = ServerCalls()
@@ -295,6 +296,30 @@ def _serve_locked(
         if made_token:  # a token made for this run ends with it
             (state / "http_token").unlink(missing_ok=True)
     return 0
+
+
+def _after_start(settings: Settings, core: object, lost: int | None) -> None:
+    """Say that the state database was found missing, and prune what retention lets go."""
+    _report_lost(lost)
+    _prune_in_background(settings, core)
+
+
+def _rotate(log_file: Path, settings: Settings) -> None:
+    from app.retention import rotate
+
+    rotate(log_file, settings.retention)
+
+
+def _prune_in_background(settings: Settings, core: object) -> None:
+    """Prune audit rows and evidence past their days, off the request path (SQLite state only)."""
+    from adapters.sqlite_state import SqliteState
+    from app.retention import prune
+
+    stores = getattr(getattr(core, "services", None), "transactions", None)
+    if isinstance(stores, SqliteState) and not settings.read_only:
+        threading.Thread(
+            target=prune, args=(settings.retention, stores), name="ck3raven-retention", daemon=True
+        ).start()
 
 
 def _report_lost(lost: int | None) -> None:

@@ -61,6 +61,10 @@ class RetentionSettings:
 
     audit_days: int = 365
     evidence_days: int = 365
+    log_megabytes: int = 16
+    """The operator log is rotated at start once it is larger than this."""
+    log_files: int = 4
+    """Rotated log files kept (`ck3raven.log.1` the newest)."""
 
 
 @frozen
@@ -205,6 +209,8 @@ def _number_problems(raw: _ConfigFile) -> list[str]:
         problems.append(f"store.busy_timeout_seconds: more than 0, at most {MAX_BUSY}")
     if min(raw.retention.audit_days, raw.retention.evidence_days) < 0:
         problems.append("retention: days are 0 (keep for ever) or more")
+    if raw.retention.log_megabytes < 1 or raw.retention.log_files < 1:
+        problems.append("retention: log_megabytes and log_files are 1 or more")
     if not raw.http.session_idle_minutes > 0 or raw.http.max_sessions < 1:
         problems.append("http: session_idle_minutes is more than 0 and max_sessions at least 1")
     if not 1 <= raw.http.port <= MAX_PORT:

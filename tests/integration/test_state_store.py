@@ -309,7 +309,7 @@ def test_a_journal_entry_begun_in_a_failed_decision_is_not_kept(store):
 
 
 def test_a_contract_stored_before_the_journal_existed_is_read_after_the_upgrade(tmp_path: Path):
-    from adapters.sqlite_state import MIGRATIONS
+    from adapters.sqlite_schema import MIGRATIONS
 
     path = tmp_path / "ck3raven.db"
     with sqlite3.connect(path) as db:  # a database as the release before the journal left it
