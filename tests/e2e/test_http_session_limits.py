@@ -112,7 +112,6 @@ def test_abandoned_sessions_expire_and_a_second_round_does_not_grow_the_server(t
         held = sum(door.post(PING, session)[0] != 404 for session in first)
         opened_many(port, token, ROUND)
         grown = peak_rss(server.pid)
-        print(f"peak after round 1: {peak} kB, after round 2: {grown} kB")  # noqa: T201 - the figure, with -s
         door.close()
     finally:
         server.terminate()
