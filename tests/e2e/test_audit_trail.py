@@ -3,7 +3,6 @@ the file changes, so a store that cannot take it refuses the change; each server
 call that left no row is a gap; the log's anchors report a database deleted, replaced or re-hashed."""
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +31,24 @@ OPEN = {
     "targets": [{"address": "ROOT_REPO:/src/new.py", "edit_kind": "add"}],
 }
 WRITE = {"command": "write", "path": "ROOT_REPO:/src/new.py", "content": "x = 1\n"}
+HOLDER = """
+import sqlite3, sys
+held = sqlite3.connect(sys.argv[1], isolation_level=None)
+held.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+sys.stdin.read()
+held.execute("ROLLBACK")
+"""
+
+
+def holding(path: Path) -> subprocess.Popen[bytes]:
+    """Another process, holding the database's write lock until its input ends."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert holder.stdout is not None
+    assert holder.stdout.readline() == b"held\n"
+    return holder
 
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -72,13 +89,11 @@ async def test_a_governed_write_while_another_process_holds_the_store_is_refused
     target = git_settings.roots[next(iter(git_settings.roots))] / "src" / "new.py"
     async with Client(build(git_settings, core=build_core(git_settings, stored=stored))) as client:
         await call(client, "ck3_contract", OPEN)
-        holder = sqlite3.connect(state_db, isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")  # another process's write transaction, held
+        holder = holding(state_db)
         try:
             written = await call(client, "ck3_file", WRITE)
         finally:
-            holder.execute("ROLLBACK")
-            holder.close()
+            holder.communicate(b"")  # its input ends: it rolls back and exits
 
     assert written["reply_type"] == "E"
     assert len(written["error"]["trace_id"]) == 32
@@ -246,3 +261,25 @@ async def test_a_contract_seen_expired_stays_expired_when_the_clock_steps_back(
     assert after["data"]["active"] is None
     assert written["reply_type"] != "S"
     assert stored.contracts.get(opened["data"]["contract_id"]).status == "expired"
+
+
+async def test_a_change_whose_audit_row_cannot_be_written_is_refused_and_changes_nothing(
+    git_settings: Settings, state_db: Path
+):
+    stored = SqliteState(state_db)
+    appended = stored.audit.append
+
+    def failing_changes(entry: Any) -> None:
+        if entry.stage == "change":
+            raise Unavailable("injected: the audit row cannot be written")
+        appended(entry)
+
+    stored.audit.append = failing_changes  # type: ignore[method-assign]
+    target = git_settings.roots[next(iter(git_settings.roots))] / "src" / "new.py"
+    async with Client(build(git_settings, core=build_core(git_settings, stored=stored))) as client:
+        await call(client, "ck3_contract", OPEN)
+        written = await call(client, "ck3_file", WRITE)
+
+    assert written["reply_type"] == "E"
+    assert not target.exists()
+    assert stored.journal.entries() == []
