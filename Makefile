@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash install clean clients fuzzers casefold-tools
+.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash install clean clients fuzzers casefold-tools mutate
 
 RUN_DIR := .run
 CLIENTS       := tests/clients
@@ -78,6 +78,11 @@ docs: $(STAMP)  ## regenerate docs/reply-codes.md from the registry
 
 bench: $(STAMP)  ## every bench in one table: start-up, calls over stdio against their floors and stock FastMCP, resolve+enforce, contracts vs git (JSON in bench/results/)
 	$(BIN)/python bench/suite.py
+
+mutate: $(STAMP)  ## mutation testing of domain/policy, contracts, compliance and world (mutmut; about an hour on 2 cores, not in CI): the score per package and every mutant not killed
+	@mkdir -p .mutate-tmp
+	TMPDIR=$(CURDIR)/.mutate-tmp $(BIN)/mutmut run --max-children 2 >/dev/null 2>&1 || true
+	$(BIN)/python .ci/mutants.py --min 95
 
 bench-peers: $(STAMP)  ## the same start-up and calls with the MCP reference filesystem server (npm) beside them, same run
 	$(BIN)/python bench/suite.py --peers

@@ -8,11 +8,15 @@ ids); `docs/conformance.md` is rendered from it. This script holds that:
      that replaces it (`by`) and a `not-applicable` one says why (`reason`);
   3. every listed test exists: its file is under tests/ and defines a top-level `def test_*` (or
      `async def`) of that name (parametrised tests are named without their brackets);
-  4. when the seeds are at hand (`seeds_dir` of the map, or --seeds): every normative seed line (MUST, SHALL,
-     NEVER, forbidden, prohibited, banned, not allowed or permitted, in any case, and the bullets of a
-     forbidden or prohibited list) is covered by an entry of that seed, whose `text` or one of whose `lines`
-     anchors, normalised, is part of the line; every anchor still names a line; every SPEC section is cited;
-  5. docs/conformance.md is exactly what `--write` renders.
+  4. when the seeds are at hand (`seeds_dir` of the map, or --seeds): every normative seed line (one with a
+     normative word — must, must not, shall, never, forbidden, required, requires, mandatory, only, cannot,
+     may not, always, word-bounded, or prohibited, banned, not allowed or permitted, in any case — and the
+     bullets of a forbidden or prohibited list) is covered by an entry of that seed, whose `text` or one of
+     whose `lines` anchors, normalised, is part of the line; every anchor still names a line of its sources;
+  5. with SPEC.md beside the seeds: every SPEC section is cited, and every `- ` bullet of SPEC and every SPEC
+     line with a normative word is covered by an entry citing that line's section (`SPEC §N` or `§N.x`)
+     whose `text` or a `lines` anchor is part of the line;
+  6. docs/conformance.md is exactly what `--write` renders.
 
 Usage: python .ci/conformance.py --write | --check [--seeds DIR]. --check exits 1 naming each problem.
 """
@@ -32,10 +36,14 @@ STATUSES = ("tested", "open", "superseded", "not-applicable")
 ID = re.compile(r"^[a-z]+(-[a-z0-9.]+)+$")
 SOURCE = re.compile(r"^(?P<name>[a-z-]+|SPEC) §(?P<section>[0-9][0-9.]*[a-z]?|[A-Za-z][\w.-]*)$")
 NORMATIVE = re.compile(
-    r"\b(must|shall|never)\b|forbidden|prohibited|banned|not (allowed|permitted)", re.IGNORECASE
+    r"\b(must|shall|never|required|requires|mandatory|only|cannot|may not|always)\b"
+    r"|forbidden|prohibited|banned|not (allowed|permitted)",
+    re.IGNORECASE,
 )
 LIST_HEAD = re.compile(r"forbidden|prohibited", re.IGNORECASE)
 BULLET = re.compile(r"^\s*[-*]\s+\S")
+SPEC_BULLET = re.compile(r"^- \S")
+SPEC_SECTION = re.compile(r"^## (\d+)\.")
 
 
 def normalise(text: str) -> str:
@@ -111,30 +119,55 @@ def _anchor(text: str) -> str:
     return normalise(text).rstrip(".:; ")
 
 
+def spec_lines(text: str) -> list[tuple[int, str, str | None]]:
+    """The SPEC lines to cover, with their section: each `- ` bullet and each line with a normative word."""
+    found, section = [], None
+    for number, line in enumerate(text.splitlines(), 1):
+        if heading := SPEC_SECTION.match(line):
+            section = heading[1]
+        if SPEC_BULLET.match(line) or NORMATIVE.search(line):
+            found.append((number, line, section))
+    return found
+
+
+def _anchors(rules: list[dict]) -> list[str]:
+    return [a for a in (_anchor(t) for r in rules for t in [r.get("text", ""), *r.get("lines", [])]) if a]
+
+
 def _coverage_problems(rules: list[dict], seeds: dict, folder: Path) -> list[str]:
     found, texts = [], {n: (folder / s["file"]).read_text(encoding="utf-8") for n, s in seeds.items()}
     for name, text in texts.items():
-        own = [r for r in rules if _sections(r, name)]
-        anchors = [_anchor(a) for r in own for a in [r.get("text", ""), *r.get("lines", [])]]
+        anchors = _anchors([r for r in rules if _sections(r, name)])
         for number, line in normative_lines(text):
             if not any(anchor in normalise(line) for anchor in anchors):
                 found.append(f"{name} line {number} is in no entry: {normalise(line)[:90]!r}")
+    spec = folder.parent / "SPEC.md"
+    if spec.is_file():
+        texts["SPEC"] = spec.read_text(encoding="utf-8")
+        found += _spec_problems(rules, texts["SPEC"])
     for rule in rules:
         lines = [normalise(line) for n in texts if _sections(rule, n) for line in texts[n].splitlines()]
         found += [
-            f"{rule.get('id')}: anchor {a!r} names no line of its seeds"
+            f"{rule.get('id')}: anchor {a!r} names no line of its sources"
             for a in rule.get("lines", [])
             if not any(_anchor(a) in line for line in lines)
         ]
     return found
 
 
-def _spec_problems(rules: list[dict], spec: Path) -> list[str]:
-    if not spec.is_file():
-        return []
-    cited = {section.split(".")[0] for rule in rules for section in _sections(rule, "SPEC")}
-    sections = re.findall(r"^## (\d+)\.", spec.read_text(encoding="utf-8"), re.MULTILINE)
-    return [f"SPEC §{section} is cited by no entry" for section in sections if section not in cited]
+def _spec_problems(rules: list[dict], text: str) -> list[str]:
+    cited: dict[str, list[dict]] = {}
+    for rule in rules:
+        for section in {s.split(".")[0] for s in _sections(rule, "SPEC")}:
+            cited.setdefault(section, []).append(rule)
+    sections = re.findall(r"^## (\d+)\.", text, re.MULTILINE)
+    found = [f"SPEC §{section} is cited by no entry" for section in sections if section not in cited]
+    every = [r for r in rules if _sections(r, "SPEC")]
+    for number, line, section in spec_lines(text):
+        anchors = _anchors(cited.get(section, []) if section else every)
+        if not any(anchor in normalise(line) for anchor in anchors):
+            found.append(f"SPEC §{section} line {number} is in no entry: {normalise(line)[:90]!r}")
+    return found
 
 
 def load(path: Path = MAP) -> dict:
@@ -153,7 +186,6 @@ def problems(path: Path = MAP, doc: Path = DOC, seeds_dir: Path | None = None) -
     folder = seeds_dir or (ROOT / data.get("seeds_dir", "")).resolve()
     if folder.is_dir():
         found += _coverage_problems(rules, seeds, folder)
-        found += _spec_problems(rules, folder.parent / "SPEC.md")
     else:
         print(f"conformance: no seeds at {folder}: seed coverage not checked", file=sys.stderr)
     if not doc.is_file() or doc.read_text(encoding="utf-8") != render(data):

@@ -21,21 +21,19 @@ from pathlib import Path
 
 import structlog
 from dulwich.errors import NotGitRepository, NotTreeError
-from dulwich.index import Index, IndexEntry
 from dulwich.object_store import tree_lookup_path
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.repo import Repo
 
 from adapters.git_ignores import SafeIgnores
-from adapters.git_index import IndexUnreadable, Staged, read_index
+from adapters.git_index import IndexUnreadable, Staged, kept_mode, read_index, staged_entry
 from adapters.git_trees import Flat, FlatTrees
+from adapters.git_worktree import unstaged, untracked, working_sha
 from ports.errors import Unavailable
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
 log = structlog.get_logger()
 
-_REGULAR = 0o100644
-_SECOND = 1_000_000_000
 IGNORES_FRESH = 2.0
 _ANSWERS_KEPT = 1024
 """Seconds a repository's parsed ignore rules are used before they are read again."""
@@ -237,7 +235,7 @@ class DulwichHistory(History):
                         continue
                     blob = Blob.from_string(data)
                     repo.object_store.add_object(blob)
-                    index[path] = _entry(blob, _kept_mode(index, path))
+                    index[path] = staged_entry(blob, kept_mode(index, path))
                 index.write()
             except OSError as exc:
                 raise Unavailable("the index cannot be written") from exc
@@ -310,13 +308,13 @@ class DulwichHistory(History):
             candidates.update(path for path, sha in head.items() if base.get(path) != sha)
             candidates.update(path for path in base if path not in head)
         candidates.update(_index_vs_tree(index, head))  # staged
-        suspects, clean = _unstaged(index, top)
+        suspects, clean = unstaged(index, top)
         candidates.update(suspects)
-        candidates.update(_untracked(top, index))
+        candidates.update(untracked(top, index))
         found: dict[str, ChangeKind] = {}
         for path in candidates:
             # A file whose stat data still proves it holds what the index holds is not read again.
-            now = index.shas[path] if path in clean else _working_sha(top, path)
+            now = index.shas[path] if path in clean else working_sha(top, path)
             kind = _kind(base.get(path), now)
             if kind is not None:
                 found[path.decode("utf-8", "surrogateescape")] = kind
@@ -356,73 +354,6 @@ def _index_vs_tree(index: Staged, flat: Flat) -> set[bytes]:
     return differ
 
 
-def _unstaged(index: Staged, top: Path) -> tuple[list[bytes], set[bytes]]:
-    """The suspects: tracked files whose stat differs from the index, or that are racily clean, deleted
-    ones and conflicted ones. And the clean: regular files, in the index and on disk, whose stat data
-    match and are not racy, so they hold what the index holds.
-
-    Racily clean, as git has it: recorded in the second the index was written, or later. An edit in that
-    second may keep both size and time (a coarse clock, or the edit landing between the stat and the
-    index write), so such an entry's stat data prove nothing and the file is hashed."""
-    written = index.written_ns - index.written_ns % _SECOND
-    base = os.fsencode(top) + b"/"
-    lstat, regular = os.lstat, stat.S_ISREG
-    suspects = [path for path, sha in index.shas.items() if sha is None]  # conflicted: look at the file
-    clean: set[bytes] = set()
-    for path, mode, size, recorded in index.stats:
-        try:
-            info = lstat(base + path)
-        except OSError:
-            suspects.append(path)
-            continue
-        if info.st_size != size or info.st_mtime_ns != recorded or recorded >= written:
-            suspects.append(path)
-        elif regular(mode) and regular(info.st_mode):
-            clean.add(path)
-    return suspects, clean
-
-
-def _untracked(top: Path, index: Staged) -> list[bytes]:
-    """Files in no index entry, from one walk that skips .git and ignored folders without tracked files."""
-    tracked, folders = index.shas, index.folders()
-    ignore = SafeIgnores(str(top))
-    found: list[bytes] = []
-    pending = [b""]
-    root = os.fsencode(top)
-    while pending:
-        here = pending.pop()
-        with os.scandir(root + b"/" + here if here else root) as entries:
-            for entry in entries:
-                rel = here + b"/" + entry.name if here else entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name == b".git" or _nested_repository(entry.path):
-                        continue  # git's own data, or another repository: git does not look inside either
-                    if rel not in folders and ignore.ignored(os.fsdecode(rel) + "/"):
-                        continue
-                    pending.append(rel)
-                elif rel not in tracked and not ignore.ignored(os.fsdecode(rel)):
-                    found.append(rel)
-    return found
-
-
-def _nested_repository(path: bytes) -> bool:
-    return os.path.lexists(path + b"/.git")
-
-
-def _working_sha(top: Path, path: bytes) -> bytes | None:
-    """The blob id of what stands at `path` as git stores it: a file's content, a link's target text (a
-    link is what it points at, never followed), None for anything else or nothing."""
-    disk = top / os.fsdecode(path)
-    try:
-        if disk.is_symlink():
-            return bytes(Blob.from_string(os.fsencode(disk.readlink())).id)
-        if not disk.is_file():
-            return None
-        return bytes(Blob.from_string(disk.read_bytes()).id)
-    except OSError:
-        return None
-
-
 def _kind(base: bytes | None, now: bytes | None) -> ChangeKind | None:
     if base == now:
         return None
@@ -446,30 +377,6 @@ def _is_plain_dir(path: Path) -> bool:
         return stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
-
-
-def _kept_mode(index: Index, path: bytes) -> int:
-    """The file mode a staged path keeps (its executable bit), a plain file's when new."""
-    entry = index[path] if path in index else None  # noqa: SIM401 - Index has no get()
-    return entry.mode if isinstance(entry, IndexEntry) and stat.S_ISREG(entry.mode) else _REGULAR
-
-
-def _entry(blob: Blob, mode: int) -> IndexEntry:
-    """An index entry for bytes read through the file rules. Its times are zero, so git (and this
-    adapter) hash the working file again instead of trusting a stat taken after the read."""
-    return IndexEntry(
-        ctime=(0, 0),
-        mtime=(0, 0),
-        dev=0,
-        ino=0,
-        mode=mode,
-        uid=0,
-        gid=0,
-        size=len(blob.as_raw_string()),
-        sha=blob.id,
-        flags=0,
-        extended_flags=0,
-    )
 
 
 def _place(resolved: Path) -> tuple[Path, str] | None:

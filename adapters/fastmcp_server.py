@@ -74,7 +74,15 @@ _UNSERVED = ("prompts/", "resources/")
 
 def _serve_only_tools(server: FastMCP) -> None:
     """Leave out the prompt and resource methods FastMCP registers on its own: ck3raven has none, so it
-    neither advertises those capabilities nor answers them (a client is told the method does not exist)."""
-    handlers = server._mcp_server._request_handlers  # noqa: SLF001 - capabilities follow the handlers
+    neither advertises those capabilities nor answers them (a client is told the method does not exist).
+
+    Neither FastMCP nor the MCP SDK offers a public way to remove a handler (the SDK's server derives its
+    capabilities from its handler table), so this edits that table; fastmcp is pinned below 5, and
+    tests/e2e/test_served_methods.py pins the table's place and the effect. Should a release move it, the
+    server refuses to start rather than serve the methods unseen."""
+    low_level = server._mcp_server  # noqa: SLF001 - see above
+    handlers = low_level._request_handlers  # noqa: SLF001 - see above
     for method in [name for name in handlers if name.startswith(_UNSERVED)]:
         del handlers[method]
+    if low_level.get_request_handler("prompts/list") or low_level.get_request_handler("resources/list"):
+        raise RuntimeError("FastMCP still serves prompts or resources: its handler table moved")

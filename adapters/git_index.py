@@ -1,4 +1,5 @@
-"""The git index as the history adapter needs it: each path's staged blob and the stat data git recorded.
+"""The git index as the history adapter needs it: each path's staged blob and the stat data git recorded;
+and the entries staging writes (the mode a path keeps, times left zero).
 
 Index versions 2, 3 and 4 are parsed with `struct` in one pass. Whatever that reader does not know for
 certain (another version or object format, a conflict stage, an unknown or lowercase extension such as a
@@ -8,6 +9,7 @@ instead, so the answer is always dulwich's own.
 
 import hashlib
 import os
+import stat
 import struct
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +18,12 @@ from typing import Final, final
 from dulwich.errors import ChecksumMismatch
 from dulwich.index import (
     ConflictedIndexEntry,
+    Index,
     IndexEntry,
     UnsupportedIndexFormat,
     make_path_normalizer,
 )
+from dulwich.objects import Blob
 from dulwich.repo import Repo
 
 _SIGNATURE: Final = b"DIRC"
@@ -34,6 +38,7 @@ _STAGES: Final = 0x3000
 _NAME_LENGTH: Final = 0x0FFF
 _FAST_VERSIONS: Final = (2, 3, 4)
 _NANOS: Final = 1_000_000_000
+_REGULAR: Final = 0o100644
 
 Stat = tuple[bytes, int, int, int]
 """An unconflicted entry's path, mode, size and modification time (ns) as the index recorded them."""
@@ -212,3 +217,27 @@ def _nanos(entry: IndexEntry) -> int:
     mtime = entry.mtime
     seconds, nanos = mtime if isinstance(mtime, tuple) else (int(mtime), 0)
     return seconds * _NANOS + nanos
+
+
+def kept_mode(index: Index, path: bytes) -> int:
+    """The file mode a staged path keeps (its executable bit), a plain file's when new."""
+    entry = index[path] if path in index else None  # noqa: SIM401 - Index has no get()
+    return entry.mode if isinstance(entry, IndexEntry) and stat.S_ISREG(entry.mode) else _REGULAR
+
+
+def staged_entry(blob: Blob, mode: int) -> IndexEntry:
+    """An index entry for bytes read through the file rules. Its times are zero, so git (and this
+    adapter) hash the working file again instead of trusting a stat taken after the read."""
+    return IndexEntry(
+        ctime=(0, 0),
+        mtime=(0, 0),
+        dev=0,
+        ino=0,
+        mode=mode,
+        uid=0,
+        gid=0,
+        size=len(blob.as_raw_string()),
+        sha=blob.id,
+        flags=0,
+        extended_flags=0,
+    )

@@ -7,13 +7,12 @@ that crosses no link and leaves no root where the kernel has it (adapters.openat
 time with O_NOFOLLOW. When openat2 refuses for any reason but a missing folder, the segment walk answers,
 so a link, a file on the way or a failure is reported exactly as the walk reports it. On a root whose
 filesystem ignores case (probed when it is pinned, adapters.local_spelling), `kind`, `write` and `delete`
-also hold each existing segment to the spelling its folder lists. Host paths live only inside this module.
+also hold each existing segment to the spelling its folder lists. Host paths live only inside this module
+and its helpers (local_walks, local_writes, local_spelling, local_survey, openat2).
 """
 
 import errno
 import os
-import re
-import secrets
 import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -21,8 +20,9 @@ from contextlib import suppress
 from pathlib import Path
 
 from adapters import local_spelling, local_survey, openat2
+from adapters.local_walks import DIR_FLAGS, entry_of, kind_of, walk, walk_all
+from adapters.local_writes import replace_atomically, sweep
 from ports.errors import (
-    AlreadyExists,
     LinkRefused,
     Misspelled,
     NotADirectory,
@@ -34,8 +34,6 @@ from ports.errors import (
 )
 from ports.files import Entry, Files, Kind, Location, Stat
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
 
 class _PinnedRoot:
     __slots__ = ("fd", "identity", "ignores_case", "path")
@@ -43,7 +41,7 @@ class _PinnedRoot:
     def __init__(self, configured: Path) -> None:
         try:
             self.path = configured.resolve(strict=True)  # a root given through a link is pinned to its target
-            self.fd = os.open(self.path, _DIR_FLAGS)
+            self.fd = os.open(self.path, DIR_FLAGS)
         except OSError as exc:
             raise Unavailable("a configured root cannot be opened") from exc
         info = os.fstat(self.fd)
@@ -108,14 +106,14 @@ class LocalFiles(Files):
                 raise NotFound("no such entry")
             return found
         with self._parent(location) as parent:
-            return _kind_of(_lstat(location.parts[-1], parent))
+            return kind_of(_lstat(location.parts[-1], parent))
 
     def list_dir(self, location: Location, named: Callable[[str], bool] | None = None) -> list[Entry]:
         with self._dir(location) as fd:
             try:
                 with os.scandir(fd) as it:
                     wanted = it if named is None else (item for item in it if named(item.name))
-                    entries = [entry for item in wanted if (entry := _entry(item)) is not None]
+                    entries = [entry for item in wanted if (entry := entry_of(item)) is not None]
             except OSError as exc:
                 raise Unavailable("a folder cannot be listed") from exc
         return sorted(entries, key=lambda entry: entry.name)
@@ -144,7 +142,7 @@ class LocalFiles(Files):
         with self._dir(Location(location.root, location.parts[:-1]), create=True) as parent:
             name = location.parts[-1]
             mode = _replaceable_mode(name, parent)
-            _replace_atomically(parent, name, data, mode, exclusive=exclusive)
+            replace_atomically(parent, name, data, mode, exclusive=exclusive)
 
     def delete(self, location: Location) -> None:
         if not location.parts:
@@ -153,7 +151,7 @@ class LocalFiles(Files):
             _spelled_kind(self._root(location.root).fd, location.parts)
         with self._parent(location) as parent:
             name = location.parts[-1]
-            kind = _kind_of(_lstat(name, parent))
+            kind = kind_of(_lstat(name, parent))
             if kind == "symlink":
                 raise LinkRefused("the target is a symbolic link")
             if kind != "file":
@@ -169,13 +167,13 @@ class LocalFiles(Files):
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
     ) -> Iterator[tuple[tuple[str, ...], Kind]]:
         with self._dir(location) as fd:
-            yield from _walk_all(fd, (), depth, keep)
+            yield from walk_all(fd, (), depth, keep)
 
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
     ) -> Iterator[tuple[str, ...]]:
         with self._dir(location) as fd:
-            yield from _walk(fd, (), depth, keep)
+            yield from walk(fd, (), depth, keep)
 
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
@@ -190,7 +188,7 @@ class LocalFiles(Files):
         cutoff = time.time() - older_than
         for name in self._roots:
             with suppress(Unavailable, NotFound), self._dir(Location(name)) as fd:
-                removed += _sweep(fd, cutoff)
+                removed += sweep(fd, cutoff)
         return removed
 
     # ------------------------------------------------------------------ descriptor walking
@@ -225,7 +223,7 @@ class LocalFiles(Files):
             for name in parts:
                 _check_segment(name)
             try:
-                return self._beneath(top, "/".join(parts), _DIR_FLAGS)
+                return self._beneath(top, "/".join(parts), DIR_FLAGS)
             except FileNotFoundError as exc:
                 # the first segment that is not there, as the walk would find it: openat2 stops at a
                 # link (ELOOP) or a file (ENOTDIR) before it looks further, and those go to the walk
@@ -263,7 +261,7 @@ def _spelled_kind(top: int, parts: tuple[str, ...]) -> Kind | None:
 def _spelled_leaf(folder: int, name: str, spelled: list[str | None]) -> Kind | None:
     """What stands at `name` in the open `folder` (None: nothing), its spelling added to `spelled`."""
     try:
-        found = _kind_of(_lstat(name, folder))
+        found = kind_of(_lstat(name, folder))
     except NotFound:
         return None
     spelled.append(local_spelling.spelled_in(folder, name))
@@ -300,12 +298,12 @@ def _walk_below(top: int, parts: tuple[str, ...], *, create: bool) -> int:
 def _open_dir(name: str, parent: int) -> int:
     _check_segment(name)
     try:
-        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+        return os.open(name, DIR_FLAGS, dir_fd=parent)
     except OSError as exc:
         if exc.errno == errno.ENOENT:
             raise NotFound("no such folder") from exc
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            kind = _kind_of(_lstat(name, parent))
+            kind = kind_of(_lstat(name, parent))
             if kind == "symlink":
                 raise LinkRefused("a symbolic link stands on the way") from exc
             raise NotADirectory("not a folder") from exc
@@ -333,68 +331,6 @@ def _replaceable_mode(name: str, parent: int) -> int:
     if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
         raise SpecialFile("not a regular file with a single link")
     return stat.S_IMODE(info.st_mode)
-
-
-TEMP_SUFFIX = ".ck3raven-tmp"
-_TEMP = re.compile(r"\.[0-9a-f]{16}\.ck3raven-tmp")
-
-
-def _replace_atomically(parent: int, name: str, data: bytes, mode: int, *, exclusive: bool = False) -> None:
-    temp = f".{secrets.token_hex(8)}{TEMP_SUFFIX}"
-    fd = _anonymous_file(parent, mode)
-    named = fd is None
-    if fd is None:  # no O_TMPFILE here: an exclusive named temp file instead
-        fd = _create_exclusive(temp, parent, mode)
-    try:
-        _write_all(fd, data)
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-        if not named:
-            # give the anonymous file a name only once it is complete: a crash before leaves nothing
-            os.link(f"/proc/self/fd/{fd}", temp, dst_dir_fd=parent)
-        if exclusive:  # a link fails where anything stands: no file that appeared meanwhile is replaced
-            os.link(temp, name, src_dir_fd=parent, dst_dir_fd=parent, follow_symlinks=False)
-            os.unlink(temp, dir_fd=parent)
-        else:
-            os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
-    except BaseException as exc:
-        with suppress(OSError):
-            os.unlink(temp, dir_fd=parent)
-        if isinstance(exc, FileExistsError) and exclusive:
-            raise AlreadyExists("a file stands there") from exc
-        if isinstance(exc, OSError):
-            raise Unavailable("the file cannot be written") from exc
-        raise
-    finally:
-        os.close(fd)
-    with suppress(OSError):  # the new content is in place: a folder that cannot be synced is no failed write
-        os.fsync(parent)  # the rename itself survives a crash once the folder is on disk
-
-
-def _anonymous_file(parent: int, mode: int) -> int | None:
-    flag = getattr(os, "O_TMPFILE", 0)
-    if not flag or not Path("/proc/self/fd").is_dir():
-        return None
-    try:
-        return os.open(".", flag | os.O_WRONLY | os.O_CLOEXEC, mode, dir_fd=parent)
-    except OSError:
-        return None
-
-
-def _create_exclusive(temp: str, parent: int, mode: int) -> int:
-    try:
-        return os.open(
-            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent
-        )
-    except OSError as exc:
-        raise Unavailable("a temporary file cannot be created") from exc
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
 
 
 def _open_file(name: str, parent: int) -> int:
@@ -449,113 +385,6 @@ def _lstat(name: str, parent: int) -> os.stat_result:
         raise NotADirectory("not a folder") from exc
     except OSError as exc:
         raise Unavailable("an entry cannot be examined") from exc
-
-
-def _kind_of(info: os.stat_result) -> Kind:
-    mode = info.st_mode
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    if stat.S_ISDIR(mode):
-        return "dir"
-    if stat.S_ISREG(mode):
-        return "file"
-    return "special"
-
-
-def _entry(item: os.DirEntry[str]) -> Entry | None:
-    try:
-        info = item.stat(follow_symlinks=False)
-    except FileNotFoundError:  # vanished between readdir and stat
-        return None
-    kind = _kind_of(info)
-    return Entry(item.name, kind, info.st_size if kind == "file" else 0)
-
-
-def _walk(
-    fd: int, here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...]], bool]
-) -> Iterator[tuple[str, ...]]:
-    if depth <= 0:
-        return
-    try:
-        with os.scandir(fd) as it:
-            names = sorted(item.name for item in it if item.is_dir(follow_symlinks=False))
-    except OSError as exc:
-        raise Unavailable("a folder cannot be listed") from exc
-    for name in names:
-        parts = (*here, name)
-        if not keep(parts):
-            continue
-        if depth == 1:  # the last level: named as readdir saw it (as a listing does), never opened
-            yield parts
-            continue
-        try:
-            child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-        except OSError:  # swapped for a link or removed since readdir: skipped, never followed
-            continue
-        try:
-            yield parts
-            yield from _walk(child, parts, depth - 1, keep)
-        finally:
-            os.close(child)
-
-
-def _walk_all(
-    fd: int, here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
-) -> Iterator[tuple[tuple[str, ...], Kind]]:
-    if depth <= 0:
-        return
-    try:
-        with os.scandir(fd) as it:  # the kind comes from the directory entry itself: no stat per file
-            found = sorted((item.name, _entry_kind(item)) for item in it)
-    except OSError as exc:
-        raise Unavailable("a folder cannot be listed") from exc
-    for name, kind in found:
-        parts = (*here, name)
-        if not keep(parts, kind):
-            continue
-        if kind != "dir" or depth == 1:  # a file, or a folder of the last level: never opened
-            yield parts, kind
-            continue
-        try:
-            child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-        except OSError:  # swapped for a link or removed since readdir: skipped, never followed
-            continue
-        try:
-            yield parts, kind
-            yield from _walk_all(child, parts, depth - 1, keep)
-        finally:
-            os.close(child)
-
-
-def _entry_kind(item: os.DirEntry[str]) -> Kind:
-    if item.is_symlink():
-        return "symlink"
-    if item.is_dir(follow_symlinks=False):
-        return "dir"
-    return "file" if item.is_file(follow_symlinks=False) else "special"
-
-
-def _sweep(fd: int, cutoff: float) -> int:
-    removed = 0
-    try:
-        with os.scandir(fd) as it:
-            entries = list(it)
-    except OSError:
-        return 0
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            with suppress(OSError):
-                child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
-                try:
-                    removed += _sweep(child, cutoff)
-                finally:
-                    os.close(child)
-        elif _TEMP.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-            with suppress(OSError):
-                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
-                    os.unlink(entry.name, dir_fd=fd)
-                    removed += 1
-    return removed
 
 
 def _check_segment(name: str) -> None:

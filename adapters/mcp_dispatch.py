@@ -47,7 +47,11 @@ class Dispatcher:
         """The reply in the caller's session (or in `slot`, the session an approval was asked in). The
         rate limit is counted before the session's lock is waited for (`paced`: counted already)."""
         route = self._routes[tool][command]
-        request = route.request(command, {name: value for name, value in args.items() if value is not None})
+        given = {name: value for name, value in args.items() if value is not None}
+        refusal = self.core.screen(given, route.relative)
+        if refusal is not None:
+            return refusal
+        request = route.request(command, given)
         if isinstance(request, Reply):
             return request
         slot = slot or self._sessions.slot(ctx)
@@ -64,12 +68,12 @@ class Dispatcher:
                 facts = CALL.get()
                 if facts is not None:  # for the row of a change, written before the change
                     facts.update(command=command)
-                reply = self.core.answer(slot.session, route.handler, request, paced=True)
-                if facts is not None:  # for the audit row
-                    session = slot.session
-                    contract_id = self.core.governing_id(session)
-                    facts.update(command=command, session_id=session.session_id, contract_id=contract_id)
-                return reply
+                decision = self.core.decide(slot.session, request, paced=True)
+                if facts is not None:  # for the audit row: the contract the call was decided under
+                    facts.update(
+                        command=command, session_id=decision.session_id, contract_id=decision.contract_id
+                    )
+                return decision.reply
         finally:
             slot.leave()
 

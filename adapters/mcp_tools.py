@@ -20,7 +20,13 @@ from adapters.output_schemas import output_schema
 from adapters.reply_middleware import ReplyResult
 
 Address = Annotated[
-    str | None, Field(description="ROOT_X:/rel/path, mod:<Name>:/rel/path or a relative path")
+    str | None, Field(description="ROOT_X:/rel/path, mod:<Name>:/rel/path or a path relative to the home")
+]
+RootCategory = Annotated[
+    str | None, Field(description="a root category, e.g. ROOT_USER_DOCS (ck3_mode status lists them)")
+]
+ContractId = Annotated[
+    str | None, Field(description="a contract's id (default: the session's open contract)")
 ]
 
 
@@ -49,8 +55,8 @@ class Replacement(BaseModel):
     """One replacement of an edit."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    old: str = Field(description="text that occurs exactly once when this replacement's turn comes")
-    new: str
+    old_string: str = Field(description="text that occurs exactly once when this replacement's turn comes")
+    new_string: str = Field(description="its replacement")
 
 
 Sha256 = Annotated[
@@ -66,23 +72,23 @@ class Symbol(BaseModel):
     """A symbol intended as new: its name, and the address of the file it is in (optional)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: str
-    address: str | None = None
+    name: str = Field(description="the symbol's name, or * for every symbol the file adds")
+    path: str | None = Field(default=None, description="the address of the file it is in")
 
 
 class DeclaredTarget(BaseModel):
     """A target declared in a contract."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    address: str
-    edit_kind: Literal["add", "modify", "delete"]
+    path: str = Field(description="the target's address")
+    edit_kind: Literal["add", "modify", "delete"] = Field(description="what the work does to it")
 
 
 def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
     @server.tool(output_schema=output_schema("ck3_dir"), annotations=READS)
     def ck3_dir(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["pwd", "list", "tree"] = "pwd",
+        command: Annotated[Literal["pwd", "list", "tree"], Field(description="what to do")] = "pwd",
         path: Address = None,
         depth: Annotated[
             int | None, Field(ge=1, le=64, description="tree: folder levels to descend (3)")
@@ -127,7 +133,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
     @server.tool(output_schema=output_schema("ck3_search"), annotations=READS)
     def ck3_search(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["names", "contents"],
+        command: Annotated[Literal["names", "contents"], Field(description="what to search")],
         glob: Annotated[
             str | None, Field(description="names: the glob to match; contents: only in files it matches")
         ] = None,
@@ -136,47 +142,50 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
             bool | None, Field(description="contents: pattern is an RE2 regex, no lookaround (false)")
         ] = None,
         ignore_case: Annotated[bool | None, Field(description="match case-insensitively (false)")] = None,
-        under: Annotated[
-            str | None, Field(description="a folder's address (default: the whole world)")
+        path: Annotated[
+            str | None, Field(description="the folder to search, an address (default: the whole world)")
         ] = None,
         include_ignored: Annotated[
             bool | None, Field(description="include git-ignored files and .git (false)")
         ] = None,
-        max_results: Annotated[int | None, Field(ge=1, le=10_000, description="names: cap (500)")] = None,
+        limit: Annotated[
+            int | None, Field(ge=1, le=10_000, description="names: matches (500); contents: lines (200)")
+        ] = None,
         max_files: Annotated[
             int | None, Field(ge=1, le=200_000, description="contents: files read (20000)")
         ] = None,
-        max_hits: Annotated[int | None, Field(ge=1, le=10_000, description="contents: lines (200)")] = None,
         max_bytes: Annotated[int | None, Field(ge=1, le=2**31, description="contents: bytes read")] = None,
         max_seconds: Annotated[
             int | None, Field(ge=1, le=120, description="contents: time budget in seconds (2)")
         ] = None,
     ) -> ReplyResult:
-        """Search the visible world, or the folder `under` (changes nothing). `names`: files and folders
+        """Search the visible world, or the folder `path` (changes nothing). `names`: files and folders
         whose path matches `glob` (`*.yml` matches a name at any depth; `common/**/*.txt` a path below
         the folder searched). `contents`: lines holding `pattern` (literal, or with regex=true a regex in
         RE2 syntax: no lookaround or backreferences), each hit an address, line, column and the line's
         text; binary and large files are skipped and counted; it stops at max_seconds. Both leave out
         what .gitignore ignores unless include_ignored, and report `truncated` and the `cap` reached."""
-        args: dict[str, object] = {"glob": glob, "pattern": pattern, "regex": regex, "under": under}
+        args: dict[str, object] = {"glob": glob, "pattern": pattern, "regex": regex, "path": path}
         args |= {"ignore_case": ignore_case}
-        args |= {"include_ignored": include_ignored, "max_results": max_results, "max_files": max_files}
-        args |= {"max_hits": max_hits, "max_bytes": max_bytes, "max_seconds": max_seconds}
+        args |= {"include_ignored": include_ignored, "limit": limit, "max_files": max_files}
+        args |= {"max_bytes": max_bytes, "max_seconds": max_seconds}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", command, args))
 
     @server.tool(output_schema=output_schema("ck3_git"), annotations=READS)
     def ck3_git(
         ctx: Context,
-        command: Literal["status", "diff", "log"],
-        root: str | None = None,
-        path: Address = None,
-        limit: Annotated[int | None, Field(ge=1, le=200)] = None,
+        command: Annotated[Literal["status", "diff", "log"], Field(description="what to show")],
+        path: Annotated[
+            str | None,
+            Field(description="status, log: an address in the repository (ROOT_REPO); diff: the file"),
+        ] = None,
+        limit: Annotated[int | None, Field(ge=1, le=200, description="log: newest commits (20)")] = None,
     ) -> ReplyResult:
-        """Git history of the repository holding `root` (changes nothing): a root name (default
-        ROOT_REPO) or any visible address, such as `mod:Name:/` for a mod folder that is its own
-        repository. `status` (root): changes since HEAD; `diff` (path): one file against HEAD; `log`
-        (root, limit): newest commits. To stage and commit, use ck3_commit."""
-        args = {"root": root, "path": path, "limit": limit}
+        """Git history of the repository holding `path` (changes nothing): a root (default ROOT_REPO)
+        or any visible address, such as `mod:Name:/` for a mod folder that is its own repository.
+        `status`: changes since HEAD; `diff`: one file against HEAD; `log` (limit): newest commits.
+        To stage and commit, use ck3_commit."""
+        args = {"path": path, "limit": limit}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_git", command, args))
 
 
@@ -184,20 +193,27 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
     @server.tool(output_schema=output_schema("ck3_mode"), annotations=SESSION)
     async def ck3_mode(
         ctx: Context,
-        command: Literal["status", "init", "cd"] = "status",
-        mode: Literal["ck3lens", "ck3raven-dev"] | None = None,
-        path: Annotated[str | None, Field(description="cd: a root category such as ROOT_GAME")] = None,
+        command: Annotated[Literal["status", "init", "cd"], Field(description="what to do")] = "status",
+        mode: Annotated[
+            Literal["ck3lens", "ck3raven-dev"] | None, Field(description="init: the mode to ask for")
+        ] = None,
+        root_category: Annotated[
+            str | None, Field(description="cd: the root to make home, e.g. ROOT_GAME")
+        ] = None,
     ) -> ReplyResult | InputRequiredResult:
         """This session's settings (no file changes). `status`: the mode (ck3lens or ck3raven-dev) or
         that none is initialised. `init`: ask for `mode`; it takes effect only once a human approves:
         your client may ask its user directly, otherwise the reply names an approval id for the user to
-        approve; then call `init` again. `cd`: make a root (`path`, e.g. ROOT_GAME) the session home."""
-        return await loop.answer(ctx, "ck3_mode", command, {"mode": mode, "path": path})
+        approve; then call `init` again. `cd`: make a root (`root_category`) the session home."""
+        args = {"mode": mode, "root_category": root_category}
+        return await loop.answer(ctx, "ck3_mode", command, args)
 
     @server.tool(output_schema=output_schema("ck3_playset"), annotations=SESSION)
     def ck3_playset(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["list", "show", "switch", "which", "overrides"] = "list",
+        command: Annotated[
+            Literal["list", "show", "switch", "which", "overrides"], Field(description="what to do")
+        ] = "list",
         name: Annotated[str | None, Field(description="show, switch: a playset; overrides: a mod")] = None,
         path: Annotated[
             str | None,
@@ -224,11 +240,11 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
     @server.tool(output_schema=output_schema("ck3_file"), annotations=MUTATES)
     def ck3_file(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["write", "edit", "delete"],
+        command: Annotated[Literal["write", "edit", "delete"], Field(description="what to do")],
         path: Address,
         content: Annotated[str | None, Field(description="write: the whole new text")] = None,
-        old: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
-        new: Annotated[str | None, Field(description="edit: its replacement")] = None,
+        old_string: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
+        new_string: Annotated[str | None, Field(description="edit: its replacement")] = None,
         edits: Annotated[
             list[Replacement] | None,
             Field(max_length=50, description="edit: several replacements (up to 50), in order, all or none"),
@@ -242,13 +258,15 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         ] = None,
     ) -> ReplyResult:
         """Change text files (to read one, use ck3_read). `write` (create or replace) with `content`;
-        `edit` replaces `old` by `new`, or applies `edits` in order, all or none: each old text must
-        occur exactly once (line endings and trailing blanks are disregarded when the exact text is not
-        found; the file keeps its own line endings); `delete` a file. `expected_sha256` (from ck3_read)
-        refuses a file that changed since; `create_only` refuses to replace; `dry_run` answers with a
-        unified diff and writes nothing. Every command is governed: a refusal is a D reply whose
-        data.required says what it needs (contract, human_approval, mode). Writes are atomic."""
-        args: dict[str, object] = {"path": path, "content": content, "old": old, "new": new}
+        `edit` replaces `old_string` by `new_string`, or applies `edits` in order, all or none: each
+        old text must occur exactly once (line endings and trailing blanks are disregarded when the
+        exact text is not found; the file keeps its own line endings); `delete` a file.
+        `expected_sha256` (from ck3_read) refuses a file that changed since; `create_only` refuses to
+        replace; `dry_run` answers with a unified diff and writes nothing. Every command is governed: a
+        refusal is a D reply whose data.required says what it needs (contract, human_approval, mode).
+        Writes are atomic."""
+        args: dict[str, object] = {"path": path, "content": content}
+        args |= {"old_string": old_string, "new_string": new_string}
         args |= {"edits": [e.model_dump() for e in edits] if edits is not None else None}
         args |= {"expected_sha256": expected_sha256, "create_only": create_only, "dry_run": dry_run}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
@@ -256,36 +274,51 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
     @server.tool(output_schema=output_schema("ck3_commit"), annotations=MUTATES)
     def ck3_commit(
         ctx: Context,
-        command: Literal["add", "commit"],
-        root: str | None = None,
-        paths: list[str] | None = None,
-        message: str | None = None,
+        command: Annotated[Literal["add", "commit"], Field(description="what to do")],
+        path: Annotated[
+            str | None, Field(description="commit: an address in the repository (ROOT_REPO)")
+        ] = None,
+        paths: Annotated[list[str] | None, Field(description="add: the files' addresses")] = None,
+        message: Annotated[str | None, Field(description="commit: the commit message")] = None,
     ) -> ReplyResult:
-        """Stage and commit in the repository holding `root` (default ROOT_REPO, or any visible address).
-        `add` (paths) stages the files' current content; `commit` (message, root) commits the index. Both
+        """Stage and commit in the repository holding `path` (default ROOT_REPO, or any visible address).
+        `add` (paths) stages the files' current content; `commit` (message, path) commits the index. Both
         are governed writes: every file they touch needs a contract that permits WRITE on its root; links,
         special and hard-linked files are refused as ck3_file refuses them."""
-        args = {"root": root, "paths": paths, "message": message}
+        args = {"path": path, "paths": paths, "message": message}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_commit", command, args))
 
     @server.tool(output_schema=output_schema("ck3_contract"), annotations=MUTATES)
     async def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over", "revert"],
-        root_category: str | None = None,
-        intent: str | None = None,
-        operations: list[Literal["READ", "WRITE", "DELETE"]] | None = None,
-        targets: list[DeclaredTarget] | None = None,
-        work_declaration: str | None = None,
-        contract_id: str | None = None,
-        ttl_minutes: Annotated[int | None, Field(ge=1, le=480)] = None,
+        command: Annotated[
+            Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over", "revert"],
+            Field(description="what to do"),
+        ],
+        root_category: Annotated[
+            str | None, Field(description="open, stash_carry_over: the root the work is in")
+        ] = None,
+        intent: Annotated[str | None, Field(description="open: why the work is done")] = None,
+        operations: Annotated[
+            list[Literal["READ", "WRITE", "DELETE"]] | None, Field(description="open: what the work does")
+        ] = None,
+        targets: Annotated[
+            list[DeclaredTarget] | None, Field(description="open: each file the work changes")
+        ] = None,
+        work_declaration: Annotated[
+            str | None, Field(description="open: what the work is, in a sentence")
+        ] = None,
+        contract_id: ContractId = None,
+        ttl_minutes: Annotated[
+            int | None, Field(ge=1, le=480, description="open, renew: minutes it lasts (120)")
+        ] = None,
         dry_run: Annotated[bool | None, Field(description="revert: only show what it would do")] = None,
         cursor: Annotated[
             str | None, Field(description="close: the next_cursor of a refusal, for the rest of its list")
         ] = None,
     ) -> ReplyResult | InputRequiredResult:
         """Contracts of intended work. `open` declares root_category, intent, operations, targets
-        (address and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
+        (path and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
         then permitted on that root. `close` reconciles every change in the contract's scope since it
         opened with the targets (undeclared work is listed, a page at a time with next_cursor, and keeps
         it open). `cancel`, `renew` (a new contract
@@ -315,7 +348,7 @@ def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
     @server.tool(output_schema=output_schema("ck3_token"), annotations=ADDS)
     async def ck3_token(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Literal["nst", "lxe", "list"],
+        command: Annotated[Literal["nst", "lxe", "list"], Field(description="what to do")],
         symbols: Annotated[list[Symbol] | None, Field(description="nst: the symbols intended as new")] = None,
         reason: Annotated[str | None, Field(description="nst, lxe: why")] = None,
         rules: Annotated[list[str] | None, Field(description="lxe: rule codes, e.g. F401, CK3-BOM")] = None,
@@ -323,10 +356,10 @@ def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
         max_violations: Annotated[
             int | None, Field(ge=1, le=10_000, description="lxe: at most this many")
         ] = None,
-        contract_id: str | None = None,
+        contract_id: ContractId = None,
     ) -> ReplyResult | InputRequiredResult:
         """Compliance tokens for the open contract, checked at close. `nst`: declare `symbols` (name, and
-        the file's address) that the work adds on purpose, with a `reason`: close refuses new symbols
+        the file's path) that the work adds on purpose, with a `reason`: close refuses new symbols
         without one and says which (its reply holds the ready ck3_token call). `lxe`: ask for an
         exception from lint `rules` in `paths`, up to `max_violations`, with a `reason`; a human approves
         it (your client may ask its user; otherwise the reply names an approval id); it is then written

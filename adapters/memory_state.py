@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from attrs import evolve
 from cattrs import Converter
 
-from adapters.sqlite_audit import GENESIS, chain
+from adapters.audit_chain import GENESIS, chain
 from ports.approvals import ApprovalRecord
 from ports.audit import AuditEntry, AuditRow
 from ports.contracts import ContractRecord

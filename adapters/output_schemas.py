@@ -30,7 +30,7 @@ ANY_CALL: Final = (
 )
 """Code families every tool may answer with: the call itself failing, or what it touches."""
 
-_MUTATION: Final = ("EN-WRITE-", "WA-WRITE-")
+_MUTATION: Final = ("EN-WRITE-D-", "WA-WRITE-")
 
 TOOL_CODES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {
@@ -55,8 +55,13 @@ TOOL_CODES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
 )
 """Each tool's own code families, beyond ANY_CALL (a family is a code or the start of codes)."""
 
-NEVER_SENT: Final = frozenset({"WA-RES-S-001"})
-"""Codes no tool answers with: a resolution that succeeds hands its caller a reference, not a reply."""
+NEVER_SENT: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "WA-RES-S-001": "a resolution that succeeds hands its caller a reference, not a reply",
+        "EN-WRITE-S-001": "enforcement's permit: the handler carries out the change and replies with that",
+    }
+)
+"""Codes no tool answers with (the core's own decisions, acted on before a reply), and why."""
 
 
 def codes_of(tool: str) -> tuple[str, ...]:

@@ -8,16 +8,15 @@ calls that left no row; `against` compares the database with the anchors the ser
 a database deleted, replaced, rolled back or rewritten and re-hashed whole is reported too.
 """
 
-import hashlib
 import json
 import re
 from contextlib import AbstractContextManager
 from typing import Any, Final, Protocol
 
+from adapters.audit_chain import GENESIS, chain
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.audit import AuditEntry, AuditRow
 
-GENESIS: Final = "0" * 64
 SHOWN: Final = 10
 """Missing call numbers named in one problem line at most."""
 
@@ -206,8 +205,3 @@ def _gaps(calls: dict[str, set[int]], *, from_first: bool) -> list[str]:
             )
             problems.append(f"server {server}: call {shown} left no audit row")
     return problems
-
-
-def chain(prev: str, text: str) -> str:
-    """A row's digest: SHA-256 over the previous digest and the row's canonical entry."""
-    return hashlib.sha256(f"{prev}\n{text}".encode()).hexdigest()

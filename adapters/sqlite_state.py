@@ -20,7 +20,9 @@ from typing import Any, Final, Generic, TypeVar
 import structlog
 
 from adapters.sqlite_audit import SqliteAudit
+from adapters.sqlite_evidence import SqliteEvidence
 from adapters.sqlite_journal import SqliteJournal
+from adapters.sqlite_ledger import SqliteLedger
 from adapters.sqlite_schema import MIGRATIONS
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
@@ -297,67 +299,3 @@ class SqliteContracts(_Records[ContractRecord]):
 
     def _columns(self, record: ContractRecord) -> tuple[Any, ...]:
         return (record.contract_id, record.session_id, record.status, record.created_at)
-
-
-class SqliteLedger:
-    """Carry-over counters per (root, canonical address)."""
-
-    def __init__(self, state: SqliteState) -> None:
-        self._state = state
-
-    def load(self, root: str) -> dict[str, int]:
-        rows = self._state.execute("SELECT address, opens FROM carry_over WHERE root = ?", (root,))
-        return {str(address): int(opens) for address, opens in rows}
-
-    def save(self, root: str, counts: dict[str, int]) -> None:
-        with self._state.atomic():
-            self._state.execute("DELETE FROM carry_over WHERE root = ?", (root,))
-            for address, opens in sorted(counts.items()):
-                self._state.execute("INSERT INTO carry_over VALUES (?, ?, ?)", (root, address, opens))
-
-
-class SqliteEvidence:
-    """Evidence documents by kind and name; references read `evidence:<kind>/<name>`."""
-
-    def __init__(self, state: SqliteState) -> None:
-        self._state = state
-
-    def put(self, kind: str, name: str, document: str) -> str:
-        self._state.execute(
-            "INSERT OR REPLACE INTO evidence (kind, name, document, at) "
-            "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'))",
-            (kind, name, document),
-        )
-        return _reference(kind, name)
-
-    def prune(self, before: str) -> int:
-        """Remove evidence stored before `before` (ISO 8601), but never an open contract's (its baseline,
-        its ruleset); how many documents went."""
-        with self._state.atomic():
-            kept = self._state.execute(
-                "SELECT contract_id, json_extract(record, '$.baseline_sha') FROM contracts "
-                "WHERE status = 'open' AND json_valid(record)"
-            )
-            names = sorted({str(value) for row in kept for value in row if value is not None})
-            marks = ", ".join("?" * len(names)) or "''"
-            old = self._state.execute(
-                f"SELECT COUNT(*) FROM evidence WHERE at < ? AND name NOT IN ({marks})",  # noqa: S608 - placeholders
-                (before, *names),
-            )
-            self._state.execute(
-                f"DELETE FROM evidence WHERE at < ? AND name NOT IN ({marks})",  # noqa: S608 - placeholders
-                (before, *names),
-            )
-            return int(old[0][0])
-
-    def find(self, kind: str, name: str) -> str | None:
-        rows = self._state.execute("SELECT 1 FROM evidence WHERE kind = ? AND name = ?", (kind, name))
-        return _reference(kind, name) if rows else None
-
-    def document(self, kind: str, name: str) -> str | None:
-        rows = self._state.execute("SELECT document FROM evidence WHERE kind = ? AND name = ?", (kind, name))
-        return str(rows[0][0]) if rows else None
-
-
-def _reference(kind: str, name: str) -> str:
-    return f"evidence:{kind}/{name}"

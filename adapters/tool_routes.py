@@ -12,6 +12,7 @@ from attrs import frozen
 
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
+from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.edits import Replacement
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases import (
@@ -24,7 +25,7 @@ from domain.use_cases import (
     search,
     token_work,
 )
-from domain.use_cases.request import Handler, Request
+from domain.use_cases.request import Request
 from domain.vocabulary import Mode
 from ports.contracts import TargetRecord
 
@@ -34,12 +35,14 @@ Args = Mapping[str, Any]
 
 @frozen
 class Route:
-    """One command: the arguments it takes, those it requires, how to build its request, its handler."""
+    """One command: the arguments it takes, those it requires, and how to build its request (the core
+    finds the request's handler by its type: domain.use_cases.handlers)."""
 
-    handler: Handler[Any]
     build: Callable[[Args], Request | Reply]
     takes: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
+    relative: frozenset[str] = frozenset()
+    """Arguments that are never absolute (a game-relative path): one starting like a host path is Invalid."""
 
     def request(self, command: str, args: Args) -> Request | Reply:
         """The typed request for `args`, or an Invalid reply naming every argument out of place."""
@@ -56,16 +59,17 @@ class Route:
 
 
 def _route(
-    handler: Handler[Any],
     build: Callable[[Args], Request | Reply],
     *takes: str,
     requires: tuple[str, ...] = (),
+    relative: tuple[str, ...] = (),
 ) -> Route:
-    return Route(handler, build, frozenset(takes) | frozenset(requires), frozenset(requires))
+    taken = frozenset(takes) | frozenset(requires)
+    return Route(build, taken, frozenset(requires), frozenset(relative))
 
 
 def _open(args: Args) -> Request:
-    targets = tuple(TargetRecord(t["address"], t["edit_kind"]) for t in args.get("targets", ()))
+    targets = tuple(TargetRecord(t["path"], t["edit_kind"]) for t in args.get("targets", ()))
     declared = OpenRequest(
         args.get("root_category", ""),
         args.get("intent", ""),
@@ -73,18 +77,22 @@ def _open(args: Args) -> Request:
         targets,
         args.get("work_declaration", ""),
         "agent",
-        args.get("ttl_minutes", 120),
+        args.get("ttl_minutes", DEFAULT_TTL_MINUTES),
     )
     return contract_work.Open(declared)
 
 
 def _edit(args: Args) -> Request | Reply:
-    """One replacement (`old`, `new`) or several (`edits`), never both."""
-    single = "old" in args or "new" in args
-    if single == ("edits" in args) or (single and not {"old", "new"} <= args.keys()):
-        problem = "give old and new, or edits, not both"
+    """One replacement (`old_string`, `new_string`) or several (`edits`), never both."""
+    single = "old_string" in args or "new_string" in args
+    if single == ("edits" in args) or (single and not {"old_string", "new_string"} <= args.keys()):
+        problem = "give old_string and new_string, or edits, not both"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
-    pairs = [(args["old"], args["new"])] if single else [(e["old"], e["new"]) for e in args["edits"]]
+    pairs = (
+        [(args["old_string"], args["new_string"])]
+        if single
+        else [(e["old_string"], e["new_string"]) for e in args["edits"]]
+    )
     return file_access.Edit(
         args.get("path"),
         tuple(Replacement(old, new) for old, new in pairs),
@@ -94,9 +102,8 @@ def _edit(args: Args) -> Request | Reply:
 
 
 DIR: Final = {
-    "pwd": _route(navigation.pwd, lambda _: navigation.Pwd()),
+    "pwd": _route(lambda _: navigation.Pwd()),
     "list": _route(
-        navigation.list_folder,
         lambda a: navigation.ListFolder(
             a.get("path"),
             a.get("glob"),
@@ -111,7 +118,6 @@ DIR: Final = {
         "include_ignored",
     ),
     "tree": _route(
-        navigation.tree,
         lambda a: navigation.Tree(
             a.get("path"), a.get("depth", 3), a.get("progress"), a.get("include_ignored", False)
         ),
@@ -123,7 +129,6 @@ DIR: Final = {
 }
 READ: Final = {
     "read": _route(
-        file_access.read,
         lambda a: file_access.Read(
             a.get("path"), a.get("offset"), a.get("limit"), a.get("head"), a.get("tail")
         ),
@@ -136,7 +141,6 @@ READ: Final = {
 }
 FILE: Final = {
     "write": _route(
-        file_access.write,
         lambda a: file_access.Write(
             a.get("path"),
             a["content"],
@@ -151,48 +155,43 @@ FILE: Final = {
         requires=("content",),
     ),
     "edit": _route(
-        file_access.edit,
         _edit,
         "path",
-        "old",
-        "new",
+        "old_string",
+        "new_string",
         "edits",
         "expected_sha256",
         "dry_run",
     ),
     "delete": _route(
-        file_access.delete,
         lambda a: file_access.Delete(a.get("path"), a.get("expected_sha256")),
         "path",
         "expected_sha256",
     ),
 }
-_SCOPE = ("under", "include_ignored", "ignore_case")
+_SCOPE = ("path", "include_ignored", "ignore_case", "limit")
 SEARCH: Final = {
     "names": _route(
-        search.names,
         lambda a: search.SearchNames(
             a["glob"],
-            a.get("under"),
+            a.get("path"),
             a.get("include_ignored", False),
             a.get("ignore_case", False),
-            a.get("max_results", 500),
+            a.get("limit", search.NAMES_LIMIT),
         ),
         *_SCOPE,
-        "max_results",
         requires=("glob",),
     ),
     "contents": _route(
-        search.contents,
         lambda a: search.SearchContents(
             a["pattern"],
             a.get("regex", False),
             a.get("ignore_case", False),
             a.get("glob"),
-            a.get("under"),
+            a.get("path"),
             a.get("include_ignored", False),
             a.get("max_files", 20_000),
-            a.get("max_hits", 200),
+            a.get("limit", search.HITS_LIMIT),
             a.get("max_bytes", 256 * 1024 * 1024),
             a.get("max_seconds", search.SECONDS),
         ),
@@ -200,26 +199,26 @@ SEARCH: Final = {
         "regex",
         "glob",
         "max_files",
-        "max_hits",
         "max_bytes",
         "max_seconds",
         requires=("pattern",),
     ),
 }
 MODE: Final = {
-    "status": _route(mode_switch.status, lambda _: mode_switch.ModeStatus()),
-    "init": _route(mode_switch.init, lambda a: mode_switch.ModeInit(Mode(a["mode"])), requires=("mode",)),
-    "cd": _route(navigation.cd, lambda a: navigation.Cd(a.get("path")), "path"),
+    "status": _route(lambda _: mode_switch.ModeStatus()),
+    "init": _route(lambda a: mode_switch.ModeInit(Mode(a["mode"])), requires=("mode",)),
+    "cd": _route(lambda a: navigation.Cd(a.get("root_category")), "root_category"),
 }
 PLAYSET: Final = {
-    "list": _route(playset_choice.list_playsets, lambda _: playset_choice.ListPlaysets()),
-    "show": _route(playset_choice.show, lambda a: playset_choice.ShowPlayset(a.get("name")), "name"),
-    "switch": _route(
-        playset_choice.switch, lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)
+    "list": _route(lambda _: playset_choice.ListPlaysets()),
+    "show": _route(lambda a: playset_choice.ShowPlayset(a.get("name")), "name"),
+    "switch": _route(lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)),
+    "which": _route(
+        lambda a: playset_choice.Which(a["path"]),
+        requires=("path",),
+        relative=("path",),
     ),
-    "which": _route(playset_choice.which, lambda a: playset_choice.Which(a["path"]), requires=("path",)),
     "overrides": _route(
-        playset_choice.overrides,
         lambda a: playset_choice.Overrides(
             a.get("name"), a.get("path"), a.get("cursor"), a.get("limit", overrides_view.PAGE)
         ),
@@ -227,11 +226,11 @@ PLAYSET: Final = {
         "path",
         "cursor",
         "limit",
+        relative=("path",),
     ),
 }
 CONTRACT: Final = {
     "open": _route(
-        contract_work.open_contract,
         _open,
         "root_category",
         "intent",
@@ -241,73 +240,61 @@ CONTRACT: Final = {
         "ttl_minutes",
     ),
     "close": _route(
-        contract_work.close,
         lambda a: contract_work.Close(a.get("contract_id"), a.get("cursor")),
         "contract_id",
         "cursor",
     ),
-    "cancel": _route(
-        contract_work.cancel, lambda a: contract_work.Cancel(a.get("contract_id")), "contract_id"
-    ),
+    "cancel": _route(lambda a: contract_work.Cancel(a.get("contract_id")), "contract_id"),
     "renew": _route(
-        contract_work.renew,
-        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", 120)),
+        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", DEFAULT_TTL_MINUTES)),
         "contract_id",
         "ttl_minutes",
     ),
-    "status": _route(contract_work.status, lambda _: contract_work.Status()),
-    "list": _route(contract_work.list_contracts, lambda _: contract_work.ListContracts()),
+    "status": _route(lambda _: contract_work.Status()),
+    "list": _route(lambda _: contract_work.ListContracts()),
     "revert": _route(
-        contract_work.revert,
         lambda a: contract_work.Revert(a.get("contract_id"), a.get("dry_run", False)),
         "contract_id",
         "dry_run",
     ),
     "stash_carry_over": _route(
-        contract_work.stash_carry_over,
         lambda a: contract_work.StashCarryOver(a.get("root_category", "ROOT_REPO"), a.get("contract_id")),
         "root_category",
         "contract_id",
     ),
 }
 GIT: Final = {
-    "status": _route(repository.status, lambda a: repository.GitStatus(a.get("root", "ROOT_REPO")), "root"),
-    "diff": _route(repository.diff, lambda a: repository.GitDiff(a.get("path")), "path"),
+    "status": _route(lambda a: repository.GitStatus(a.get("path", "ROOT_REPO")), "path"),
+    "diff": _route(lambda a: repository.GitDiff(a.get("path")), "path"),
     "log": _route(
-        repository.log,
-        lambda a: repository.GitLog(a.get("root", "ROOT_REPO"), a.get("limit", 20)),
-        "root",
+        lambda a: repository.GitLog(a.get("path", "ROOT_REPO"), a.get("limit", 20)),
+        "path",
         "limit",
     ),
 }
 TOKEN: Final = {
     "nst": _route(
-        token_work.declare_nst,
         lambda a: token_work.DeclareNst(
-            tuple((s["name"], s.get("address")) for s in a["symbols"]), a["reason"], a.get("contract_id")
+            tuple((s["name"], s.get("path")) for s in a["symbols"]), a["reason"], a.get("contract_id")
         ),
         "contract_id",
         requires=("symbols", "reason"),
     ),
     "lxe": _route(
-        token_work.propose_lxe,
         lambda a: token_work.ProposeLxe(
             tuple(a["rules"]), tuple(a["paths"]), a["max_violations"], a["reason"], a.get("contract_id")
         ),
         "contract_id",
         requires=("rules", "paths", "max_violations", "reason"),
     ),
-    "list": _route(
-        token_work.list_tokens, lambda a: token_work.ListTokens(a.get("contract_id")), "contract_id"
-    ),
+    "list": _route(lambda a: token_work.ListTokens(a.get("contract_id")), "contract_id"),
 }
 COMMIT: Final = {
-    "add": _route(repository.add, lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
+    "add": _route(lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
     "commit": _route(
-        repository.commit,
-        lambda a: repository.GitCommit(a.get("message", ""), a.get("root", "ROOT_REPO")),
+        lambda a: repository.GitCommit(a.get("message", ""), a.get("path", "ROOT_REPO")),
         "message",
-        "root",
+        "path",
     ),
 }
 ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {

@@ -35,9 +35,9 @@ from domain.policy.approvals import Authority
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.use_cases.core import Core, Defaults
-from domain.world.adapter import HIDDEN, WorldView
 from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
+from domain.world.view import HIDDEN, WorldView
 from ports.approvals import ApprovalStore
 from ports.audit import AuditLog
 from ports.clock import Clock
@@ -79,12 +79,6 @@ def leak_gate(settings: Settings, approve_command: str = DEFAULT_APPROVE) -> Lea
     return LeakGate(_own_places(settings), tuple(common), (approve_command,))
 
 
-def approve_command(settings: Settings, wanted: str) -> str:
-    """`wanted` (the executable's full path and the config file), unless it names a root or the state
-    directory: those paths are never shown, and the short form is given instead."""
-    return DEFAULT_APPROVE if any(path in wanted for path in _own_places(settings)) else wanted
-
-
 def _own_places(settings: Settings) -> tuple[str, ...]:
     """The server's own host places: every root's real path and the state directory."""
     return (*(str(path) for path in settings.roots.values()), str(state_folder(settings)))
@@ -103,10 +97,12 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     approve_command: str = DEFAULT_APPROVE,
     stored: "StateStores | None" = None,
     clock: Clock | None = None,
+    same_config: bool = False,
 ) -> Core:
     """The core for `settings`: real local files, stores in the state directory and a fresh Sigil unless
     given. Sessions start at the operator's home, mode and playset. Approval hints name `approve_command`
-    (`{id}` stands for the approval id); `clock` stands in for the system clock (tests)."""
+    (`{id}` stands for the approval id), and ask for the server's own `--config` when `same_config` (it is
+    not the default one); `clock` stands in for the system clock (tests)."""
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
@@ -120,6 +116,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         RandomIds(),
         signer or HmacSigner(),
         approve_command,
+        same_config=same_config,
     )
     services = Services(
         files=files,

@@ -5,26 +5,15 @@ reaches its first answer quickly.
 """
 
 import argparse
-import contextlib
-import errno
-import json
-import logging
 import os
-import signal
-import socket
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, Protocol
+from typing import Any
 
-from app.config import MAX_PORT, ConfigError, Settings, config_path, load
-from domain.replies.registry import REGISTRY
+from app.config import ConfigError, Settings, config_path, load
 from domain.vocabulary import Mode, RootCategory
 from ports.errors import PortError
-
-EXIT_GRACE = 2.0
-"""Seconds a stdio server's exit may take to flush its streams before it ends regardless."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -124,12 +113,6 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return settings
 
 
-class _Closes(Protocol):
-    """What the server keeps to close before it exits (the log sink: its queue is drained on close)."""
-
-    def close(self) -> None: ...
-
-
 def _serve(args: argparse.Namespace) -> int:
     try:
         settings = settings_from(args)
@@ -142,231 +125,17 @@ def _serve(args: argparse.Namespace) -> int:
             "ck3raven: HOME is not set: set it, or give --config and state_dir as full paths", file=sys.stderr
         )
         return 2
-    # FastMCP reads these at import: no banner, no network update check, plain stderr records.
-    os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
-    os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
-    os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
-    from adapters.server_lock import ServerLock
-    from app.bootstrap import state_folder
+    from app.serving import serve
 
-    state = state_folder(settings)
-    lock = ServerLock(state)
-    port = args.port or settings.http.port
-    listener = _listener(settings.http.host, port) if args.transport == "http" else None
-    if args.transport == "http" and listener is None:
-        return 2
-    try:
-        lock.acquire(f"http {settings.http.host}:{port}" if args.transport == "http" else "stdio")
-    except OSError as exc:
-        print(f"ck3raven: the state directory {state} cannot be used ({exc.strerror})", file=sys.stderr)
-        return 2
-    # SIGTERM ends the server as Ctrl-C does: through the finally blocks (socket, token, lock cleaned up)
-    signal.signal(signal.SIGTERM, _terminate)
-    sinks: list[_Closes] = []
-    try:
-        status = _serve_locked(args, settings, (state, lock.socket, listener), sinks)
-    finally:
-        lock.release()
-    if sinks:  # logging was set up: the log says how the server ended
-        import structlog
-
-        structlog.get_logger().info("server.stopped", status=status)
-    if args.transport == "stdio":
-        _exit_at_once(status, sinks)
-    return status
+    return serve(args, settings, same_config=_own_config(args))
 
 
-def _listener(host: str, port: int) -> socket.socket | None:
-    """The HTTP port, bound before anything is printed (None, said in one line, when it cannot be)."""
-    if not 1 <= port <= MAX_PORT:
-        print(f"ck3raven: port {port} is not a port (1 to {MAX_PORT})", file=sys.stderr)
-        return None
-    bound = socket.socket(_family(host), socket.SOCK_STREAM)
-    try:
-        bound.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        bound.bind((host, port))  # listened on once the server is ready: no connection before then
-    except OSError as exc:
-        bound.close()
-        reason = "in use" if exc.errno == errno.EADDRINUSE else exc.strerror
-        print(f"ck3raven: cannot listen on {host}:{port} ({reason})", file=sys.stderr)
-        return None
-    return bound
-
-
-def _family(host: str) -> socket.AddressFamily:
-    return socket.AF_INET6 if ":" in host else socket.AF_INET
-
-
-def _exit_at_once(status: int, sinks: list[_Closes]) -> NoReturn:
-    """End a stdio server as soon as its own cleanup is done: the interpreter's teardown of a few thousand
-    modules takes seconds on a busy machine, and stdio clients kill a server that has not exited two
-    seconds after they closed its input. Every write is already durable; the log's queue is drained and
-    its file closed, and the streams are flushed."""
-    watchdog = threading.Timer(EXIT_GRACE, os._exit, (status,))  # a blocked stderr never holds the exit
-    watchdog.daemon = True
-    watchdog.start()
-    logging.shutdown()
-    for sink in sinks:
-        sink.close()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    os._exit(status)
-
-
-def _terminate(_signum: int, _frame: object) -> None:
-    raise SystemExit(0)
-
-
-def _serve_locked(
-    args: argparse.Namespace,
-    settings: Settings,
-    places: tuple[Path, Path, socket.socket | None],
-    sinks: list[_Closes],
-) -> int:
-    """Serve, once registered: `places` are the state directory, this server's approval socket and, over
-    HTTP, its bound port."""
-    import structlog
-
-    from adapters.call_facts import ServerCalls
-    from adapters.log_setup import configure_logging, report_crashes
-    from app.bootstrap import (
-        approval_channel,
-        approve_command,
-        build,
-        build_core,
-        client_tokens,
-        http_app,
-        http_token,
-        sweep_in_background,
-    )
-
-    state, approvals, listener = places
-    log_file = state / "logs" / "ck3raven.log"
-    try:
-        _rotate(log_file, settings)
-        sinks.append(configure_logging(log_file))
-        report_crashes(log_file)
-    except OSError as exc:
-        print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
-        return 2
-    lost = _lost_database(state)
-    try:
-        core = build_core(settings, approve_command=approve_command(settings, _approve_command(args)))
-        token, made_token = http_token(settings) if args.transport == "http" else (None, False)
-    except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
-        print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
-        return 2
-    _after_start(settings, core, lost)
-    if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
-        sweep_in_background(core)
-    calls = ServerCalls()
-    server = build(settings, core=core, token=token, calls=calls, clients=client_tokens(core))
-    anchors = _anchors(core.services.audit, calls.server_id)
-    channel = approval_channel(approvals, core)
-    try:
-        channel.start()
-        started = True
-    except OSError:
-        # No channel, no approvals: requests that need a human stay refused (fail closed).
-        structlog.get_logger().exception("approvals.channel_unavailable")
-        started = False
-    try:
-        if args.transport == "http":
-            import uvicorn
-
-            host, port = settings.http.host, args.port or settings.http.port
-            print(
-                f"ck3raven: MCP over HTTP at http://{host}:{port}/mcp; clients send the header "
-                f"`Authorization: Bearer {token}` (kept in {state / 'http_token'})",
-                file=sys.stderr,
-            )
-            config = uvicorn.Config(http_app(settings, server), log_level="warning", log_config=None)
-            uvicorn.Server(config).run(sockets=[listener] if listener is not None else None)
-        else:
-            import anyio
-
-            from adapters.stdio_drain import serve_stdio
-
-            anyio.run(serve_stdio, server)
-    finally:
-        anchors.stop()
-        if started:
-            channel.close()
-        if made_token:  # a token made for this run ends with it
-            (state / "http_token").unlink(missing_ok=True)
-    return 0
-
-
-def _after_start(settings: Settings, core: object, lost: int | None) -> None:
-    """Say that the state database was found missing, and prune what retention lets go."""
-    _report_lost(lost)
-    _prune_in_background(settings, core)
-
-
-def _rotate(log_file: Path, settings: Settings) -> None:
-    from app.retention import rotate
-
-    rotate(log_file, settings.retention)
-
-
-def _prune_in_background(settings: Settings, core: object) -> None:
-    """Prune audit rows and evidence past their days, off the request path (SQLite state only)."""
-    from adapters.sqlite_state import SqliteState
-    from app.retention import prune
-
-    stores = getattr(getattr(core, "services", None), "transactions", None)
-    if isinstance(stores, SqliteState) and not settings.read_only:
-        threading.Thread(
-            target=prune, args=(settings.retention, stores), name="ck3raven-retention", daemon=True
-        ).start()
-
-
-def _report_lost(lost: int | None) -> None:
-    """Say that the state database was found missing (never a silent fresh start)."""
-    if lost is None:
-        return
-    import structlog
-
-    structlog.get_logger().error("state.database_missing", last_anchored_row=lost)
-    print(
-        f"ck3raven: the state database was missing: its audit log (row {lost} anchored in the log) and "
-        "its records are lost; a new one was started (`ck3raven audit --verify` reports it)",
-        file=sys.stderr,
-    )
-
-
-class _Stops(Protocol):
-    def stop(self) -> None: ...
-
-
-def _anchors(audit: object, server_id: str) -> _Stops:
-    """The audit head's anchors in the log for this server, started (none for a store without a head)."""
-    from adapters.audit_anchors import Anchors
-    from adapters.sqlite_audit import SqliteAudit
-
-    anchors = Anchors(audit if isinstance(audit, SqliteAudit) else None, server_id)
-    anchors.start()
-    return anchors
-
-
-def _lost_database(state: Path) -> int | None:
-    """The last row the log anchored, when the state database is gone though servers wrote rows to it."""
-    from adapters.audit_anchors import read_anchors
-
-    if (state / "ck3raven.db").exists():
-        return None
-    rows = [seq for seq, _, _ in read_anchors(state / "logs")]
-    return max(rows) if rows and max(rows) > 0 else None
-
-
-def _approve_command(args: argparse.Namespace) -> str:
-    """The exact command a person runs to approve, as this server was started: the executable's full path
-    and the config file it read."""
-    executable = _executable()
+def _own_config(args: argparse.Namespace) -> bool:
+    """Whether this server reads a config file other than the default one (`ck3raven approve` run bare
+    would then read another): the approval hint then says to give the same `--config`, naming no path."""
     found = config_path(args.config, os.environ)
-    config = f" --config {found.resolve()}" if found is not None else ""
-    return f"{executable} approve {{id}}{config}"
+    default = config_path(None, {})
+    return found is not None and (default is None or found.resolve() != default.resolve())
 
 
 def _sockets(args: argparse.Namespace) -> list[Path] | None:
@@ -513,88 +282,17 @@ def _executable() -> Path:
 
 
 def _codes(args: argparse.Namespace) -> int:
+    from app.law_tables import render_codes
+
     print(render_codes(args.format))
     return 0
 
 
-_TAILS = {"exact": "", "playset-local-mod": "/<local mod of the playset>/...", "below": "/..."}
-
-
 def _policy(_: argparse.Namespace) -> int:
+    from app.law_tables import render_policy
+
     print(render_policy())
     return 0
-
-
-def render_policy() -> str:
-    """The capability matrix as a table; anything not listed may not be mutated."""
-    from domain.policy.capabilities import MATRIX
-
-    header = f"{'mode':<13} {'target':<52} {'WRITE':<24} {'DELETE':<9} rule"
-    lines = [header, "-" * len(header)]
-    for row in MATRIX:
-        tail = _TAILS[row.scope.value] if row.prefix else _TAILS[row.scope.value].lstrip("/")
-        target = f"{row.root.value}:/{'/'.join(row.prefix)}{tail}"
-        write = row.write.value if row.write else "-"
-        delete = row.delete.value if row.delete else "-"
-        lines.append(f"{row.mode.value:<13} {target:<52} {write:<24} {delete:<9} {row.rule}")
-    lines.append(
-        "Not listed (ROOT_GAME, ROOT_STEAM, state/, roots themselves, ...): never. Reads follow visibility."
-    )
-    return "\n".join(lines)
-
-
-def render_codes(fmt: str) -> str:
-    """The registry as a table, JSON list or Markdown document."""
-    rows = [
-        {
-            "code": s.code,
-            "layer": s.layer.value,
-            "area": s.area.value,
-            "type": s.reply_type.value,
-            "template": s.template,
-            "data": s.data_schema(),
-        }
-        for s in sorted(REGISTRY.values(), key=lambda spec: spec.code)
-    ]
-    if fmt == "json":
-        return json.dumps(rows, indent=2)
-    if fmt == "markdown":
-        lines = [
-            "# Reply codes",
-            "",
-            "Generated from the registry by `ck3raven codes --format markdown`; do not edit by hand.",
-            "Agents branch on `reply_type` and `code`; the message is a convenience.",
-            "",
-            "`data` names each field and what it holds; `?` marks a field a reply may leave out.",
-            "Every reply's data is held to this when it is built; a tool's output schema names its codes.",
-            "",
-            "| code | layer | area | type | message template | data |",
-            "|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| `{r['code']}` | {r['layer']} | {r['area']} | {r['type']} | {r['template']} | "
-            f"{_data_brief(REGISTRY[str(r['code'])].data_schema())} |"
-            for r in rows
-        ]
-        return "\n".join(lines)
-    return "\n".join(f"{r['code']:<16} {r['template']}" for r in rows)
-
-
-def _data_brief(schema: dict[str, Any]) -> str:
-    """A data schema in a few words: `address: string, index?: integer`."""
-    required = set(schema["required"])
-    return ", ".join(
-        f"{name}{'' if name in required else '?'}: {_kind(shape)}"
-        for name, shape in schema["properties"].items()
-    )
-
-
-def _kind(shape: dict[str, Any]) -> str:
-    if "anyOf" in shape:
-        return " or ".join(_kind(option) for option in shape["anyOf"])
-    if shape.get("type") == "array":
-        return f"list of {_kind(shape['items'])}"
-    return str(shape["type"])
 
 
 def _doctor(args: argparse.Namespace) -> int:

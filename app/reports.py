@@ -148,14 +148,6 @@ def _close_evidence(state: SqliteState, contract: str) -> dict[str, dict[str, An
     return found
 
 
-def readable_since(text: str) -> bool:
-    try:
-        _since(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _since(text: str) -> datetime:
     """An ISO 8601 time, or a span back from now: 30m, 12h, 7d."""
     span = re.fullmatch(r"(\d+)([mhd])", text)

@@ -14,8 +14,10 @@ from pathlib import Path, PurePath
 from app import mounts
 from app.config import ConfigError, load
 
-# An installed wheel carries the sample world inside the `app` package (see setup.py: no top-level name of
-# its own in site-packages); a checkout, editable installs included, has it in examples/world.
+# An installed wheel carries the sample world inside this package, `ck3raven.app` there (see setup.py: no
+# top-level name of its own in site-packages); a checkout, editable installs included, has it in
+# examples/world.
+_PACKAGE = __name__.rpartition(".")[0]
 _BUNDLED = "sample_world"
 _CHECKOUT = Path(__file__).resolve().parent.parent / "examples" / "world"
 # What a server run on the world directly leaves in it (git ignores these): never part of a scratch copy.
@@ -129,7 +131,7 @@ def write_checked(config: Path, text: str) -> None:
 
 def sample_world() -> Traversable:
     """The sample world this ck3raven carries: in the installed package, else in the checkout it runs from."""
-    bundled = resources.files("app") / _BUNDLED
+    bundled = resources.files(_PACKAGE) / _BUNDLED
     if bundled.is_dir():
         return bundled
     if _CHECKOUT.is_dir():

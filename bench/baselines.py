@@ -34,7 +34,6 @@ prepare_checkout_imports()
 from attrs import evolve  # noqa: E402 - the checkout is put on the path first
 
 from adapters.sqlite_state import SqliteState  # noqa: E402
-from adapters.tool_routes import ROUTES  # noqa: E402
 from app.bootstrap import build_core  # noqa: E402
 from app.config import Settings  # noqa: E402
 from domain.contracts import baseline, reconciliation  # noqa: E402
@@ -42,6 +41,7 @@ from domain.contracts.lifecycle import OpenRequest  # noqa: E402
 from domain.policy.pacing import Rates  # noqa: E402
 from domain.use_cases.contract_work import Open  # noqa: E402
 from domain.use_cases.file_access import Write  # noqa: E402
+from domain.use_cases.handlers import HANDLERS  # noqa: E402
 from domain.vocabulary import Mode, RootCategory  # noqa: E402
 from ports.contracts import TargetRecord  # noqa: E402
 from ports.journal import JournalEntry  # noqa: E402
@@ -114,7 +114,7 @@ class Governed:
         self.session = self.core.start_session("bench")
         target = (TargetRecord(f"ROOT_REPO:/{TARGET}", "modify"),)
         declared = OpenRequest("ROOT_REPO", "bench", ("WRITE",), target, "edit", "bench", 60)
-        opened = self.core.answer(self.session, ROUTES["ck3_contract"]["open"].handler, Open(declared))
+        opened = self.core.answer(self.session, Open(declared))
         assert opened.code == "CT-GATE-S-001", (opened.code, dict(opened.data))
         self.record = self.core.services.contracts.get(str(self.session.contract_id))
 
@@ -130,7 +130,7 @@ class Governed:
     def write(self, *, journal: bool) -> None:
         services = self.core.services if journal else evolve(self.core.services, journal=_Unrecorded())
         request = Write(f"ROOT_REPO:/{TARGET}", CONTENT)
-        reply = ROUTES["ck3_file"]["write"].handler(self.session, services, request)
+        reply = HANDLERS[Write](self.session, services, request)
         assert reply.code == "WA-WRITE-S-001", reply.code
 
 

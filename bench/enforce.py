@@ -29,7 +29,6 @@ prepare_checkout_imports()
 from adapters.memory_files import MemoryFiles  # noqa: E402 - the checkout is put on the path first
 from adapters.memory_state import MemoryState  # noqa: E402
 from adapters.sqlite_state import SqliteState  # noqa: E402
-from adapters.tool_routes import ROUTES  # noqa: E402
 from app.bootstrap import build_core  # noqa: E402
 from app.config import Settings  # noqa: E402
 from domain.contracts.lifecycle import OpenRequest, active_contract  # noqa: E402
@@ -67,7 +66,7 @@ class Governed:
         declared = OpenRequest(
             "ROOT_REPO", "bench", ("WRITE",), (TargetRecord(ADDRESS, "modify"),), "edit a", "bench", 60
         )
-        opened = self.core.answer(self.session, ROUTES["ck3_contract"]["open"].handler, Open(declared))
+        opened = self.core.answer(self.session, Open(declared))
         assert opened.code == "CT-GATE-S-001", (opened.code, dict(opened.data))
 
     def decide(self) -> None:

@@ -1,8 +1,8 @@
 """In-process hooks built from the public composition (app.bootstrap), for the parts of a call that no
 server exposes on its own:
 
-- `Direct`: a tool command answered straight by the core (`Core.answer` with the route's handler and
-  typed request, as the MCP adapter routes it), no MCP, no middleware. The core is built from the bench's
+- `Direct`: a tool command answered straight by the core (`Core.answer` with the route's typed
+  request, as the MCP adapter routes it), no MCP, no middleware. The core is built from the bench's
   config with in-memory state, so it never shares a database with a running server.
 - `Middleware`: the reply middleware (`ReplyMiddleware`: trace id, envelope, leak gate, the tool result,
   log line, audit row) of a server composed as `ck3raven serve` composes it, run on a reply the core
@@ -56,7 +56,7 @@ class Direct:
         request = route.request(command, given)
         if isinstance(request, Reply):
             return request
-        return self.core.answer(self.session, route.handler, request)
+        return self.core.answer(self.session, request)
 
 
 class Middleware:

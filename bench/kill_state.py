@@ -38,7 +38,6 @@ settings = Settings("kill", {RootCategory.ROOT_REPO: base / "repo"}, RootCategor
                     Mode.CK3RAVEN_DEV, state_dir=base / "state", limits=Rates(0, 0))
 core = build_core(settings, stored=SqliteState(base / "state" / "ck3raven.db"))
 session = core.start_session("kill")
-open_, close = ROUTES["ck3_contract"]["open"].handler, ROUTES["ck3_contract"]["close"].handler
 target = (TargetRecord("ROOT_REPO:/a.txt", "add"),)
 request = OpenRequest("ROOT_REPO", "kill", ("WRITE",), target, "w", "k", 60)
 authority = core.services.authority
@@ -52,9 +51,9 @@ while True:
         approvals.human_decision(authority, asked.approval_id, approve=True)
         approvals.settle(authority, "mode", payload, "switch", session_id="kill")
     else:
-        core.answer(session, open_, Open(request))
+        core.answer(session, Open(request))
         if operation == "close":
-            core.answer(session, close, Close())
+            core.answer(session, Close())
         else:
             session.contract_id = None  # the next open is not refused as a second one
 """

@@ -55,7 +55,8 @@ def trial(path_kind: str, rng: random.Random) -> list[str]:
         sys.path.insert(0, str(CHECKOUT))
         from adapters.local_files import LocalFiles
         from domain.vocabulary import Mode, RootCategory
-        from domain.world.adapter import WorldAdapter, WorldView
+        from domain.world.adapter import WorldAdapter
+        from domain.world.view import WorldView
 
         world = WorldAdapter(
             LocalFiles({"ROOT_REPO": root}), WorldView(Mode.CK3RAVEN_DEV, frozenset({RootCategory.ROOT_REPO}))

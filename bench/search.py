@@ -3,10 +3,10 @@ against a floor measured in the same run, rounds interleaved (floor, ours, floor
 printed with their ratio and the target; nothing is asserted about time.
 
 Cases, all below ROOT_GAME:/ (the world's game folder):
-  names     `**/*_l_english.yml`, max_results 10,000 (898 matches among 40,000 entries). Floor: a sorted
+  names     `**/*_l_english.yml`, limit 10,000 (898 matches among 40,000 entries). Floor: a sorted
             os.scandir walk matching the same regex on each relative path, building the address strings.
   contents  the literal "tournament_wedding" in `*.txt` (537 lines in 25,000 files), max_files 200,000,
-            max_hits 10,000, max_bytes 2 GiB (the .txt files hold 268 MB, over the 256 MiB default),
+            limit 10,000, max_bytes 2 GiB (the .txt files hold 268 MB, over the 256 MiB default),
             max_seconds 120 (the whole search, past the 2 s default budget).
             Floor: the same walk, each .txt read once (open, read, decode, `in`, the hits' line numbers).
   list      `ck3_dir list` of the 2,000-entry colored_emblems folder, glob `ce_*_01??.dds` (100 kept).
@@ -46,7 +46,7 @@ UNDER = "ROOT_GAME:/"
 CASES: dict[str, tuple[str, dict[str, Any], float]] = {  # tool, arguments, target ratio
     "names": (
         "ck3_search",
-        {"command": "names", "glob": NAMES_GLOB, "under": UNDER, "max_results": 10_000},
+        {"command": "names", "glob": NAMES_GLOB, "path": UNDER, "limit": 10_000},
         1.5,
     ),
     "contents": (
@@ -55,9 +55,9 @@ CASES: dict[str, tuple[str, dict[str, Any], float]] = {  # tool, arguments, targ
             "command": "contents",
             "pattern": floors.LITERAL,
             "glob": "*.txt",
-            "under": UNDER,
+            "path": UNDER,
             "max_files": 200_000,
-            "max_hits": 10_000,
+            "limit": 10_000,
             "max_bytes": 2**31,
             "max_seconds": 120,
         },

@@ -11,7 +11,6 @@ import sys
 import tempfile
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report import Row, table
@@ -31,7 +30,6 @@ from domain.session import Session
 from domain.use_cases.contract_work import Open
 from domain.use_cases.core import Core
 from domain.use_cases.file_access import Write
-from domain.use_cases.request import Handler
 from domain.vocabulary import Mode, RootCategory
 from ports.contracts import TargetRecord
 from ports.files import Location
@@ -55,7 +53,7 @@ def world(base: Path, stored: int) -> tuple[Core, Session, LocalFiles]:
     request = OpenRequest(
         "ROOT_REPO", "bench", ("WRITE",), (TargetRecord("ROOT_REPO:/a.txt", "add"),), "write a", "bench", 60
     )
-    opened = core.answer(session, _handler("open"), Open(request))
+    opened = core.answer(session, Open(request))
     assert opened.code == "CT-GATE-S-001", opened.code
     record = state.contracts.get(str(session.contract_id))
     assert record is not None
@@ -67,18 +65,9 @@ def world(base: Path, stored: int) -> tuple[Core, Session, LocalFiles]:
     return core, session, LocalFiles({"ROOT_REPO": repo})
 
 
-def _handler(command: str) -> Handler[Any]:
-    from adapters.tool_routes import ROUTES
-
-    return ROUTES["ck3_contract"][command].handler
-
-
 def measure(rounds: int) -> list[Row]:
     """A governed write with 0, 1,000 and 10,000 stored contracts, and the Files adapter's write alone,
     taken in turn every round."""
-    from adapters.tool_routes import ROUTES
-
-    write = ROUTES["ck3_file"]["write"].handler
     body = Write("ROOT_REPO:/a.txt", "x" * 100)
     with tempfile.TemporaryDirectory() as folder:
         contenders: dict[str, Contender] = {}
@@ -86,7 +75,7 @@ def measure(rounds: int) -> list[Row]:
             base = Path(folder) / str(stored)
             base.mkdir()
             core, session, files = world(base, stored)
-            contenders[str(stored)] = clocked(partial(core.answer, session, write, body))
+            contenders[str(stored)] = clocked(partial(core.answer, session, body))
         floor = partial(files.write, Location("ROOT_REPO", ("a.txt",)), b"x" * 100)
         contenders["floor"] = clocked(floor)
         samples = interleave(contenders, rounds)

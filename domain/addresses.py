@@ -97,6 +97,11 @@ def _parse(text: str | None, home: str) -> Parsed | Reply:  # noqa: PLR0911 - on
     return _with_parts(home, None, text)
 
 
+def host_form(text: str) -> bool:
+    """Whether text starts the way a host path does (`/`, `\\`, `~`, a drive, `file:`, a variable)."""
+    return _HOST_FORMS.match(text) is not None
+
+
 def _whole_text(text: str) -> Reply | None:
     if len(text.encode("utf-8", "surrogatepass")) > MAX_ADDRESS_BYTES:
         return _invalid("WA-RES-I-008", "address-length", limit=MAX_ADDRESS_BYTES)

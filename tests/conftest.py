@@ -2,6 +2,7 @@
 
 import itertools
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,9 @@ os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
 os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("FASTMCP_MCP_CAMELCASE_COMPAT", "false")
+# Nothing a test runs may use the state directory of the user running the tests (the default one under
+# ~/.local/state): a fixture wider than one test runs before `state_home` below, so the run has its own.
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="ck3raven-tests-state-")
 
 settings.register_profile("dev", max_examples=60)
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None)

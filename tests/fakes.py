@@ -5,12 +5,13 @@ from attrs import define, field
 from domain.replies.builder import Reply, ReplyBuilder
 
 
-def pwd_answered_by(handler):
-    """The real routes, except that `ck3_dir pwd` is answered by `handler(session, services, request)`."""
-    from adapters.tool_routes import ROUTES, Route
+def pwd_answered_by(handler, core):
+    """`core`, except that `ck3_dir pwd` is answered by `handler(session, services, request)`."""
+    from domain.use_cases.core import Core
+    from domain.use_cases.handlers import HANDLERS
     from domain.use_cases.navigation import Pwd
 
-    return {**ROUTES, "ck3_dir": {**ROUTES["ck3_dir"], "pwd": Route(handler, lambda _: Pwd())}}
+    return Core(core.services, core.defaults, {**HANDLERS, Pwd: handler})
 
 
 def raising(session, services, request) -> Reply:
@@ -125,7 +126,8 @@ def memory_session(
     from adapters.memory_files import MemoryFiles
     from domain.session import Session
     from domain.vocabulary import RootCategory
-    from domain.world.adapter import WorldAdapter, WorldView
+    from domain.world.adapter import WorldAdapter
+    from domain.world.view import WorldView
 
     home = home or RootCategory.ROOT_REPO
     files = MemoryFiles({root: {} for root in roots})

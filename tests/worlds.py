@@ -6,8 +6,9 @@ from pathlib import Path
 from adapters.memory_files import SPECIAL, Link, MemoryFiles
 from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
 from domain.world.playsets import ModFolder
+from domain.world.view import WorldView
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "world"
 R = RootCategory

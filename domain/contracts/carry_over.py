@@ -59,7 +59,7 @@ def report(carried: list[CarriedFile], counts: dict[str, int]) -> dict[str, obje
     return {
         "severity": "required" if highest >= REQUIRED else SEVERITY.get(highest, "informational"),
         "clusters": clusters,
-        "template": [{"address": item.address, "edit_kind": item.kind} for item in carried],
+        "template": [{"path": item.address, "edit_kind": item.kind} for item in carried],
     }
 
 

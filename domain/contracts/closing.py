@@ -80,7 +80,10 @@ def _declaring(uncovered: list[dict[str, str]]) -> list[dict[str, str]]:
     per_file = Counter(item["address"] for item in uncovered)
     whole = {address for address, count in per_file.items() if count > WHOLE_FILE}
     named = [item for item in uncovered if item["address"] not in whole]
-    return [*({"name": EVERY_SYMBOL, "address": address} for address in sorted(whole)), *named]
+    return [
+        *({"name": EVERY_SYMBOL, "path": address} for address in sorted(whole)),
+        *({"name": item["name"], "path": item["address"]} if "address" in item else item for item in named),
+    ]
 
 
 def _offset(cursor: str | None) -> int | None:

@@ -30,7 +30,7 @@ class OpenRequest:
     targets: tuple[TargetRecord, ...]
     work_declaration: str
     author: str = "agent"
-    ttl_minutes: int = 120
+    ttl_minutes: int = records.DEFAULT_TTL_MINUTES
 
 
 def governing(session: Session, services: Services) -> ContractRecord | None:

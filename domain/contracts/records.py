@@ -20,7 +20,8 @@ from domain.vocabulary import Operation, RootCategory
 from ports.contracts import ContractRecord
 from ports.signer import Signer
 
-DEFAULT_TTL: Final = timedelta(hours=2)
+DEFAULT_TTL_MINUTES: Final = 120
+"""How long a contract opened or renewed without `ttl_minutes` lives."""
 MAX_TTL: Final = timedelta(hours=8)
 EDIT_KINDS: Final = frozenset({"add", "modify", "delete"})
 _IMMUTABLE: Final = (

@@ -14,6 +14,8 @@ import json
 from contextlib import suppress
 from typing import Final
 
+from attrs import frozen
+
 from domain.contracts import carry_over, journal
 from domain.contracts.baseline import content_digest
 from domain.contracts.carried import carried_files
@@ -31,35 +33,32 @@ from ports.errors import NotFound, PortError
 LIMIT: Final = 8 * 1024 * 1024
 
 
+class _Unknown:
+    """Stands for content before that nothing kept."""
+
+
+_UNKNOWN: Final = _Unknown()
+
+
+Restoring = list[tuple[str, str, VisibilityRef, bytes | None]]
+"""Files to put back: address, kind of change, ref, and the content to restore (None: remove the file)."""
+
+
+UNATTRIBUTED: Final = "unattributed"
+"""The cluster of carried-over files made through no contract."""
+
+
 def stash_carry_over(session: Session, services: Services, root: str, cluster: str | None) -> Reply:
     """Save and revert the carry-over files attributed to `cluster` (a contract id or "unattributed")."""
-    if root not in {r.value for r in session.world.view.roots}:
-        return ReplyBuilder().invalid(
-            "WA-RES-I-009", {"roots": sorted(r.value for r in session.world.view.roots)}
-        )
-    try:
-        carried = carried_files(session, services, RootCategory(root))
-        chosen = [f for f in carried if (f.origin or "unattributed") == (cluster or "unattributed")]
-        refs = _refs(session, chosen)
-        earlier = _earlier(session, services, root, chosen) if refs is not None else None
-    except PortError:
-        return history_failure(root)
-    summary = f"Stash (save, then put back as before) {len(chosen)} carried-over files: " + ", ".join(
-        f.address for f in chosen
-    )
-    # refused before a human is asked: a file whose content could not be saved first would fail the stash
-    unsaveable = readable(session, [(f.address, f.kind, r) for f, r in zip(chosen, refs or [], strict=False)])
-    if earlier is not None and not unsaveable:
-        unsaveable = next((f.address for f, e in zip(chosen, earlier, strict=True) if e is _UNKNOWN), None)
-    if not chosen or refs is None or earlier is None or unsaveable or not approvals.fits(summary):
-        # a person must see all of what they approve: a list too long to show is refused, never cut
-        problem = "too many files to show a person at once" if chosen and refs else "no carry-over to stash"
-        if unsaveable:
-            problem = f"{unsaveable} cannot be saved before it is restored (too large, or not a regular file)"
-        return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": cluster, "problem": problem})
-    payload = json.dumps([root, cluster, sorted((f.address, f.kind) for f in chosen)]).encode()
+    roots = sorted(r.value for r in session.world.view.roots)
+    if root not in roots:
+        return ReplyBuilder().invalid("WA-RES-I-009", {"roots": roots})
+    stash = _stash(session, services, root, cluster)
+    if isinstance(stash, Reply):
+        return stash
+    payload = json.dumps([root, cluster, sorted((f.address, f.kind) for f in stash.chosen)]).encode()
     state, record = approvals.settle(
-        services.authority, "stash", payload, summary, session_id=session.session_id
+        services.authority, "stash", payload, stash.summary, session_id=session.session_id
     )
     if state is not State.APPROVED:
         return ReplyBuilder().invalid(
@@ -67,26 +66,85 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
             {
                 "approval_id": record.approval_id,
                 "state": state.value,
-                "targets": [f.address for f in chosen],
+                "targets": stash.addresses,
                 "hint": approvals.hint(services.authority, record.approval_id, "stash again"),
             },
         )
-    files = [
-        (f.address, f.kind, ref, content)
-        for f, ref, content in zip(chosen, refs, earlier or [], strict=True)
-        if not isinstance(content, _Unknown)
-    ]
-    failed = restore(session, services, root, files, ("stash", record.approval_id, cluster))
+    failed = restore(session, services, root, stash.restoring(), ("stash", record.approval_id, cluster))
     if failed is not None:
         return failed
-    with suppress(PortError), services.transactions.atomic():
-        # the files are stashed and reverted: a counter left high is recomputed by the next open, so a
-        # store failure here must not turn the reply into an Error for work that landed
-        counts = services.ledger.load(root)
-        services.ledger.save(root, {a: n for a, n in counts.items() if a not in {f.address for f in chosen}})
-    return ReplyBuilder().success(
-        "CT-GATE-S-007", {"stash_id": record.approval_id, "files": [f.address for f in chosen]}
+    _start_counts_over(services, root, stash.addresses)
+    return ReplyBuilder().success("CT-GATE-S-007", {"stash_id": record.approval_id, "files": stash.addresses})
+
+
+@frozen
+class _Stash:
+    """A cluster that can be stashed: its files, a ref for each, and what each is put back to."""
+
+    chosen: list[carry_over.CarriedFile]
+    refs: list[VisibilityRef]
+    earlier: list[bytes | _Unknown | None]
+
+    @property
+    def addresses(self) -> list[str]:
+        return [f.address for f in self.chosen]
+
+    @property
+    def summary(self) -> str:
+        """What the human is asked to approve: every file, named."""
+        listed = ", ".join(self.addresses)
+        return f"Stash (save, then put back as before) {len(self.chosen)} carried-over files: {listed}"
+
+    def restoring(self) -> Restoring:
+        return [
+            (f.address, f.kind, ref, content)
+            for f, ref, content in zip(self.chosen, self.refs, self.earlier, strict=True)
+            if not isinstance(content, _Unknown)
+        ]
+
+
+def _stash(session: Session, services: Services, root: str, cluster: str | None) -> _Stash | Reply:
+    """The cluster's stash, or the reply refusing it before a human is asked."""
+    try:
+        carried = carried_files(session, services, RootCategory(root))
+        chosen = [f for f in carried if (f.origin or UNATTRIBUTED) == (cluster or UNATTRIBUTED)]
+        refs = _refs(session, chosen)
+        earlier = _earlier(session, services, root, chosen) if refs is not None else None
+    except PortError:
+        return history_failure(root)
+    checked = _checked(session, chosen, refs, earlier)
+    if isinstance(checked, str):
+        return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": cluster, "problem": checked})
+    return checked
+
+
+def _checked(
+    session: Session,
+    chosen: list[carry_over.CarriedFile],
+    refs: list[VisibilityRef] | None,
+    earlier: list[bytes | _Unknown | None] | None,
+) -> _Stash | str:
+    """The stash, or why it is refused: nothing to stash; a file whose content could not be saved first
+    (the stash would fail); or more files than a person can be shown (never cut: they approve all of it)."""
+    if not chosen or refs is None or earlier is None:
+        return "no carry-over to stash"
+    unsaveable = readable(session, [(f.address, f.kind, r) for f, r in zip(chosen, refs, strict=True)])
+    unsaveable = unsaveable or next(
+        (f.address for f, e in zip(chosen, earlier, strict=True) if e is _UNKNOWN), None
     )
+    if unsaveable:
+        return f"{unsaveable} cannot be saved before it is restored (too large, or not a regular file)"
+    stash = _Stash(chosen, refs, earlier)
+    return stash if approvals.fits(stash.summary) else "too many files to show a person at once"
+
+
+def _start_counts_over(services: Services, root: str, addresses: list[str]) -> None:
+    """The stashed files' escalation counters start over. The files are stashed and reverted already: a
+    counter left high is recomputed by the next open, so a store failure here must not turn the reply
+    into an Error for work that landed."""
+    with suppress(PortError), services.transactions.atomic():
+        counts = services.ledger.load(root)
+        services.ledger.save(root, {a: n for a, n in counts.items() if a not in set(addresses)})
 
 
 def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[VisibilityRef] | None:
@@ -98,13 +156,6 @@ def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[Visibi
             return None
         refs.append(ref)
     return refs
-
-
-class _Unknown:
-    """Stands for content before that nothing kept."""
-
-
-_UNKNOWN: Final = _Unknown()
 
 
 def _earlier(
@@ -159,10 +210,6 @@ def readable(session: Session, files: list[tuple[str, str, VisibilityRef]]) -> s
         except PortError:
             return address
     return None
-
-
-Restoring = list[tuple[str, str, VisibilityRef, bytes | None]]
-"""Files to put back: address, kind of change, ref, and the content to restore (None: remove the file)."""
 
 
 def save_and_restore(

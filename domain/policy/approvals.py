@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum, unique
 from typing import Final
 
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 from ports.approvals import ApprovalRecord, ApprovalStore
 from ports.clock import Clock
@@ -45,12 +45,15 @@ class Authority:
     signer: Signer
     approve_command: str = "ck3raven approve {id}"
     """The command a person runs to approve, `{id}` standing for the approval id."""
+    same_config: bool = field(default=False, kw_only=True)
+    """Whether the server reads a config other than the default: the person must give the same one."""
 
 
 def hint(authority: Authority, approval_id: str, then: str) -> str:
     """What the agent tells its user when no client UI asked them: the exact command, then the retry."""
     command = authority.approve_command.replace("{id}", approval_id)
-    return f"Ask the user to run `{command}` in a terminal, then {then}."
+    config = " with the same `--config` as the server" if authority.same_config else ""
+    return f"Ask the user to run `{command}` in a terminal{config}, then {then}."
 
 
 def pending(authority: Authority) -> list[ApprovalRecord]:

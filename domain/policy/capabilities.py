@@ -64,7 +64,7 @@ MATRIX: Final[tuple[Row, ...]] = (
     Row("ck3raven-dev.wip", D, R.ROOT_CK3RAVEN_DATA, ("wip",), ALWAYS, ALWAYS),
     *(
         Row(f"ck3raven-dev.{folder}", D, R.ROOT_CK3RAVEN_DATA, (folder,), C, C)
-        for folder in ("config", "playsets", "logs", "cache", "artifacts")
+        for folder in ("config", "playsets", "cache", "artifacts")
     ),
     Row("ck3raven-dev.vscode", D, R.ROOT_VSCODE, (), C, None),
 )

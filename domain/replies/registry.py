@@ -237,8 +237,8 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-WRITE-I-005", "Nothing to do: {problem}.", {"problem"}),
     CodeSpec(
         "WA-CFG-S-001",
-        "{count:playset|playsets}; the active one is {active}.",
-        {"active", "playsets", "count"},
+        "{count:playset|playsets} ({unshown} more whose names cannot be shown); the active one is {active}.",
+        {"active", "playsets", "count", "unshown"},
         opaque={"playsets"},  # names from files the agent may write, invalid ones included
     ),
     CodeSpec(

@@ -102,6 +102,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         # counts and positions
         "count": COUNT,
         "unnamed": COUNT,
+        "unshown": COUNT,
         "total": COUNT,
         "size": COUNT,
         "limit": COUNT,

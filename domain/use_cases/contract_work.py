@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from attrs import frozen
 
-from domain.contracts import closing, lifecycle, opening, stash
+from domain.contracts import closing, lifecycle, opening, records, stash
 from domain.contracts import revert as reverting
 from domain.contracts.lifecycle import OpenRequest
 from domain.replies.builder import Reply
@@ -42,7 +42,7 @@ class Cancel(Request):
 class Renew(Request):
     TOOL: ClassVar[str] = "ck3_contract"
     contract_id: str | None
-    ttl_minutes: int = 120
+    ttl_minutes: int = records.DEFAULT_TTL_MINUTES
 
 
 @frozen

@@ -1,10 +1,14 @@
 """The core's entry point: sessions made from the operator's defaults, and one way to answer a request.
 
-A handler is a function `(session, services, request) -> Reply` for one command; its request type says
-which tool it belongs to and whether it answers before a mode is initialised (SPEC §2).
+A handler is a function `(session, services, request) -> Reply` for one command, found by its request's
+type (domain.use_cases.handlers); the request type says which tool it belongs to and whether it answers
+before a mode is initialised (SPEC §2).
 """
 
-from attrs import Factory, frozen
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import Factory, evolve, frozen
 
 from domain.contracts.lifecycle import governing
 from domain.policy import approvals
@@ -13,10 +17,14 @@ from domain.policy.pacing import Rates, buckets
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session, mode_required
+from domain.use_cases.decision import Decision, KeptContracts, NotedJournal
+from domain.use_cases.handlers import HANDLERS
 from domain.use_cases.mode_switch import initialise
-from domain.use_cases.request import Handler, R, Request
+from domain.use_cases.request import Handler, Request
+from domain.use_cases.screening import host_named
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
 
 
 @frozen
@@ -33,9 +41,16 @@ class Defaults:
 class Core:
     """Starts sessions and answers their requests; holds no session state itself."""
 
-    def __init__(self, services: Services, defaults: Defaults) -> None:
+    def __init__(
+        self,
+        services: Services,
+        defaults: Defaults,
+        handlers: Mapping[type[Request], Handler[Any]] = HANDLERS,
+    ) -> None:
         self.services = services
         self.defaults = defaults
+        self.handlers = handlers
+        """Each request type's handler (domain.use_cases.handlers)."""
 
     def start_session(self, session_id: str) -> Session:
         """A fresh session at the operator's defaults (the operator's mode is a human initialisation)."""
@@ -48,9 +63,23 @@ class Core:
             initialise(session, defaults.mode, "operator", self.services.authority)
         return session
 
-    def answer(self, session: Session, handler: Handler[R], request: R, *, paced: bool = False) -> Reply:
-        """The one reply to `request` in `session`: refused over the session's rate limit (unless `paced`:
-        counted already), and while no mode is initialised unless modeless."""
+    def decide(self, session: Session, request: Request, *, paced: bool = False) -> Decision:
+        """The one reply to `request` in `session`, with the facts of its decision (use_cases.decision):
+        refused over the session's rate limit (unless `paced`: counted already), and while no mode is
+        initialised unless modeless. The governing contract is looked up once for the whole decision."""
+        contracts, journal = KeptContracts(self.services.contracts), NotedJournal(self.services.journal)
+        services = evolve(self.services, contracts=contracts, journal=journal)
+        before = governing(session, services)
+        reply = self._reply(session, services, request, paced=paced)
+        under = before or governing(session, services)
+        contract_id = under.contract_id if under is not None else None
+        return Decision(reply, session.session_id, contract_id, tuple(journal.begun))
+
+    def answer(self, session: Session, request: Request, *, paced: bool = False) -> Reply:
+        """The reply of `decide`, without its facts."""
+        return self.decide(session, request, paced=paced).reply
+
+    def _reply(self, session: Session, services: Services, request: Request, *, paced: bool) -> Reply:
         refusal = None if paced else self.pace(session, request)
         if refusal is not None:
             return refusal
@@ -58,7 +87,12 @@ class Core:
             refusal = mode_required(session, request.TOOL)
             if refusal is not None:
                 return refusal
-        return handler(session, self.services, request)
+        return self.handlers[type(request)](session, services, request)
+
+    def screen(self, args: Mapping[str, object], relative: frozenset[str] = frozenset()) -> Reply | None:
+        """Invalid when an argument naming something carries a host path (`relative`: arguments of the
+        command that are never absolute); None when every one may be used."""
+        return host_named(self.services.leaks, args, relative=relative)
 
     def pace(self, session: Session, request: Request) -> Reply | None:
         """Count `request` against the session's rate limit: None when it may go on, else the refusal."""
@@ -82,8 +116,3 @@ class Core:
         if record is None or not approvals.genuine(record, self.services.authority.signer):
             return None
         return record.summary
-
-    def governing_id(self, session: Session) -> str | None:
-        """The id of the contract that governs `session` now (none once it closed, ended or expired)."""
-        record = governing(session, self.services)
-        return record.contract_id if record else None

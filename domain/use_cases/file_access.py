@@ -8,12 +8,10 @@ appeared or vanished), `create_only` refuses to replace, and `dry_run` answers e
 with a unified diff, and writes nothing.
 """
 
-import hashlib
 from typing import ClassVar, Final
 
 from attrs import frozen
 
-from domain.ck3 import game_files
 from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
 from domain.edits import Matched, Missed, Replacement, apply, unified_diff
@@ -22,21 +20,21 @@ from domain.policy.enforcement import enforce
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases.file_contents import (
+    FILE_LIMIT,
+    READ_LIMIT,
+    current,
+    digest,
+    journal_before,
+    load,
+)
+from domain.use_cases.game_writes import UNREAD, game_rules
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation
-from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
-from ports.errors import NotFound, PortError, TooLarge
+from ports.errors import PortError
 
-READ_LIMIT: Final = 2 * 1024 * 1024
-"""The most text one reply carries (a longer file is read in windows)."""
-FILE_LIMIT: Final = 64 * 1024 * 1024
-"""The largest file a read opens; what it returns is bounded by READ_LIMIT."""
 WRITE_LIMIT: Final = 2 * 1024 * 1024
-UNREADABLE_TEXT: Final = frozenset({"WA-READ-I-002"})
-"""What a write's dry run shows as empty content, since the write replaces the file anyway."""
-JOURNAL_LIMIT: Final = 16 * 1024 * 1024
-"""The largest content before a change the journal keeps (a larger file's change cannot be reverted)."""
 MAX_EDITS: Final = 50
 """The most replacements one edit call makes (each may scan the whole file)."""
 
@@ -96,7 +94,7 @@ def read(session: Session, _: Services, request: Read) -> Reply:
     opened = _file(session, request.path, "read", must_exist=True)
     if isinstance(opened, Reply):
         return opened
-    text = _load(session.world, opened, FILE_LIMIT)
+    text = load(session.world, opened, FILE_LIMIT)
     if isinstance(text, Reply):
         return text
     lines = text.splitlines(keepends=True)
@@ -108,7 +106,7 @@ def read(session: Session, _: Services, request: Read) -> Reply:
         {
             "address": opened.address,
             "content": "".join(shown),
-            **_digest(text.encode("utf-8", "surrogatepass")),
+            **digest(text.encode("utf-8", "surrogatepass")),
             "total_lines": len(lines),
             "first_line": first + 1 if shown else 0,
             "last_line": end if shown else 0,
@@ -153,10 +151,10 @@ def write(session: Session, services: Services, request: Write) -> Reply:
     created = opened.kind is None
     if request.create_only and not created:
         return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": opened.address})
-    before = _current(session.world, opened, request.expected_sha256, read=request.dry_run, replacing=True)
+    before = current(session.world, opened, request.expected_sha256, read=request.dry_run, replacing=True)
     if isinstance(before, Reply):
         return before
-    existing = None if created else _UNREAD
+    existing = None if created else UNREAD
     return _land(
         (session, services),
         opened,
@@ -179,7 +177,7 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
     opened = _governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
-    text = _current(session.world, opened, request.expected_sha256, read=True)
+    text = current(session.world, opened, request.expected_sha256, read=True)
     if (
         isinstance(text, Reply) or len(text or "") > WRITE_LIMIT
     ):  # a file too large to write back: not scanned
@@ -216,12 +214,12 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     exclusive: bool = False,
 ) -> Reply:
     """Apply the game's file rules to `data`, then write it, or (dry run) show the diff from `before`
-    (the text now, and the bytes now or _UNREAD)."""
+    (the text now, and the bytes now or UNREAD)."""
     session, _services = call
     existing: bytes | str | None = before[1]
-    if existing is _UNREAD and not dry_run:  # read once, for the game's rules and the journal alike
-        existing = _journal_before(session.world, ref)
-    prepared = _game_rules(session, ref, data, existing=_UNREAD if isinstance(existing, str) else existing)
+    if existing is UNREAD and not dry_run:  # read once, for the game's rules and the journal alike
+        existing = journal_before(session.world, ref)
+    prepared = game_rules(session, ref, data, existing=UNREAD if isinstance(existing, str) else existing)
     if isinstance(prepared, Reply):
         return prepared
     data, notes = prepared
@@ -232,51 +230,6 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     return _store(
         call, ref, (existing, data), created=created, matched=matched, notes=notes, exclusive=exclusive
     )
-
-
-_UNREAD: Final = b"\x00unread"
-"""Stands for "the file exists; read it if a rule needs it"."""
-
-
-def _game_rules(
-    session: Session, ref: VisibilityRef, data: bytes, *, existing: bytes | None
-) -> tuple[bytes, list[str]] | Reply:
-    """`data` as the game needs it when `ref` is a game file (domain.ck3.game_files), and what changed;
-    Invalid for a descriptor the game could not read."""
-    world = session.world
-    place = world.location_of(ref)
-    problems = game_files.descriptor_problems(place.root, place.parts, data)
-    if problems:
-        return ReplyBuilder().invalid("WA-WRITE-I-008", {"address": ref.address, "problems": problems})
-    path = game_files.game_path(place.root, place.parts)
-    if path is None:
-        return data, []
-    if existing is _UNREAD:
-        read = _bytes(world, ref)
-        existing = read if isinstance(read, bytes) else None
-    kind = game_files.kind_of(path)
-    crlf = existing is None and kind is not None and _folder_uses_crlf(session, place.root, place.parts)
-    return game_files.adjusted(path, data, existing, folder_uses_crlf=crlf)
-
-
-def _folder_uses_crlf(session: Session, root: str, parts: tuple[str, ...]) -> bool:
-    """Whether the files of its kind beside a new file (a few of them) use CRLF throughout."""
-    world = session.world
-    _, folder = world.resolve(world.address_of(root, parts[:-1]), session.home)
-    if folder is None or folder.kind != "dir":
-        return False
-    try:
-        listed = [entry for entry in world.list_dir(folder) if entry.kind == "file"]
-    except PortError:
-        return False
-    samples = []
-    suffix = "." + parts[-1].rpartition(".")[2]
-    for entry in [entry for entry in listed if entry.name.endswith(suffix)][:3]:
-        _, sibling = world.resolve(entry.address, session.home)
-        read = _bytes(world, sibling) if sibling is not None else None
-        if isinstance(read, bytes):
-            samples.append(read)
-    return game_files.uses_crlf(samples)
 
 
 def _edited(
@@ -299,10 +252,10 @@ def delete(session: Session, services: Services, request: Delete) -> Reply:
     opened = _governed(session, services, request.path, "delete", Operation.DELETE, must_exist=True)
     if isinstance(opened, Reply):
         return opened
-    before = _current(session.world, opened, request.expected_sha256, read=False)
+    before = current(session.world, opened, request.expected_sha256, read=False)
     if isinstance(before, Reply):
         return before
-    existing = _journal_before(session.world, opened)
+    existing = journal_before(session.world, opened)
     try:
         entry = journal.begin(session, services, opened, "delete", before=existing, after=None)
     except PortError as exc:  # nothing changes that the journal could not record first
@@ -314,53 +267,6 @@ def delete(session: Session, services: Services, request: Delete) -> Reply:
         return port_failure(exc, opened.address)
     journal.settle(services, entry, landed=True)
     return ReplyBuilder().success("WA-WRITE-S-002", {"address": opened.address})
-
-
-def _journal_before(world: WorldAdapter, ref: VisibilityRef) -> bytes | str | None:
-    """A file's content before a change, for the journal: its bytes, None when absent, or UNKNOWN when it
-    is too large to keep (or cannot be read)."""
-    try:
-        return world.read_file(ref, JOURNAL_LIMIT)
-    except NotFound:
-        return None
-    except PortError:
-        return journal.UNKNOWN
-
-
-def _current(
-    world: WorldAdapter, ref: VisibilityRef, expected: str | None, *, read: bool, replacing: bool = False
-) -> str | Reply | None:
-    """The file's text now when it is needed (`read`), None for a file that does not exist. With
-    `expected`, the file's bytes must have that SHA-256 (and a file that exists against an expected
-    absence, or the reverse, fails too): otherwise Invalid, since the file changed since it was read.
-    `replacing` (a write's dry run): a file that is no text, or too large to read, is shown as empty,
-    since the write would replace it all the same."""
-    if not read and expected is None:
-        return None
-    data = _bytes(world, ref) if ref.kind is not None else None
-    if isinstance(data, Reply):
-        return "" if replacing and expected is None and data.code in UNREADABLE_TEXT else data
-    if expected is not None:
-        actual = None if data is None else hashlib.sha256(data).hexdigest()
-        if actual != expected.lower():
-            return ReplyBuilder().invalid(
-                "WA-WRITE-I-006", {"address": ref.address, "expected_sha256": expected, "sha256": actual}
-            )
-    if not read or data is None:
-        return None
-    text = _text(data)
-    if text is None:
-        return "" if replacing else ReplyBuilder().invalid("WA-READ-I-001", {"address": ref.address})
-    return text
-
-
-def _bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | Reply:
-    try:
-        return world.read_file(ref, FILE_LIMIT)
-    except TooLarge:
-        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": FILE_LIMIT})
-    except PortError as exc:
-        return port_failure(exc, ref.address)
 
 
 def _preview(  # noqa: PLR0913 - the call, its result, and what to say of it
@@ -382,7 +288,7 @@ def _preview(  # noqa: PLR0913 - the call, its result, and what to say of it
             "diff_truncated": cut,
             "matched": matched,
             "adjusted": notes,
-            **_digest(data),
+            **digest(data),
         },
     )
 
@@ -418,19 +324,6 @@ def _governed(  # noqa: PLR0913 - the call, the target and how it must stand
     return decision if decision.terminal else opened
 
 
-def _load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> str | Reply:
-    try:
-        data = world.read_file(ref, limit)
-    except TooLarge:
-        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": limit})
-    except PortError as exc:
-        return port_failure(exc, ref.address)
-    text = _text(data)
-    if text is None:
-        return ReplyBuilder().invalid("WA-READ-I-001", {"address": ref.address})
-    return text
-
-
 def _store(  # noqa: PLR0913 - the call, its result, and what to say of it
     call: tuple[Session, Services],
     ref: VisibilityRef,
@@ -457,21 +350,8 @@ def _store(  # noqa: PLR0913 - the call, its result, and what to say of it
     journal.settle(services, entry, landed=True)
     if matched is not None:
         return ReplyBuilder().success(
-            "WA-WRITE-S-005", {"address": ref.address, "matched": matched, "adjusted": notes, **_digest(data)}
+            "WA-WRITE-S-005", {"address": ref.address, "matched": matched, "adjusted": notes, **digest(data)}
         )
     return ReplyBuilder().success(
-        "WA-WRITE-S-001", {"address": ref.address, "created": created, "adjusted": notes, **_digest(data)}
+        "WA-WRITE-S-001", {"address": ref.address, "created": created, "adjusted": notes, **digest(data)}
     )
-
-
-def _text(data: bytes) -> str | None:
-    if b"\x00" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _digest(data: bytes) -> dict[str, object]:
-    return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}

@@ -44,7 +44,7 @@ class Pwd(Request):
 @frozen
 class Cd(Request):
     TOOL: ClassVar[str] = "ck3_mode"
-    path: str | None
+    root_category: str | None
 
 
 @frozen
@@ -77,7 +77,7 @@ def pwd(session: Session, _: Services, __: Pwd) -> Reply:
 
 def cd(session: Session, _: Services, request: Cd) -> Reply:
     """Move this session's home to another configured root (root categories only)."""
-    name = (request.path or "").removesuffix(":/")
+    name = (request.root_category or "").removesuffix(":/")
     if name not in {root.value for root in RootCategory}:
         return ReplyBuilder().invalid(
             "WA-RES-I-016", {"rule": "cd-root-only", "expected": "a root category such as ROOT_GAME"}

@@ -58,7 +58,12 @@ class SwitchPlayset(Request):
 def list_playsets(session: Session, services: Services, _: ListPlaysets) -> Reply:
     """Every playset file: its name, whether it is valid and active, and its mod count."""
     loaded = _catalog(session, services)
-    return loaded if isinstance(loaded, Reply) else catalog.list_playsets(loaded)
+    if isinstance(loaded, Reply):
+        return loaded
+    leaks = services.leaks
+    return catalog.list_playsets(
+        loaded, lambda text: not (leaks.findings(text) or leaks.leaks_in_content(text))
+    )
 
 
 def show(session: Session, services: Services, request: ShowPlayset) -> Reply:

@@ -23,7 +23,7 @@ from domain.policy.enforcement import ActiveContract, enforce
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.file_access import READ_LIMIT
+from domain.use_cases.file_contents import READ_LIMIT
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation
 from domain.world.visibility import VisibilityRef
@@ -36,7 +36,7 @@ AUTHOR: Final = "ck3raven agent <agent@ck3raven>"
 @frozen
 class GitStatus(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    root: str = "ROOT_REPO"
+    path: str = "ROOT_REPO"
     """A root, or any visible address: the repository holding it is the one read."""
 
 
@@ -49,7 +49,7 @@ class GitDiff(Request):
 @frozen
 class GitLog(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    root: str = "ROOT_REPO"
+    path: str = "ROOT_REPO"
     limit: int = 20
 
 
@@ -65,7 +65,8 @@ class GitCommit(Request):
     TOOL: ClassVar[str] = "ck3_commit"
     MUTATES: ClassVar[bool] = True
     message: str
-    root: str = "ROOT_REPO"
+    path: str = "ROOT_REPO"
+    """A root, or any visible address: the repository holding it is the one committed to."""
 
 
 @frozen
@@ -79,7 +80,7 @@ class Repository:
 
 def status(session: Session, services: Services, request: GitStatus) -> Reply:
     """Every change of the working tree against HEAD under a root, as canonical addresses."""
-    repo = _repository(session, services, request.root)
+    repo = _repository(session, services, request.path)
     if isinstance(repo, Reply):
         return repo
     try:
@@ -121,12 +122,12 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
 
 def log(session: Session, services: Services, request: GitLog) -> Reply:
     """The newest commits of the repository holding a visible address."""
-    repo = _repository(session, services, request.root)
+    repo = _repository(session, services, request.path)
     if isinstance(repo, Reply):
         return repo
     try:
         if services.history.head(repo.root, repo.folder) is None:
-            return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.root})
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.path})
         commits = services.history.log(repo.root, request.limit, repo.folder)
     except PortError:
         return history_failure(repo.root)
@@ -206,7 +207,7 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
     problem = _message_problem(services, request.message)
     if problem is not None:
         return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": problem})
-    repo = _repository(session, services, request.root)
+    repo = _repository(session, services, request.path)
     if isinstance(repo, Reply):
         return repo
     staged = _staged(services, repo)

@@ -12,9 +12,8 @@ files cannot use up a search before the mod an agent came to patch is read; `unr
 a cap cut short or kept from being walked.
 
 Patterns are matched by the Patterns port, whose engine takes time linear in the text for any pattern, a
-window of lines at a time (WINDOW): the time budget is checked between windows, so one file cannot hold a
-search past it by more than one window's matching. A match may run on past its window's last line by up to
-SPAN bytes (a pattern that crosses lines); one that runs further is not found from that window.
+window of lines at a time (domain.matches): the time budget is checked between windows, so one file cannot
+hold a search past it by more than one window's matching.
 """
 
 from collections.abc import Callable, Iterator
@@ -25,6 +24,7 @@ from attrs import define, frozen
 
 from domain.failures import port_failure
 from domain.globs import Glob, compile_glob
+from domain.matches import hits, is_text
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
 from domain.services import Services
@@ -40,24 +40,22 @@ from ports.patterns import Matcher, PatternRefused
 MAX_DEPTH: Final = 64
 FILE_LIMIT: Final = 8 * 1024 * 1024
 """A file larger than this is skipped by a content search (and counted)."""
-CONTEXT: Final = 240
-"""The most characters of a hit's line a reply carries."""
 MAX_PATTERN: Final = 1_000
 BATCH: Final = 64
 """Files a content search reads together (those of one folder with the folder opened once)."""
-SEARCH_WIDE: Final = frozenset({"max_hits", "max_seconds"})
+SEARCH_WIDE: Final = frozenset({"limit", "max_seconds"})
 """Caps that end the whole search; the file and byte caps are shared out, each source reaching its own."""
 SECONDS: Final = 2
 """A content search's time budget when the call names none (max_seconds)."""
+NAMES_LIMIT: Final = 500
+"""The most matches a name search gives when the call names no `limit`."""
+HITS_LIMIT: Final = 200
+"""The most lines a content search gives when the call names no `limit`."""
 MAX_SECONDS: Final = 120
-WINDOW: Final = 32 * 1024
-"""Bytes of whole lines in which one call of the engine looks for the start of a match."""
-SPAN: Final = 16 * 1024
-"""How far past its window a match may run (a pattern that crosses lines) and still be found."""
 HINTS: Final = {
     "max_seconds": f"The search stopped at its time budget: search under a folder or with a glob, or raise "
     f"max_seconds (up to {MAX_SECONDS}).",
-    "max_hits": "Narrow the pattern or the folder searched; max_hits caps the lines.",
+    "limit": "Narrow the pattern or the folder searched; limit caps the lines.",
     "max_files": "Search under a folder or with a glob; max_files caps the files read.",
     "max_bytes": "Search under a folder or with a glob; max_bytes caps the bytes read.",
 }
@@ -69,10 +67,10 @@ class SearchNames(Request):
 
     TOOL: ClassVar[str] = "ck3_search"
     glob: str
-    under: str | None = None
+    path: str | None = None
     include_ignored: bool = False
     ignore_case: bool = False
-    max_results: int = 500
+    limit: int = NAMES_LIMIT
 
 
 @frozen
@@ -84,10 +82,10 @@ class SearchContents(Request):
     regex: bool = False
     ignore_case: bool = False
     glob: str | None = None
-    under: str | None = None
+    path: str | None = None
     include_ignored: bool = False
     max_files: int = 20_000
-    max_hits: int = 200
+    limit: int = HITS_LIMIT
     max_bytes: int = 256 * 1024 * 1024
     max_seconds: int = SECONDS
 
@@ -97,7 +95,7 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
     glob = _glob(request.glob, ignore_case=request.ignore_case)
     if isinstance(glob, Reply):
         return glob
-    bases = _bases(session, request.under)
+    bases = _bases(session, request.path)
     if isinstance(bases, Reply):
         return bases
     matches: list[FrozenMap] = []
@@ -107,7 +105,7 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
         try:
             for found in walk:  # files come only when they match: folders always, to be descended
                 if found.kind != "dir" or glob.matches(found.parts):
-                    if len(matches) == request.max_results:
+                    if len(matches) == request.limit:
                         return _names_reply(request, matches, scanned[0], truncated=True)
                     matches.append(FrozenMap(address=found.address, kind=found.kind))
         except PortError as exc:
@@ -146,7 +144,7 @@ def _names_reply(request: SearchNames, matches: list[FrozenMap], scanned: int, *
             "count": len(matches),
             "scanned": scanned,
             "truncated": truncated,
-            "hint": "Narrow the glob or search under a folder; max_results caps the matches."
+            "hint": "Narrow the glob or search under a folder; limit caps the matches."
             if truncated
             else None,
         },
@@ -219,11 +217,11 @@ class _ContentSearch:
         if text is None or (not request.regex and not request.ignore_case and self._absent(text)):
             return None
         matched = False
-        for hit in _hits(text, self.matcher, self.over):
+        for hit in hits(text, self.matcher, self.over):
             if hit is None:
                 return "max_seconds"
-            if len(self.hits) == request.max_hits:
-                return "max_hits"
+            if len(self.hits) == request.limit:
+                return "limit"
             if not matched:
                 self.counts["files_matched"] += 1
                 matched = True
@@ -244,7 +242,7 @@ class _ContentSearch:
             counts["unreadable"] += 1
             return None
         counts["bytes"] += len(data)
-        if not _is_text(data):
+        if not is_text(data):
             counts["binary"] += 1
             return None
         return data
@@ -258,7 +256,7 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
     glob = _glob(request.glob, ignore_case=request.ignore_case) if request.glob is not None else None
     if isinstance(glob, Reply):
         return glob
-    bases = _bases(session, request.under)
+    bases = _bases(session, request.path)
     if isinstance(bases, Reply):
         return bases
     kinds = ("files", "files_matched", "bytes", "binary", "large", "unreadable")
@@ -315,44 +313,6 @@ def _budget(services: Services, seconds: int) -> Callable[[], bool]:
     return lambda: clock.now() >= deadline
 
 
-def _hits(
-    data: bytes, matcher: Matcher, over: Callable[[], bool], *, window: int = WINDOW, span: int = SPAN
-) -> Iterator[tuple[int, int, str] | None]:
-    """(line, column, the line's text around the match) for the first match starting on each line of
-    `data`, a `window` of whole lines at a time (a match may run `span` bytes past it); None, and no
-    more, once `over()` says time is up."""
-    line, counted, start, size = 1, 0, 0, len(data)
-    while start <= size:
-        if over():
-            yield None
-            return
-        stop = _line_end(data, min(start + window, size))  # a match starting by here is this window's
-        found = matcher.search(data, start, min(size, stop + span))
-        if found is None or found[0] > stop:
-            start = stop + 1
-            continue
-        begin = data.rfind(b"\n", 0, found[0]) + 1
-        line += data.count(b"\n", counted, begin)
-        counted = begin
-        end = _line_end(data, found[0])
-        yield line, *_context(data[begin:end], found[0] - begin)
-        start = end + 1
-
-
-def _line_end(data: bytes, at: int) -> int:
-    """The offset of the newline ending the line `at` is on (the end of `data` if none)."""
-    end = data.find(b"\n", at)
-    return len(data) if end == -1 else end
-
-
-def _context(line: bytes, offset: int) -> tuple[int, str]:
-    """The 1-based column of byte `offset` of `line`, and up to CONTEXT characters of the line around it."""
-    column = len(line[:offset].decode("utf-8", "replace"))
-    whole = line.decode("utf-8", "replace").rstrip("\r")
-    window = max(0, column - CONTEXT // 3)
-    return column + 1, whole[window : window + CONTEXT]
-
-
 def _matcher(services: Services, request: SearchContents) -> Matcher | Reply:
     if not request.pattern or len(request.pattern) > MAX_PATTERN:
         return _invalid("pattern", f"1 to {MAX_PATTERN} characters")
@@ -373,7 +333,7 @@ def _glob(pattern: str, *, ignore_case: bool) -> Glob | Reply:
 
 
 def _bases(session: Session, under: str | None) -> list[VisibilityRef] | Reply:
-    """The folders to walk: the one `under` names, or every place of the visible world."""
+    """The folders to walk: the one `under` names (the call's `path`), or every place of the world."""
     world = session.world
     if under is not None:
         reply, ref = world.resolve(under, session.home)
@@ -392,17 +352,6 @@ def _bases(session: Session, under: str | None) -> list[VisibilityRef] | Reply:
 
 def _skip(session: Session, services: Services, base: VisibilityRef, include_ignored: bool) -> Skip | None:  # noqa: FBT001
     return skip_for(session, services, base, include_ignored=include_ignored)
-
-
-def _is_text(data: bytes) -> bool:
-    """Whether `data` is text: no NUL byte near its start, and UTF-8 throughout."""
-    if b"\x00" in data[:8192]:
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _invalid(name: str, problem: str) -> Reply:

@@ -1,25 +1,25 @@
 """The World Adapter (seed 004): resolves agent addresses to canonical ones and mints VisibilityRefs.
 
 It owns structure, never policy: it answers S, I or E, never D. What is visible in each mode is declared
-once, as data (SPEC §4). A target outside the visible world gets the very reply a missing one gets, so
-no reply can tell the two apart. On a root whose filesystem ignores case, a target has the one spelling its
-folders list: any other is Invalid, naming that one. Only this module mints and opens VisibilityRefs.
+once, as data (SPEC §4), in domain.world.view. A target outside the visible world gets the very reply a
+missing one gets, so no reply can tell the two apart. On a root whose filesystem ignores case, a target has
+the one spelling its folders list: any other is Invalid, naming that one. Only this module mints and opens
+VisibilityRefs.
 """
 
-import fnmatch
-import re
 from collections.abc import Callable, Generator
 from typing import Final, TypeVar
 
 from attrs import evolve, frozen
 
-from domain.addresses import Parsed, addressable_name, canonical, parse
+from domain.addresses import Parsed, addressable_name, parse
 from domain.policy.enforcement import Target
 from domain.policy.protection import MANIFEST, Protection
 from domain.replies.builder import Reply, ReplyBuilder
-from domain.vocabulary import Mode, RootCategory
+from domain.vocabulary import RootCategory
 from domain.world import _seal
 from domain.world.playsets import ModFolder
+from domain.world.view import Compiled, WorldView
 from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, Misspelled, NotADirectory, NotFound, PortError, Unavailable
 from ports.files import Files, Kind, Location, Stat
@@ -27,39 +27,6 @@ from ports.files import Files, Kind, Location, Stat
 R = RootCategory
 _K = TypeVar("_K")
 _V = TypeVar("_V")
-
-FULLY_VISIBLE: Final[dict[Mode | None, frozenset[RootCategory]]] = {
-    Mode.CK3LENS: frozenset({R.ROOT_GAME, R.ROOT_REPO, R.ROOT_VSCODE, R.ROOT_CK3RAVEN_DATA}),
-    Mode.CK3RAVEN_DEV: frozenset(RootCategory),
-}
-"""Roots an agent sees whole in each mode (less the hidden folders)."""
-
-PLAYSET_SCOPED: Final[dict[Mode | None, frozenset[RootCategory]]] = {
-    Mode.CK3LENS: frozenset({R.ROOT_STEAM, R.ROOT_USER_DOCS}),
-    Mode.CK3RAVEN_DEV: frozenset(),
-}
-"""Roots of which a mode sees only the active playset's mod folders (and the extra files below)."""
-
-EXTRA_FILES: Final[dict[Mode | None, tuple[tuple[RootCategory, tuple[str, ...]], ...]]] = {
-    Mode.CK3LENS: ((R.ROOT_USER_DOCS, ("launcher-v2.sqlite",)),),
-    Mode.CK3RAVEN_DEV: (),
-}
-"""Single files visible inside a playset-scoped root."""
-
-DATA_FOLDERS: Final = ("wip", "playsets", "config", "cache", "artifacts")
-SEARCH_ORDER: Final = tuple(
-    root.value
-    for root in (
-        R.ROOT_USER_DOCS,
-        R.ROOT_REPO,
-        R.ROOT_CK3RAVEN_DATA,
-        R.ROOT_VSCODE,
-        R.ROOT_STEAM,
-        R.ROOT_GAME,
-    )
-)
-"""The order a whole-world search takes the roots in: a modder's own work first, the game last."""
-"""The only folders of ROOT_CK3RAVEN_DATA an agent sees (SPEC §4), in every mode."""
 
 MANIFEST_LIMIT: Final = 256 * 1024
 
@@ -71,33 +38,6 @@ KEPT_TEXT: Final = 256
 
 _MANIFEST_AT: Final = Location(*MANIFEST)
 _ROOTS: Final = {root.value: root for root in RootCategory}
-
-HIDDEN: Final = (
-    ".env",
-    ".env.*",
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "id_ed25519*",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".*.ck3raven-tmp",
-)
-"""Names of secrets (SPEC §4), and the temporary file a write makes where the filesystem has no anonymous
-files: a file or folder so named is invisible in every root, matched case-insensitively; the operator may
-add patterns. The server's own state is in no root at all."""
-
-
-@frozen
-class WorldView:
-    """What one session can see: its mode, the configured roots and the active playset's mod folders."""
-
-    mode: Mode | None
-    roots: frozenset[RootCategory]
-    mods: tuple[ModFolder, ...] = ()
-    hidden: tuple[str, ...] = HIDDEN
-    """Glob patterns of names that are invisible wherever they stand."""
 
 
 @frozen
@@ -130,7 +70,7 @@ class WorldAdapter:
 
     def __init__(self, files: Files, view: WorldView) -> None:
         self._files = files
-        self._view = _Compiled(self._on_disk(view))
+        self._view = Compiled(self._on_disk(view))
         self._places: dict[tuple[str | None, RootCategory, bool], tuple[str, Location] | Reply] = {}
         self._resolved: dict[tuple[str, Kind | None], Reply] = {}
         self._targets: dict[tuple[str, str, tuple[str, ...]], Target] = {}
@@ -142,7 +82,7 @@ class WorldAdapter:
 
     def set_view(self, view: WorldView) -> None:
         """Replace what the session sees (a mode or playset switch), all at once."""
-        self._view = _Compiled(self._on_disk(view))
+        self._view = Compiled(self._on_disk(view))
         self._places, self._targets = {}, {}
 
     def _on_disk(self, view: WorldView) -> WorldView:
@@ -450,106 +390,3 @@ def _any_name(_: str) -> bool:
 
 def _not_addressable(address: str) -> Reply:
     return ReplyBuilder().invalid("WA-RES-I-001", {"address": address})
-
-
-class _Compiled:
-    """A WorldView turned into lookup tables, so visibility and spelling cost a few dict probes."""
-
-    def __init__(self, view: WorldView) -> None:
-        self.view = view
-        self.root_names = frozenset(root.value for root in view.roots)
-        full = FULLY_VISIBLE.get(view.mode, frozenset()) & view.roots
-        scoped = PLAYSET_SCOPED.get(view.mode, frozenset()) & view.roots
-        data = {R.ROOT_CK3RAVEN_DATA} & full  # seen only through its agent folders
-        self._full = frozenset(r.value for r in full - data)
-        self._scoped = frozenset(r.value for r in scoped | data)
-        self._by_key = {key: mod for mod in view.mods for key in (mod.name, mod.workshop_id) if key}
-        self._mod_at = {(mod.root.value, mod.parts): mod for mod in view.mods}
-        self._depths = sorted({len(mod.parts) for mod in view.mods})
-        extra = [(root.value, parts) for root, parts in EXTRA_FILES.get(view.mode, ())]
-        extra += [(R.ROOT_CK3RAVEN_DATA.value, (name,)) for name in DATA_FOLDERS if data]
-        self._subtrees = frozenset((*self._mod_at, *extra))
-        self._ancestors = frozenset(
-            (root, parts[:n]) for root, parts in self._subtrees for n in range(len(parts))
-        )
-        secret = "|".join(fnmatch.translate(pattern.casefold()) for pattern in view.hidden)
-        self._secret = re.compile(secret) if secret else None
-
-    def mod(self, key: str) -> ModFolder | None:
-        return self._by_key.get(key)
-
-    def places(self) -> list[str]:
-        whole = sorted(self._full | (self._scoped & {R.ROOT_CK3RAVEN_DATA.value}), key=SEARCH_ORDER.index)
-        mods = [
-            canonical(mod.name, (), mod=True)
-            for mod in self.view.mods
-            if mod.root.value in self._scoped and self.view.mode is Mode.CK3LENS
-        ]
-        return mods + [canonical(root, ()) for root in whole]
-
-    def visible(self, location: Location) -> bool:
-        root, parts = location.root, location.parts
-        if root not in self.root_names or self._hides_any(parts):
-            return False
-        if root in self._full:
-            return True
-        if root not in self._scoped:
-            return False
-        if (root, parts) in self._ancestors:
-            return True
-        return any((root, parts[:n]) in self._subtrees for n in range(1, len(parts) + 1))
-
-    def spell(self, location: Location) -> str:
-        root, parts = location.root, location.parts
-        if self.view.mode is Mode.CK3LENS:
-            for depth in self._depths:
-                mod = self._mod_at.get((root, parts[:depth])) if len(parts) >= depth else None
-                if mod is not None:
-                    return canonical(mod.name, parts[depth:], mod=True)
-        return canonical(root, parts)
-
-    def in_local_mod(self, location: Location) -> bool:
-        """Whether `location` lies strictly inside a local mod folder of the active playset."""
-        parts = location.parts
-        return any(
-            mod.root is RootCategory.ROOT_USER_DOCS
-            and mod.root.value == location.root
-            and len(parts) > len(mod.parts)
-            and parts[: len(mod.parts)] == mod.parts
-            for mod in self.view.mods
-        )
-
-    def uniform_prefix(self, location: Location) -> str | None:
-        """The spelling every descendant of `location` shares (descendant = prefix + relative path), when
-        all of them are visible and none is hidden or a mod folder of its own; None otherwise."""
-        root, parts = location.root, location.parts
-        if not self.visible(location):
-            return None
-        inside_subtree = any((root, parts[:n]) in self._subtrees for n in range(1, len(parts) + 1))
-        if root in self._full:
-            mods_below = self.view.mode is Mode.CK3LENS and any(
-                mod_root == root and len(mod_parts) > len(parts) and mod_parts[: len(parts)] == parts
-                for mod_root, mod_parts in self._mod_at
-            )
-            if mods_below:
-                return None
-        elif not inside_subtree:
-            return None
-        address = self.spell(location)
-        return address if address.endswith(":/") else address + "/"
-
-    def _hides_any(self, parts: tuple[str, ...]) -> bool:
-        secret = self._secret
-        if secret is not None:
-            for part in parts:
-                if secret.match(part.casefold()) is not None:
-                    return True
-        return False
-
-    def hidden_name(self, name: str) -> bool:
-        """Whether a file or folder of this name is a secret no address may reach."""
-        return self._secret is not None and self._secret.match(name.casefold()) is not None
-
-    def unhidden(self, parts: tuple[str, ...]) -> bool:
-        """Whether the last of `parts` is an addressable name and not a hidden one (a walk's keep test)."""
-        return addressable_name(parts[-1]) and not self.hidden_name(parts[-1])

@@ -34,11 +34,17 @@ class Catalog:
         return found.record
 
 
-def list_playsets(catalog: Catalog) -> Reply:
-    """Every playset file: its name (if readable), whether it is valid and active, and its mod count."""
+def list_playsets(catalog: Catalog, showable: Callable[[str], bool] = lambda _: True) -> Reply:
+    """Every playset file: its name (if readable), whether it is valid and active, and its mod count. A file
+    whose name or playset name cannot be shown (`showable`: it carries a host path) is skipped and counted
+    in `unshown`, never fatal to the listing."""
     rows = []
+    unshown = 0
     for item in catalog.files:
         record = item.record
+        if not showable(item.file) or (record is not None and not showable(record.name)):
+            unshown += 1
+            continue
         valid = record is not None and not item.problems and not problems(record)
         rows.append(
             {
@@ -49,8 +55,9 @@ def list_playsets(catalog: Catalog) -> Reply:
                 "mods": len(record.mods) if record else 0,
             }
         )
+    active = catalog.active if catalog.active is None or showable(catalog.active) else None
     return ReplyBuilder().success(
-        "WA-CFG-S-001", {"active": catalog.active, "playsets": rows, "count": len(rows)}
+        "WA-CFG-S-001", {"active": active, "playsets": rows, "count": len(rows), "unshown": unshown}
     )
 
 

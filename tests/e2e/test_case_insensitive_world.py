@@ -3,6 +3,7 @@ address spelled otherwise is Invalid and names the spelling on disk, listings an
 spelling, and no declaration or write under another spelling gets through. Run on a real folder of such
 a filesystem (skipped, saying why, where none can be mounted) and on the in-memory one."""
 
+import copy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     else:
         repo = tmp_path / "repo"
         repo.mkdir()
-        files = MemoryFiles({"ROOT_REPO": TREE}, ignores_case=True)
+        files = MemoryFiles({"ROOT_REPO": copy.deepcopy(TREE)}, ignores_case=True)  # it writes into it
     settings = Settings(
         "t", {R.ROOT_REPO: repo}, R.ROOT_REPO, Mode.CK3RAVEN_DEV, state_dir=tmp_path / "state"
     )
@@ -54,7 +55,7 @@ def opening(*targets: tuple[str, str]) -> dict[str, Any]:
         "intent": "Add a guide page",
         "work_declaration": "The declared files only",
         "operations": ["WRITE"],
-        "targets": [{"address": address, "edit_kind": kind} for address, kind in targets],
+        "targets": [{"path": address, "edit_kind": kind} for address, kind in targets],
     }
 
 

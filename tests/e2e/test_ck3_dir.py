@@ -57,7 +57,7 @@ async def test_tree_lists_folders_depth_first_to_the_given_depth(settings, era):
 
 async def test_cd_moves_the_home_and_bare_paths_follow_it(settings, era):
     async with Client(build(settings), mode=era) as client:
-        moved = await client.call_tool("ck3_mode", {"command": "cd", "path": "ROOT_GAME"})
+        moved = await client.call_tool("ck3_mode", {"command": "cd", "root_category": "ROOT_GAME"})
         listed = await client.call_tool("ck3_dir", {"command": "list", "path": "events"})
 
     assert moved.structured_content["data"]["address"] == "ROOT_GAME:/"
@@ -65,7 +65,7 @@ async def test_cd_moves_the_home_and_bare_paths_follow_it(settings, era):
 
 
 async def test_cd_takes_a_root_category_only(settings, era):
-    env = await call(settings, era, "ck3_mode", {"command": "cd", "path": "ROOT_GAME:/common"})
+    env = await call(settings, era, "ck3_mode", {"command": "cd", "root_category": "ROOT_GAME:/common"})
 
     assert env["code"] == "WA-RES-I-016"
 

@@ -107,7 +107,8 @@ async def test_edit_replaces_the_single_occurrence(settings):
     (wip / "f.txt").write_text("alpha beta gamma", encoding="utf-8")
 
     env = await call(
-        settings, {"command": "edit", "path": "ROOT_CK3RAVEN_DATA:/wip/f.txt", "old": "beta", "new": "B"}
+        settings,
+        {"command": "edit", "path": "ROOT_CK3RAVEN_DATA:/wip/f.txt", "old_string": "beta", "new_string": "B"},
     )
 
     assert env["code"] == "WA-WRITE-S-005"
@@ -121,7 +122,8 @@ async def test_edit_needs_exactly_one_match_and_changes_nothing_otherwise(settin
     (wip / "f.txt").write_text(text, encoding="utf-8")
 
     env = await call(
-        settings, {"command": "edit", "path": "ROOT_CK3RAVEN_DATA:/wip/f.txt", "old": "a", "new": "z"}
+        settings,
+        {"command": "edit", "path": "ROOT_CK3RAVEN_DATA:/wip/f.txt", "old_string": "a", "new_string": "z"},
     )
 
     assert env["code"] == "WA-WRITE-I-002"

@@ -109,7 +109,7 @@ async def test_a_new_event_file_lands_with_the_byte_order_mark_the_table_require
     """ck3-tiger reads events with PdxFile::read, which expects a UTF-8 BOM (domain.ck3.encodings)."""
     settings = sample_world_on_disk(tmp_path, Mode.CK3LENS)
     target = "mod:Local Fix:/events/fix_events.txt"
-    opened = OPEN_LOCAL | {"targets": [{"address": target, "edit_kind": "add"}]}
+    opened = OPEN_LOCAL | {"targets": [{"path": target, "edit_kind": "add"}]}
     async with Client(build(settings)) as client:
         await client.call_tool("ck3_contract", opened)
         env = (
@@ -153,7 +153,7 @@ OPEN_LOCAL = {
     "work_declaration": "Localisation and descriptor of Local Fix",
     "operations": ["WRITE"],
     "targets": [
-        {"address": "mod:Local Fix:/localization/english/fix_l_english.yml", "edit_kind": "add"},
-        {"address": "mod:Local Fix:/descriptor.mod", "edit_kind": "modify"},
+        {"path": "mod:Local Fix:/localization/english/fix_l_english.yml", "edit_kind": "add"},
+        {"path": "mod:Local Fix:/descriptor.mod", "edit_kind": "modify"},
     ],
 }

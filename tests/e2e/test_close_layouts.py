@@ -106,7 +106,7 @@ def contract(layout: Layout, targets: list[tuple[str, str]]) -> dict[str, Any]:
         "intent": "Work on a mod",
         "work_declaration": "The declared files only",
         "operations": ["WRITE", "DELETE"],
-        "targets": [{"address": layout.address(layout.work, n), "edit_kind": k} for n, k in targets],
+        "targets": [{"path": layout.address(layout.work, n), "edit_kind": k} for n, k in targets],
     }
 
 
@@ -376,7 +376,7 @@ async def test_a_revert_stops_at_a_humans_edit_between_two_of_the_contracts_chan
         await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
         await call(client, "ck3_file", write(a, "agent\n"))
         (layout.disk / layout.work / "a.txt").write_text("agent\nHUMAN LINE\n", encoding="utf-8")
-        edit = {"command": "edit", "path": a, "old": "agent", "new": "agent again"}
+        edit = {"command": "edit", "path": a, "old_string": "agent", "new_string": "agent again"}
         edited = await call(client, "ck3_file", edit)
         done = await revert(client, core)
 
@@ -516,7 +516,7 @@ async def test_an_undeclared_commit_of_work_left_uncommitted_before_the_contract
         committed = await call(
             client,
             "ck3_commit",
-            {"command": "commit", "message": "Take it", "root": f"{layout.root}:/{layout.work}"},
+            {"command": "commit", "message": "Take it", "path": f"{layout.root}:/{layout.work}"},
         )
         assert committed["code"] == "WA-WRITE-S-004", committed
 
@@ -539,10 +539,16 @@ class NoCtimeFiles(LocalFiles):
 
 @pytest.mark.parametrize("layout", ["plain"], indirect=True)
 async def test_a_file_changed_in_place_where_its_stat_proves_nothing_is_seen_by_its_content(layout: Layout):
+    from tests.fakes import FakeClock
+
     files = NoCtimeFiles({root.value: path for root, path in layout.settings.roots.items()})
-    core = build_core(layout.settings, files=files)
+    clock = FakeClock()
+    core = build_core(layout.settings, files=files, clock=clock)
     target = layout.disk / layout.other / "b.txt"
-    stamp = target.stat().st_mtime_ns  # modified just now: the open cannot trust its stat, and digests it
+    # stamped 1.5 s before the open by the server's clock (however slowly the machine runs): within the two
+    # seconds in which a stat proves nothing, so the open digests the file
+    stamp = int(clock.now().timestamp() * 10**9) - 1_500_000_000
+    os.utime(target, ns=(stamp, stamp))
     async with Client(build(layout.settings, core=core)) as client:
         await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
         with target.open("r+", encoding="utf-8") as same_inode:

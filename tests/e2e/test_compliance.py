@@ -37,8 +37,8 @@ OPEN = {
     "work_declaration": "Add greet() and the craven trait",
     "operations": ["WRITE"],
     "targets": [
-        {"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"},
-        {"address": f"ROOT_REPO:/{TRAITS}", "edit_kind": "modify"},
+        {"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"},
+        {"path": f"ROOT_REPO:/{TRAITS}", "edit_kind": "modify"},
     ],
 }
 WORK = [
@@ -47,7 +47,7 @@ WORK = [
 ]
 NST = {
     "command": "nst",
-    "symbols": [{"name": "greet", "address": "ROOT_REPO:/src/a.py"}, {"name": "craven"}],
+    "symbols": [{"name": "greet", "path": "ROOT_REPO:/src/a.py"}, {"name": "craven"}],
     "reason": "asked for by the user",
 }
 
@@ -230,7 +230,7 @@ async def linted_then_excused(client: Client, core: Any) -> tuple[dict[str, Any]
 
 
 def _added(path: str) -> dict[str, str]:
-    return {"address": f"ROOT_REPO:/{path}", "edit_kind": "add"}
+    return {"path": f"ROOT_REPO:/{path}", "edit_kind": "add"}
 
 
 async def test_on_the_sample_world_a_new_trait_in_the_local_mod_needs_an_nst(tmp_path: Path):
@@ -245,7 +245,7 @@ async def test_on_the_sample_world_a_new_trait_in_the_local_mod_needs_an_nst(tmp
         "intent": "A new trait",
         "work_declaration": "Add the zealous trait to the local fix",
         "operations": ["WRITE"],
-        "targets": [{"address": trait, "edit_kind": "add"}],
+        "targets": [{"path": trait, "edit_kind": "add"}],
     }
     async with Client(build(settings)) as client:
         await call(client, "ck3_contract", contract)
@@ -275,7 +275,7 @@ async def test_a_finding_the_file_had_at_its_baseline_needs_no_lxe(git_settings:
     (repo / "src" / "old.py").write_text("import os\n", encoding="utf-8")
     porcelain.add(str(repo), paths=[str(repo / "src" / "old.py")])
     porcelain.commit(str(repo), message=b"old", author=b"T <t@x>", committer=b"T <t@x>")
-    modified = {"address": "ROOT_REPO:/src/old.py", "edit_kind": "modify"}
+    modified = {"path": "ROOT_REPO:/src/old.py", "edit_kind": "modify"}
     async with Client(build(git_settings)) as client:
         await call(client, "ck3_contract", {**OPEN, "targets": [modified]})
         await call(

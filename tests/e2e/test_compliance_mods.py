@@ -41,7 +41,7 @@ def contract(*targets: tuple[str, str]) -> dict[str, Any]:
         "intent": "Work on the fix",
         "work_declaration": "The declared files",
         "operations": ["WRITE"],
-        "targets": [{"address": address, "edit_kind": kind} for address, kind in targets],
+        "targets": [{"path": address, "edit_kind": kind} for address, kind in targets],
     }
 
 
@@ -54,7 +54,7 @@ async def test_a_new_trait_in_a_modified_file_without_git_needs_an_nst(settings:
         await call(client, "ck3_contract", contract((TRAITS, "modify")))
         await call(client, "ck3_file", write(TRAITS, "brave = {\n\tcost = 1\n}\ncraven = {\n\tcost = 2\n}\n"))
         refused = await call(client, "ck3_contract", {"command": "close"})
-        nst = {"command": "nst", "symbols": [{"name": "craven", "address": TRAITS}], "reason": "asked for"}
+        nst = {"command": "nst", "symbols": [{"name": "craven", "path": TRAITS}], "reason": "asked for"}
         await call(client, "ck3_token", nst)
         closed = await call(client, "ck3_contract", {"command": "close"})
 
@@ -88,7 +88,8 @@ async def test_a_localisation_file_of_1500_keys_needs_every_key_declared_shown_a
         second = await call(
             client, "ck3_contract", {"command": "close", "cursor": first["data"]["next_cursor"]}
         )
-        some = {"command": "nst", "symbols": first["data"]["uncovered"], "reason": "the fix's text"}
+        shown = [{"name": s["name"], "path": s["address"]} for s in first["data"]["uncovered"]]
+        some = {"command": "nst", "symbols": shown, "reason": "the fix's text"}
         await call(client, "ck3_token", some)
         still = await call(client, "ck3_contract", {"command": "close"})
         await call(client, "ck3_token", {**first["data"]["request"], "reason": "the fix's text"})
@@ -101,7 +102,7 @@ async def test_a_localisation_file_of_1500_keys_needs_every_key_declared_shown_a
     )
     assert second["data"]["uncovered"][0]["name"] == "fix_key_0150"
     assert (still["code"], still["data"]["count"]) == ("CT-GATE-I-009", 1350)
-    assert first["data"]["request"]["symbols"] == [{"name": "*", "address": address}]
+    assert first["data"]["request"]["symbols"] == [{"name": "*", "path": address}]
     assert closed["code"] == "CT-GATE-S-002"
 
 
@@ -114,7 +115,7 @@ async def test_an_nst_whose_address_does_not_resolve_into_the_contract_is_invali
         refused = await call(
             client,
             "ck3_token",
-            {"command": "nst", "symbols": [{"name": "x", "address": address}], "reason": "r"},
+            {"command": "nst", "symbols": [{"name": "x", "path": address}], "reason": "r"},
         )
         listed = await call(client, "ck3_token", {"command": "list"})
 
@@ -145,7 +146,7 @@ async def test_traps_the_game_passes_over_in_silence_are_findings_at_close(
     async with Client(build(settings)) as client:
         await call(client, "ck3_contract", contract((address, "add")))
         await call(client, "ck3_file", write(address, content))
-        nst = {"command": "nst", "symbols": [{"name": "*", "address": address}], "reason": "the fix"}
+        nst = {"command": "nst", "symbols": [{"name": "*", "path": address}], "reason": "the fix"}
         await call(client, "ck3_token", nst)
         refused = await call(client, "ck3_contract", {"command": "close"})
 
@@ -161,7 +162,7 @@ async def test_a_script_file_written_outside_without_the_byte_order_mark_its_kin
         await call(client, "ck3_contract", contract((address, "add")))
         disk = tmp_path / "documents" / "mod" / "Fix" / "common" / "traits" / "01_fix_traits.txt"
         disk.write_text("craven = {\n\tcost = 2\n}\n", encoding="utf-8")  # no byte-order mark
-        nst = {"command": "nst", "symbols": [{"name": "*", "address": address}], "reason": "the fix"}
+        nst = {"command": "nst", "symbols": [{"name": "*", "path": address}], "reason": "the fix"}
         await call(client, "ck3_token", nst)
         refused = await call(client, "ck3_contract", {"command": "close"})
 

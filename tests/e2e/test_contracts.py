@@ -25,8 +25,8 @@ OPEN = {
     "work_declaration": "Edit a, add new",
     "operations": ["WRITE", "DELETE"],
     "targets": [
-        {"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"},
-        {"address": "src/new.py", "edit_kind": "add"},
+        {"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"},
+        {"path": "src/new.py", "edit_kind": "add"},
     ],
 }
 
@@ -87,8 +87,8 @@ async def test_a_second_contract_cannot_open_beside_the_first(settings: Settings
     [
         ({"root_category": "ROOT_GAME"}, "CT-GATE-I-001"),
         ({"operations": []}, "CT-GATE-I-001"),
-        ({"targets": [{"address": "ROOT_CK3RAVEN_DATA:/wip/x", "edit_kind": "add"}]}, "CT-GATE-I-003"),
-        ({"targets": [{"address": "/etc/passwd", "edit_kind": "add"}]}, "CT-GATE-I-003"),
+        ({"targets": [{"path": "ROOT_CK3RAVEN_DATA:/wip/x", "edit_kind": "add"}]}, "CT-GATE-I-003"),
+        ({"targets": [{"path": "/etc/passwd", "edit_kind": "add"}]}, "CT-GATE-I-003"),
     ],
 )
 async def test_the_open_gate_refuses_bad_requests_as_invalid(settings: Settings, change, code):
@@ -106,7 +106,7 @@ async def test_a_scope_the_matrix_does_not_permit_is_infeasible(settings: Settin
     request = {
         **OPEN,
         "root_category": "ROOT_GAME",
-        "targets": [{"address": "ROOT_GAME:/x.txt", "edit_kind": "add"}],
+        "targets": [{"path": "ROOT_GAME:/x.txt", "edit_kind": "add"}],
     }
     async with Client(build(settings)) as client:
         reply = await call(client, "ck3_contract", request)
@@ -151,7 +151,7 @@ async def test_after_a_restart_the_old_contract_is_inert_and_renewal_inherits_it
     assert after["code"] == "WA-WRITE-S-001"
 
 
-SMALL = {**OPEN, "targets": [{"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}]}
+SMALL = {**OPEN, "targets": [{"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}]}
 
 
 async def test_carry_over_escalates_to_required_on_the_third_open(settings: Settings):
@@ -242,7 +242,7 @@ async def test_stashing_carry_over_needs_a_human_and_keeps_every_change_includin
     core = build_core(settings)
     request = {
         **OPEN,
-        "targets": [*OPEN["targets"], {"address": "ROOT_REPO:/src/b.py", "edit_kind": "delete"}],
+        "targets": [*OPEN["targets"], {"path": "ROOT_REPO:/src/b.py", "edit_kind": "delete"}],
     }
     async with Client(build(settings, core=core)) as client:
         opened = await call(client, "ck3_contract", request)
@@ -281,8 +281,8 @@ async def test_a_root_in_no_repository_is_governed_by_a_manifest_of_its_whole_sc
     request = {
         **OPEN,
         "targets": [
-            {"address": "ROOT_REPO:/a.txt", "edit_kind": "modify"},
-            {"address": "ROOT_REPO:/b.txt", "edit_kind": "add"},
+            {"path": "ROOT_REPO:/a.txt", "edit_kind": "modify"},
+            {"path": "ROOT_REPO:/b.txt", "edit_kind": "add"},
         ],
     }
     async with Client(build(settings)) as client:
@@ -308,7 +308,7 @@ async def test_a_root_in_no_repository_is_governed_by_a_manifest_of_its_whole_sc
 
 async def test_protected_targets_open_only_after_a_human_approves_and_then_may_be_written(settings: Settings):
     core = build_core(settings)
-    request = {**OPEN, "targets": [{"address": "ROOT_REPO:/policy/protected_files.json", "edit_kind": "add"}]}
+    request = {**OPEN, "targets": [{"path": "ROOT_REPO:/policy/protected_files.json", "edit_kind": "add"}]}
     async with Client(build(settings, core=core)) as client:
         asked = await call(client, "ck3_contract", request)
         core.decide_approval(asked["data"]["approval_id"], approve=True)
@@ -342,7 +342,7 @@ async def test_a_commit_message_naming_a_system_path_is_still_shown_by_log(setti
 )
 async def test_git_on_a_root_that_is_unknown_or_in_no_repository_is_invalid(settings: Settings, root, code):
     async with Client(build(settings)) as client:
-        log = await call(client, "ck3_git", {"command": "log", "root": root})
+        log = await call(client, "ck3_git", {"command": "log", "path": root})
 
     assert log["code"] == code
 
@@ -365,7 +365,7 @@ async def test_a_root_whose_repository_lies_above_it_has_no_repository_to_commit
     (repo / "NOTES.md").write_text("the operator's own work\n", encoding="utf-8")
     porcelain.add(str(repo), paths=[str(repo / "NOTES.md")])
     head = porcelain.open_repo(str(repo)).head()
-    request = {**OPEN, "targets": [{"address": "ROOT_REPO:/a.py", "edit_kind": "modify"}]}
+    request = {**OPEN, "targets": [{"path": "ROOT_REPO:/a.py", "edit_kind": "modify"}]}
     async with Client(build(inner)) as client:
         await call(client, "ck3_contract", request)
         await call(client, "ck3_file", write("ROOT_REPO:/a.py", "a = 5\n"))

@@ -44,7 +44,12 @@ async def call(client: Client, args: dict[str, Any]) -> dict[str, Any]:
     "args",
     [
         {"command": "write", "path": "ROOT_CK3RAVEN_DATA:/wip/a.txt", "content": "after\n"},
-        {"command": "edit", "path": "ROOT_CK3RAVEN_DATA:/wip/a.txt", "old": "before", "new": "after"},
+        {
+            "command": "edit",
+            "path": "ROOT_CK3RAVEN_DATA:/wip/a.txt",
+            "old_string": "before",
+            "new_string": "after",
+        },
         {"command": "delete", "path": "ROOT_CK3RAVEN_DATA:/wip/a.txt"},
     ],
 )

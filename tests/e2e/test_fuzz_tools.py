@@ -51,7 +51,14 @@ def world(base: Path) -> Settings:
     (base / "repo" / "src" / "a.py").write_text("a = 1\n", encoding="utf-8")
     (base / "data" / "wip").mkdir(parents=True)
     roots = {RootCategory.ROOT_REPO: base / "repo", RootCategory.ROOT_CK3RAVEN_DATA: base / "data"}
-    return Settings("fuzz", roots, RootCategory.ROOT_REPO, Mode.CK3RAVEN_DEV)
+    # its own state directory: the module-wide fixture runs before any test sets XDG_STATE_HOME
+    return Settings(
+        "fuzz",
+        roots,
+        RootCategory.ROOT_REPO,
+        Mode.CK3RAVEN_DEV,
+        state_dir=base.with_name(f"{base.name}-state"),
+    )
 
 
 def on_disk(base: Path) -> dict[str, str]:

@@ -280,7 +280,7 @@ async def test_a_2026_http_client_approving_in_its_ui_opens_the_protected_contra
         "intent": "Editor tasks",
         "work_declaration": "Edit one file",
         "operations": ["WRITE"],
-        "targets": [{"address": "mod:Local Fix:/.vscode/tasks.json", "edit_kind": "add"}],
+        "targets": [{"path": "mod:Local Fix:/.vscode/tasks.json", "edit_kind": "add"}],
     }
     async with (
         http,

@@ -62,7 +62,7 @@ async def test_two_http_clients_each_keep_their_own_home(settings: Settings):
             Client(url, mode="legacy", auth=TOKEN) as first,
             Client(url, mode="legacy", auth=TOKEN) as second,
         ):
-            await call(first, "ck3_mode", command="cd", path="ROOT_GAME")
+            await call(first, "ck3_mode", command="cd", root_category="ROOT_GAME")
 
             mine, theirs = await call(first, "ck3_dir"), await call(second, "ck3_dir")
 
@@ -114,7 +114,7 @@ async def test_a_contract_opened_by_one_http_client_never_permits_a_write_by_ano
         "root_category": "ROOT_USER_DOCS",
         "intent": "fix a trait",
         "operations": ["WRITE"],
-        "targets": [{"address": "mod:Local Fix:/common/fix.txt", "edit_kind": "add"}],
+        "targets": [{"path": "mod:Local Fix:/common/fix.txt", "edit_kind": "add"}],
         "work_declaration": "add one file",
     }
     write = {"command": "write", "path": "mod:Local Fix:/common/fix.txt", "content": "x = 1\n"}

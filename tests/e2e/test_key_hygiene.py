@@ -3,6 +3,7 @@ environment."""
 
 import logging
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,40 @@ async def test_the_key_is_nowhere_outside_memory(tmp_path: Path, logged, state_h
     assert logs
     assert not any(trace in everything for trace in traces(KEY))
     assert not any(trace in environment for trace in traces(KEY))
+
+
+async def test_a_program_the_server_runs_is_not_handed_the_key(git_settings, monkeypatch):
+    """The linter the server runs at close is a child process: what it inherits (or is given) is checked
+    at the moment it is spawned, not the test's own environment afterwards."""
+    handed: list[dict[str, str]] = []
+    spawn = subprocess.run
+
+    def watched(command, *args, **kwargs):
+        handed.append(dict(kwargs.get("env") or os.environ))
+        return spawn(command, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", watched)
+    core = build_core(git_settings, signer=HmacSigner(KEY))
+    async with Client(build(git_settings, core=core)) as client:
+        opened = await client.call_tool("ck3_contract", LINTED_WORK[0], raise_on_error=False)
+        assert opened.structured_content["reply_type"] == "S"
+        for args in LINTED_WORK[1:]:
+            await client.call_tool(*args, raise_on_error=False)
+
+    assert handed  # the linter ran
+    everything = "\n".join(f"{k}={v}" for env in handed for k, v in env.items()).encode()
+    assert not any(trace in everything for trace in traces(KEY))
+
+
+LINTED_WORK: list = [
+    {
+        "command": "open",
+        "root_category": "ROOT_REPO",
+        "intent": "A helper module",
+        "work_declaration": "Add src/b.py",
+        "operations": ["WRITE"],
+        "targets": [{"path": "ROOT_REPO:/src/b.py", "edit_kind": "add"}],
+    },
+    ("ck3_file", {"command": "write", "path": "src/b.py", "content": "import os\n"}),
+    ("ck3_contract", {"command": "close"}),
+]

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from adapters.tool_routes import ROUTES
 from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.contracts.lifecycle import OpenRequest, governing
@@ -26,7 +25,7 @@ OPEN = {
     "intent": "Edit a",
     "work_declaration": "Edit a",
     "operations": ["WRITE"],
-    "targets": [{"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
+    "targets": [{"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
 }
 
 
@@ -103,4 +102,4 @@ def _open(core: Core, session: Session, address: str) -> Reply:
     """A contract to write `address`, opened through the core for `session`."""
     target = (TargetRecord(address, "add" if address.endswith(".md") else "modify"),)
     request = Open(OpenRequest("ROOT_REPO", "intent", ("WRITE",), target, "the work"))
-    return core.answer(session, ROUTES["ck3_contract"]["open"].handler, request)
+    return core.answer(session, request)

@@ -47,7 +47,7 @@ async def test_the_text_content_carries_the_same_envelope(repo_settings: Setting
 async def test_a_tool_that_raises_answers_an_error_with_the_trace_id_and_no_exception_text(
     repo_settings: Settings, era: str
 ):
-    server = build(repo_settings, routes=pwd_answered_by(raising))
+    server = build(repo_settings, core=pwd_answered_by(raising, build_core(repo_settings)))
 
     result = await call(server, era, "ck3_dir", {})
 
@@ -60,7 +60,9 @@ async def test_a_tool_that_raises_answers_an_error_with_the_trace_id_and_no_exce
 
 
 async def test_a_reply_carrying_a_host_path_is_withheld_as_an_error(repo_settings: Settings, era: str):
-    server = build(repo_settings, routes=pwd_answered_by(leaking("/home/alice/game")))
+    server = build(
+        repo_settings, core=pwd_answered_by(leaking("/home/alice/game"), build_core(repo_settings))
+    )
 
     result = await call(server, era, "ck3_dir", {})
 
@@ -70,8 +72,8 @@ async def test_a_reply_carrying_a_host_path_is_withheld_as_an_error(repo_setting
 
 
 async def test_a_reply_carrying_a_configured_root_path_is_withheld(repo_settings: Settings, era: str):
-    routes = pwd_answered_by(leaking("x@/srv/world"))
-    server = build_server(build_core(repo_settings), LeakGate(("/srv/world",)), routes=routes)
+    core = pwd_answered_by(leaking("x@/srv/world"), build_core(repo_settings))
+    server = build_server(core, LeakGate(("/srv/world",)))
 
     result = await call(server, era, "ck3_dir", {})
 
@@ -79,7 +81,7 @@ async def test_a_reply_carrying_a_configured_root_path_is_withheld(repo_settings
 
 
 async def test_a_tool_returning_something_other_than_a_reply_is_an_error(repo_settings: Settings, era: str):
-    server = build(repo_settings, routes=pwd_answered_by(answering_a_dict))
+    server = build(repo_settings, core=pwd_answered_by(answering_a_dict, build_core(repo_settings)))
 
     result = await call(server, era, "ck3_dir", {})
 
@@ -145,7 +147,7 @@ async def test_calls_of_one_session_reach_the_core_one_at_a_time(repo_settings: 
             inside[0] -= 1
         return ReplyBuilder().success("MCP-CFG-S-001", {"home": "ROOT_REPO", "address": "ROOT_REPO:/"})
 
-    server = build(repo_settings, routes=pwd_answered_by(slow))
+    server = build(repo_settings, core=pwd_answered_by(slow, build_core(repo_settings)))
     async with Client(server) as client, anyio.create_task_group() as group:
         for _ in range(MAX_WAITING + 1):  # one running, the rest waiting: none turned away
             group.start_soon(client.call_tool, "ck3_dir", {})
@@ -176,7 +178,7 @@ async def test_a_call_that_finds_too_many_of_its_session_waiting_is_turned_away_
         if result.structured_content["code"] == "EN-EXEC-D-002":
             release.set()
 
-    server = build(repo_settings, routes=pwd_answered_by(held))
+    server = build(repo_settings, core=pwd_answered_by(held, build_core(repo_settings)))
     async with Client(server) as client, anyio.create_task_group() as group:
         for _ in range(MAX_WAITING + 2):
             group.start_soon(one, client)

@@ -23,9 +23,9 @@ OPEN = {
     "work_declaration": "Edit a, add new, delete b",
     "operations": ["WRITE", "DELETE"],
     "targets": [
-        {"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"},
-        {"address": "ROOT_REPO:/src/new.py", "edit_kind": "add"},
-        {"address": "ROOT_REPO:/src/b.py", "edit_kind": "delete"},
+        {"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"},
+        {"path": "ROOT_REPO:/src/new.py", "edit_kind": "add"},
+        {"path": "ROOT_REPO:/src/b.py", "edit_kind": "delete"},
     ],
 }
 REVERT = {"command": "revert"}

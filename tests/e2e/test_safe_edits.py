@@ -41,7 +41,7 @@ def sha(data: bytes) -> str:
 
 async def test_several_replacements_land_together(repo_settings: Settings, repo: Path):
     (repo / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
-    edits = [{"old": "x = 1", "new": "x = 10"}, {"old": "y = 2", "new": "y = 20"}]
+    edits = [{"old_string": "x = 1", "new_string": "x = 10"}, {"old_string": "y = 2", "new_string": "y = 20"}]
 
     env = await edit(repo_settings, command="edit", path="wip/a.py", edits=edits)
 
@@ -53,7 +53,7 @@ async def test_when_one_replacement_misses_none_lands_and_the_reply_names_it(
     repo_settings: Settings, repo: Path
 ):
     (repo / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
-    edits = [{"old": "x = 1", "new": "x = 10"}, {"old": "z = 3", "new": "z = 30"}]
+    edits = [{"old_string": "x = 1", "new_string": "x = 10"}, {"old_string": "z = 3", "new_string": "z = 30"}]
 
     env = await edit(repo_settings, command="edit", path="wip/a.py", edits=edits)
 
@@ -70,8 +70,8 @@ async def test_an_lf_old_text_matches_a_crlf_file_and_the_file_keeps_crlf(
         repo_settings,
         command="edit",
         path="wip/t.txt",
-        old="brave = {\n\tcost = 1\n",
-        new="brave = {\n\tcost = 2\n",
+        old_string="brave = {\n\tcost = 1\n",
+        new_string="brave = {\n\tcost = 2\n",
     )
 
     assert env["data"]["matched"] == ["tolerant"]
@@ -81,7 +81,7 @@ async def test_an_lf_old_text_matches_a_crlf_file_and_the_file_keeps_crlf(
 async def test_an_edit_keeps_the_byte_order_mark(repo_settings: Settings, repo: Path):
     (repo / "l.yml").write_bytes(b'\xef\xbb\xbfl_english:\n key:0 "Old"\n')
 
-    await edit(repo_settings, command="edit", path="wip/l.yml", old='"Old"', new='"New"')
+    await edit(repo_settings, command="edit", path="wip/l.yml", old_string='"Old"', new_string='"New"')
 
     assert (repo / "l.yml").read_bytes() == b'\xef\xbb\xbfl_english:\n key:0 "New"\n'
 
@@ -90,7 +90,12 @@ async def test_old_and_new_beside_edits_is_invalid(repo_settings: Settings, repo
     (repo / "a.py").write_text("x = 1\n", encoding="utf-8")
 
     env = await edit(
-        repo_settings, command="edit", path="wip/a.py", old="x", new="y", edits=[{"old": "x", "new": "z"}]
+        repo_settings,
+        command="edit",
+        path="wip/a.py",
+        old_string="x",
+        new_string="y",
+        edits=[{"old_string": "x", "new_string": "z"}],
     )
 
     assert env["code"] == "MCP-VAL-I-001"
@@ -99,7 +104,9 @@ async def test_old_and_new_beside_edits_is_invalid(repo_settings: Settings, repo
 async def test_a_dry_run_answers_a_unified_diff_and_writes_nothing(repo_settings: Settings, repo: Path):
     (repo / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
 
-    env = await edit(repo_settings, command="edit", path="wip/a.py", old="y = 2", new="y = 3", dry_run=True)
+    env = await edit(
+        repo_settings, command="edit", path="wip/a.py", old_string="y = 2", new_string="y = 3", dry_run=True
+    )
 
     assert env["code"] == "WA-WRITE-S-006"
     assert "-y = 2\n+y = 3\n" in env["data"]["diff"]
@@ -138,7 +145,12 @@ async def test_a_write_after_the_file_changed_is_refused_and_the_change_survives
 
 async def test_an_edit_of_a_file_that_vanished_since_it_was_read_is_refused(repo_settings: Settings):
     env = await edit(
-        repo_settings, command="edit", path="wip/gone.py", old="a", new="b", expected_sha256=sha(b"a")
+        repo_settings,
+        command="edit",
+        path="wip/gone.py",
+        old_string="a",
+        new_string="b",
+        expected_sha256=sha(b"a"),
     )
 
     assert env["code"] == "WA-RES-I-001"

@@ -104,9 +104,9 @@ async def test_binary_files_are_skipped_and_counted(repo_settings: Settings, rep
 async def test_a_search_that_reaches_its_hit_cap_says_so(repo_settings: Settings, repo: Path):
     (repo / "many.txt").write_text("needle\n" * 50, encoding="utf-8")
 
-    env = await search(repo_settings, command="contents", pattern="needle", max_hits=10)
+    env = await search(repo_settings, command="contents", pattern="needle", limit=10)
 
-    assert (env["data"]["count"], env["data"]["truncated"], env["data"]["cap"]) == (10, True, "max_hits")
+    assert (env["data"]["count"], env["data"]["truncated"], env["data"]["cap"]) == (10, True, "limit")
 
 
 async def test_ignored_files_are_searched_only_when_asked(tmp_path: Path):
@@ -127,8 +127,8 @@ async def test_ignored_files_are_searched_only_when_asked(tmp_path: Path):
 async def test_a_search_under_an_invisible_folder_answers_as_a_missing_one(tmp_path: Path):
     settings = sample_world_on_disk(tmp_path)
 
-    invisible = await search(settings, command="names", glob="*", under="ROOT_STEAM:/2217000099")
-    missing = await search(settings, command="names", glob="*", under="ROOT_STEAM:/2217000098")
+    invisible = await search(settings, command="names", glob="*", path="ROOT_STEAM:/2217000099")
+    missing = await search(settings, command="names", glob="*", path="ROOT_STEAM:/2217000098")
 
     assert invisible["code"] == missing["code"] == "WA-RES-I-001"
 

@@ -25,7 +25,7 @@ def contract(root: str, address: str) -> dict[str, Any]:
         "intent": "Work",
         "work_declaration": "Edit the named file",
         "operations": ["WRITE"],
-        "targets": [{"address": address, "edit_kind": "add"}],
+        "targets": [{"path": address, "edit_kind": "add"}],
     }
 
 

@@ -26,7 +26,7 @@ def contract(*targets: str, intent: str = "Tune the editor tasks of my mod") -> 
         "intent": intent,
         "work_declaration": "Edit the named files",
         "operations": ["WRITE"],
-        "targets": [{"address": target, "edit_kind": "modify"} for target in targets],
+        "targets": [{"path": target, "edit_kind": "modify"} for target in targets],
     }
 
 
@@ -91,14 +91,18 @@ async def test_the_launcher_registry_is_written_after_its_approval_and_not_befor
     assert after["code"] == "WA-WRITE-S-001"
 
 
-async def test_an_approval_hint_is_the_exact_command_that_approves_it(lens):
+async def test_an_approval_hint_names_the_command_and_asks_for_the_servers_config_naming_no_path(lens):
     async with stdio_client(lens, "auto") as client:
         asked = await tool(client, "ck3_contract", contract(REGISTRY))
-        command = str(asked["data"]["hint"]).split("`")[1]
-        status, _ = await anyio.to_thread.run_sync(run_on_terminal, command.split(), b"approve\n")
+        hint = str(asked["data"]["hint"])
+        command = hint.split("`")[1].split()
+        argv = [CK3RAVEN, *command[1:], "--config", str(lens)]
+        status, _ = await anyio.to_thread.run_sync(run_on_terminal, argv, b"approve\n")
         opened = await tool(client, "ck3_contract", contract(REGISTRY))
 
-    assert command == f"{CK3RAVEN} approve {asked['data']['approval_id']} --config {lens}"
+    assert command == ["ck3raven", "approve", asked["data"]["approval_id"]]
+    assert "with the same `--config` as the server" in hint
+    assert str(lens.parent) not in hint
     assert status == 0
     assert opened["code"] == "CT-GATE-S-001"
 

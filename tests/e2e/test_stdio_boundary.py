@@ -33,7 +33,7 @@ def open_request(root: str, *targets: str, operations: tuple[str, ...] = ("WRITE
         "intent": "Boundary check",
         "work_declaration": "Touch the named files",
         "operations": list(operations),
-        "targets": [{"address": target, "edit_kind": "add"} for target in targets],
+        "targets": [{"path": target, "edit_kind": "add"} for target in targets],
     }
 
 
@@ -169,7 +169,7 @@ async def test_git_works_on_a_local_mod_that_is_its_own_repository(lens: Path):
     porcelain.add(str(mod), paths=files)
     porcelain.commit(str(mod), message=b"Local fix, first", author=b"T <t@x>", committer=b"T <t@x>")
     async with stdio_client(lens, "auto") as client:
-        log = await tool(client, "ck3_git", {"command": "log", "root": "mod:Local Fix:/"})
+        log = await tool(client, "ck3_git", {"command": "log", "path": "mod:Local Fix:/"})
 
     assert log["code"] == "WA-READ-S-006"
     assert [commit["message"] for commit in log["data"]["commits"]] == ["Local fix, first"]

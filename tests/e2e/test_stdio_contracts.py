@@ -16,7 +16,7 @@ OPEN = {
     "intent": "Fix a",
     "work_declaration": "Edit a",
     "operations": ["WRITE", "DELETE"],
-    "targets": [{"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
+    "targets": [{"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
 }
 
 
@@ -81,7 +81,7 @@ async def test_carry_over_escalation_reaches_required_on_the_third_open(config: 
         await tool(
             client,
             "ck3_contract",
-            {**OPEN, "targets": [{"address": "ROOT_REPO:/src/b.py", "edit_kind": "add"}]},
+            {**OPEN, "targets": [{"path": "ROOT_REPO:/src/b.py", "edit_kind": "add"}]},
         )
         await tool(client, "ck3_file", write("ROOT_REPO:/src/b.py"))
         await tool(client, "ck3_contract", {"command": "cancel"})

@@ -20,7 +20,7 @@ OPEN = {
     "intent": "Work",
     "work_declaration": "Add one file",
     "operations": ["WRITE"],
-    "targets": [{"address": "ROOT_REPO:/src/new.py", "edit_kind": "add"}],
+    "targets": [{"path": "ROOT_REPO:/src/new.py", "edit_kind": "add"}],
 }
 
 

@@ -10,7 +10,7 @@ from fastmcp import Client
 
 from app.bootstrap import build
 from app.config import Settings
-from domain.use_cases.file_access import READ_LIMIT
+from domain.use_cases.file_contents import READ_LIMIT
 from domain.vocabulary import Mode, RootCategory
 
 pytestmark = pytest.mark.anyio

@@ -2,6 +2,7 @@
 run on a real folder of such a filesystem (mounted for the test; skipped, saying why, where that cannot be
 done) and on the in-memory adapter's case-insensitive mode alike."""
 
+import copy
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ TREE: dict[str, object] = {"README.md": b"read me", "Docs": {"Guide.txt": b"guid
 @pytest.fixture(params=["memory", "local", "local-segment-walk"])
 def files(request: pytest.FixtureRequest) -> Iterator[Files]:
     if request.param == "memory":
-        yield MemoryFiles({"ROOT_REPO": TREE}, ignores_case=True)
+        yield MemoryFiles({"ROOT_REPO": copy.deepcopy(TREE)}, ignores_case=True)  # it writes into the tree
         return
     folder = request.getfixturevalue("folding")
     materialize(folder, TREE)

@@ -129,7 +129,7 @@ def test_disjoint_roots_and_state_directory_are_accepted(tmp_path: Path):
 
 
 def test_the_policy_table_lists_every_matrix_row():
-    from app.cli import render_policy
+    from app.law_tables import render_policy
     from domain.policy.capabilities import MATRIX
 
     table = render_policy()

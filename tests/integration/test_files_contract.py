@@ -1,5 +1,6 @@
 """The Files port contract, run against the in-memory and the local adapter alike."""
 
+import copy
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +38,7 @@ def materialize(folder: Path, tree: dict[str, object]) -> None:
 @pytest.fixture(params=["memory", "local", "local-segment-walk"])
 def files(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Files]:
     if request.param == "memory":
-        yield MemoryFiles({"ROOT_REPO": TREE})
+        yield MemoryFiles({"ROOT_REPO": copy.deepcopy(TREE)})  # it writes into the tree it is given
         return
     materialize(tmp_path, TREE)
     local = LocalFiles({"ROOT_REPO": tmp_path}, use_openat2=request.param == "local")

@@ -3,15 +3,15 @@ replaced roots and racing swaps. No call returns a byte or a name from outside i
 
 import os
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from adapters.local_files import LocalFiles
-from ports.errors import LinkRefused, NotFound, PortError, SpecialFile, Unavailable
+from ports.errors import LinkRefused, NotFound, SpecialFile, Unavailable
 from ports.files import Location
+from tests.races import race
 
 OUTSIDE = b"outside-secret"
 
@@ -136,88 +136,55 @@ def test_a_root_replaced_after_start_is_unavailable(world):
 
 def test_a_leaf_swapped_for_a_link_during_reads_never_yields_outside_bytes(world):
     root, outside, files = world
-    stop = threading.Event()
 
-    def swap() -> None:
-        while not stop.is_set():
-            (root / "tmp-link").symlink_to(outside / "secret.txt")
-            (root / "tmp-link").replace(root / "data.txt")
-            (root / "tmp-file").write_bytes(b"inside")
-            (root / "tmp-file").replace(root / "data.txt")
+    def swap_once() -> None:
+        (root / "tmp-link").symlink_to(outside / "secret.txt")
+        (root / "tmp-link").replace(root / "data.txt")
+        (root / "tmp-file").write_bytes(b"inside")
+        (root / "tmp-file").replace(root / "data.txt")
 
-    swapper = threading.Thread(target=swap)
-    swapper.start()
-    seen = set()
-    try:
-        for _ in range(1000):
-            try:
-                seen.add(files.read(at("data.txt"), 1000))
-            except PortError:
-                seen.add(b"refused")
-    finally:
-        stop.set()
-        swapper.join()
+    seen, _ = race(swap_once, lambda _: files.read(at("data.txt"), 1000), rounds=1000)
 
     assert OUTSIDE not in seen
+    assert b"inside" in seen
 
 
 def test_a_folder_deep_down_swapped_for_a_link_during_reads_never_yields_outside_bytes(world):
     root, outside, files = world
     (root / "dir" / "sub").mkdir()
     (root / "dir" / "sub" / "secret.txt").write_bytes(b"inside")
-    stop = threading.Event()
 
-    def swap() -> None:
-        while not stop.is_set():
-            (root / "dir" / "sub").rename(root / "dir" / "sub-away")
-            (root / "dir" / "sub").symlink_to(outside)
-            (root / "dir" / "sub").unlink()
-            (root / "dir" / "sub-away").rename(root / "dir" / "sub")
+    def swap_once() -> None:
+        (root / "dir" / "sub").rename(root / "dir" / "sub-away")
+        (root / "dir" / "sub").symlink_to(outside)
+        (root / "dir" / "sub").unlink()
+        (root / "dir" / "sub-away").rename(root / "dir" / "sub")
 
-    swapper = threading.Thread(target=swap)
-    swapper.start()
-    seen = set()
-    try:
-        for _ in range(1000):
-            try:
-                seen.add(files.read(at("dir", "sub", "secret.txt"), 1000))
-            except PortError:
-                seen.add(b"refused")
-    finally:
-        stop.set()
-        swapper.join()
+    seen, _ = race(swap_once, lambda _: files.read(at("dir", "sub", "secret.txt"), 1000), rounds=1000)
 
     assert OUTSIDE not in seen
+    assert b"inside" in seen
 
 
 def test_a_folder_swapped_for_a_link_during_walks_never_yields_outside_names(world):
     root, outside, files = world
     (outside / "planted").mkdir()
     (root / "dir" / "inner").mkdir()
-    stop = threading.Event()
 
-    def swap() -> None:
-        while not stop.is_set():
-            (root / "dir").rename(root / "dir-away")
-            (root / "dir").symlink_to(outside)
-            (root / "dir").unlink()
-            (root / "dir-away").rename(root / "dir")
+    def swap_once() -> None:
+        (root / "dir").rename(root / "dir-away")
+        (root / "dir").symlink_to(outside)
+        (root / "dir").unlink()
+        (root / "dir-away").rename(root / "dir")
 
-    swapper = threading.Thread(target=swap)
-    swapper.start()
-    walked: set[tuple[str, ...]] = set()
-    try:
-        for _ in range(300):
-            try:
-                walked.update(files.walk_dirs(at(), 5, lambda _: True))
-                walked.update((e.name,) for e in files.list_dir(at("dir")))
-            except PortError:
-                continue
-    finally:
-        stop.set()
-        swapper.join()
+    def walk(_: int) -> set[tuple[str, ...]]:
+        return set(files.walk_dirs(at(), 5, lambda _: True)) | {(e.name,) for e in files.list_dir(at("dir"))}
+
+    walks, _ = race(swap_once, walk)
+    walked = set().union(*walks)
 
     assert not any("planted" in parts for parts in walked)
+    assert ("inner",) in walked
 
 
 def test_a_segment_that_escaped_validation_is_stopped_at_the_adapter(world):

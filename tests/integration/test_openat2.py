@@ -13,7 +13,8 @@ import pytest
 from adapters import openat2
 from adapters.local_files import LocalFiles
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
 from ports.errors import PortError
 from ports.files import Location
 

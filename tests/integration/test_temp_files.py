@@ -7,7 +7,8 @@ from pathlib import Path
 
 from adapters.local_files import LocalFiles
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
 
 TEMP = ".0123456789abcdef.ck3raven-tmp"
 

@@ -249,3 +249,15 @@ def test_a_signature_of_one_kind_never_verifies_as_another(authority):
 
     assert not authority.signer.verify(mode_payload, record.signature)
     assert not authority.signer.verify(contract_payload, record.signature)
+
+
+def test_the_approval_hint_names_the_bare_command_when_the_server_reads_the_default_config(authority):
+    hint = approvals.hint(authority, "hat-1", "call again")
+
+    assert hint == "Ask the user to run `ck3raven approve hat-1` in a terminal, then call again."
+
+
+def test_the_approval_hint_asks_for_the_servers_own_config_without_naming_it(authority):
+    hint = approvals.hint(evolve(authority, same_config=True), "hat-1", "call again")
+
+    assert "`ck3raven approve hat-1` in a terminal with the same `--config` as the server" in hint

@@ -69,6 +69,6 @@ def test_the_report_groups_by_origin_and_suggests_a_template():
     assert section["severity"] == "warning"
     assert set(section["clusters"]) == {"c-1", "unattributed"}
     assert section["template"] == [
-        {"address": "ROOT_REPO:/a.py", "edit_kind": "modify"},
-        {"address": "ROOT_REPO:/b.py", "edit_kind": "add"},
+        {"path": "ROOT_REPO:/a.py", "edit_kind": "modify"},
+        {"path": "ROOT_REPO:/b.py", "edit_kind": "add"},
     ]

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from app.cli import render_codes
+from app.law_tables import render_codes
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "reply-codes.md"
 

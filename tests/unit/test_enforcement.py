@@ -1,11 +1,13 @@
 """Enforcement is the only source of D, follows SPEC §4's matrix row by row, and denies by default."""
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.policy import capabilities
-from domain.policy.capabilities import MATRIX, Condition, Row
+from domain.policy.capabilities import MATRIX
 from domain.policy.enforcement import ActiveContract, Target, enforce
 from domain.vocabulary import Mode, Operation, ReplyType, RootCategory
 
@@ -49,9 +51,10 @@ TABLE = [
     (D, X, target(R.ROOT_CK3RAVEN_DATA, "wip", "a.txt"), "S", "S"),
     *[
         (D, op, target(R.ROOT_CK3RAVEN_DATA, folder, "f"), "contract", "S")
-        for folder in ("config", "playsets", "logs", "cache", "artifacts")
+        for folder in ("config", "playsets", "cache", "artifacts")
         for op in (W, X)
     ],
+    (D, W, target(R.ROOT_CK3RAVEN_DATA, "logs", "x"), "never", "never"),
     (D, W, target(R.ROOT_VSCODE, "settings.json"), "contract", "S"),
     (D, X, target(R.ROOT_VSCODE, "settings.json"), "never", "never"),
     (D, W, target(R.ROOT_GAME, "common", "x.txt"), "never", "never"),
@@ -158,29 +161,45 @@ contracts = st.one_of(
 )
 
 
+def inside(tgt: Target, root: RootCategory, *folder: str) -> bool:
+    """Strictly inside `folder` of `root`."""
+    return tgt.root is root and len(tgt.parts) > len(folder) and tgt.parts[: len(folder)] == folder
+
+
+DATA_FOLDERS = ("config", "playsets", "cache", "artifacts")
+# SPEC §4's mutation table transcribed by hand, not read from MATRIX: mode, targets, WRITE, DELETE
+SPEC_TABLE = [
+    (L, lambda t: t.root is R.ROOT_USER_DOCS and t.parts == ("launcher-v2.sqlite",), "approval", None),
+    (L, lambda t: inside(t, R.ROOT_USER_DOCS, "mod") and t.in_local_mod, "contract", "contract"),
+    (L, lambda t: inside(t, R.ROOT_CK3RAVEN_DATA, "wip"), "always", "always"),
+    (L, lambda t: inside(t, R.ROOT_CK3RAVEN_DATA, "playsets"), "contract", "contract"),
+    (D, lambda t: inside(t, R.ROOT_REPO), "contract", "contract"),
+    (D, lambda t: inside(t, R.ROOT_USER_DOCS, "mod"), "contract", "contract"),
+    (D, lambda t: inside(t, R.ROOT_CK3RAVEN_DATA, "wip"), "always", "always"),
+    (D, lambda t: any(inside(t, R.ROOT_CK3RAVEN_DATA, f) for f in DATA_FOLDERS), "contract", "contract"),
+    (D, lambda t: inside(t, R.ROOT_VSCODE), "contract", None),
+]
+
+
+def spec_table(mode, op, tgt: Target) -> str | None:
+    """'always', 'contract', 'approval' (contract + human approval), or None where SPEC §4 has no entry."""
+    for row_mode, covers, write, delete in SPEC_TABLE:
+        if row_mode is mode and covers(tgt):
+            return write if op is W else delete
+    return None
+
+
 def reference(mode, op, tgt: Target, contract) -> bool:
-    """A second, naive reading of SPEC §4/§5: is the request permitted?"""
-    rows = [r for r in MATRIX if r.mode is mode and r.root is tgt.root and covers(r, tgt)]
-    if not rows:
-        return False
-    row = max(rows, key=lambda r: len(r.prefix))
-    condition = row.write if op is W else row.delete
+    """A second, naive reading of SPEC §4/§5, independent of the code's matrix: is the request permitted?"""
+    condition = spec_table(mode, op, tgt)
     if condition is None:
         return False
-    if condition is Condition.ALWAYS and not tgt.protected:
+    if condition == "always" and not tgt.protected:
         return True
     if contract is None or contract.root is not tgt.root or op not in contract.operations:
         return False
-    needs_human = tgt.protected or condition is Condition.CONTRACT_AND_APPROVAL
+    needs_human = tgt.protected or condition == "approval"
     return not needs_human or tgt.address in contract.approvals
-
-
-def covers(row: Row, tgt: Target) -> bool:
-    if row.scope is capabilities.Scope.EXACT:
-        return tgt.parts == row.prefix
-    if row.scope is capabilities.Scope.PLAYSET_LOCAL_MOD and not tgt.in_local_mod:
-        return False
-    return len(tgt.parts) > len(row.prefix) and tgt.parts[: len(row.prefix)] == row.prefix
 
 
 @given(modes, operations, targets, contracts)
@@ -217,3 +236,40 @@ def test_removing_a_row_never_turns_a_denial_into_a_success(mode, op, tgt, contr
         capabilities.MATRIX = original
 
     assert not (before is ReplyType.DENIED and after is ReplyType.SUCCESS)
+
+
+def every_case():
+    """Every mode, operation, root, target of up to two segments, flag and kind of contract: a finite world
+    small enough to walk whole, so that a rule broken for one combination cannot slip past a sample."""
+    names = ["mod", "wip", "playsets", "config", "logs", "cache", "state", "x.txt", "launcher-v2.sqlite"]
+    paths = [(), *((a,) for a in names), *((a, b) for a in names for b in ("x.txt", "sub"))]
+    for mode, op, root, parts, local, protected in itertools.product(
+        [*Mode, None], [W, X], RootCategory, paths, (False, True), (False, True)
+    ):
+        tgt = target(root, *parts, local_mod=local, protected=protected)
+        for contract in (
+            None,
+            ActiveContract("c", root, frozenset({W, X})),
+            ActiveContract("c", root, frozenset({W, X}), frozenset({tgt.address})),
+            ActiveContract("c", root, frozenset({op})),
+            ActiveContract("c", root, frozenset({W, X} - {op}), frozenset({tgt.address})),
+            ActiveContract(
+                "c", R.ROOT_REPO if root is not R.ROOT_REPO else R.ROOT_USER_DOCS, frozenset({W, X})
+            ),
+        ):
+            yield mode, op, tgt, contract
+
+
+def test_enforcement_agrees_with_the_spec_table_and_answers_only_s_or_d_in_every_case():
+    disagreements, other_replies = [], []
+    for mode, op, tgt, contract in every_case():
+        reply = enforce(mode, op, tgt, contract)
+        if reply.reply_type not in {ReplyType.SUCCESS, ReplyType.DENIED} or not reply.code.startswith("EN-"):
+            other_replies.append((mode, op, tgt.address, reply.code))
+        elif (reply.reply_type is ReplyType.SUCCESS) != reference(mode, op, tgt, contract):
+            disagreements.append(
+                (mode, op, tgt.address, tgt.in_local_mod, tgt.protected, contract, reply.code)
+            )
+
+    assert other_replies == []
+    assert disagreements == []

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.re2_patterns import Re2Patterns
-from domain.use_cases import search
+from domain import matches
 
 PATTERNS = ["a", "ab", "^b", "a$", "b+a", "(a|b)c", "c[^a]", "^$"]
 
@@ -28,10 +28,10 @@ def reference(text: str, pattern: str) -> list[tuple[int, int]]:
 
 
 def hits(
-    text: str, pattern: str, window: int = search.WINDOW, span: int = search.SPAN
+    text: str, pattern: str, window: int = matches.WINDOW, span: int = matches.SPAN
 ) -> list[tuple[int, int]]:
     matcher = Re2Patterns().compile(pattern, literal=False, ignore_case=False)
-    found = search._hits(text.encode(), matcher, lambda: False, window=window, span=span)
+    found = matches.hits(text.encode(), matcher, lambda: False, window=window, span=span)
     return [(hit[0], hit[1]) for hit in found if hit is not None]
 
 
@@ -54,7 +54,7 @@ def test_a_column_counts_characters_not_bytes():
 def test_the_search_stops_when_time_is_up_and_says_so():
     matcher = Re2Patterns().compile("a", literal=False, ignore_case=False)
 
-    found = list(search._hits(b"a\na\n", matcher, lambda: True))
+    found = list(matches.hits(b"a\na\n", matcher, lambda: True))
 
     assert found == [None]
 

@@ -9,7 +9,8 @@ from domain.services import Services
 from domain.session import Session
 from domain.use_cases import file_access, search
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
 from tests.fakes import FakeClock
 from tests.worlds import MODS
 
@@ -100,7 +101,7 @@ def test_every_content_hit_is_a_file_read_answers(roots, mode, include_ignored):
 def test_every_name_found_resolves_and_every_file_found_reads(roots, mode):
     session, services = session_over(roots, mode)
 
-    reply = search.names(session, services, search.SearchNames("**", max_results=10_000))
+    reply = search.names(session, services, search.SearchNames("**", limit=10_000))
 
     assert reply.code == "WA-READ-S-007"
     for match in reply.data["matches"]:
@@ -116,7 +117,7 @@ def test_every_name_found_resolves_and_every_file_found_reads(roots, mode):
 def test_no_secret_name_and_no_git_folder_is_ever_found_by_default(roots, mode):
     session, services = session_over(roots, mode)
 
-    reply = search.names(session, services, search.SearchNames("**", max_results=10_000))
+    reply = search.names(session, services, search.SearchNames("**", limit=10_000))
 
     secrets = {".env", "id_rsa", "key.pem", ".git"}
     for match in reply.data["matches"]:

@@ -3,7 +3,8 @@ manifest) never outlives what it was made from: the target on disk, the manifest
 
 from adapters.memory_files import SPECIAL, MemoryFiles
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
 from ports.files import Location
 from tests.worlds import MODS, memory_roots
 

@@ -5,8 +5,9 @@ import pytest
 
 from adapters.memory_files import MemoryFiles
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter, WorldView
+from domain.world.adapter import WorldAdapter
 from domain.world.playsets import ModFolder
+from domain.world.view import WorldView
 from tests.worlds import MODS, memory_roots, memory_world
 
 HOME = RootCategory.ROOT_REPO

@@ -1,0 +1,83 @@
+"""The working tree of a git repository against its index, as git status sees it: which tracked files may
+have changed (one lstat each against the index's stat data; racily clean entries suspected), which files
+no index entry holds (one scandir walk that skips .git, nested repositories and ignored folders), and the
+blob id of what stands at a path now (a link is its target text, never followed)."""
+
+import os
+import stat
+from pathlib import Path
+from typing import Final
+
+from dulwich.objects import Blob
+
+from adapters.git_ignores import SafeIgnores
+from adapters.git_index import Staged
+
+_SECOND: Final = 1_000_000_000
+
+
+def unstaged(index: Staged, top: Path) -> tuple[list[bytes], set[bytes]]:
+    """The suspects: tracked files whose stat differs from the index, or that are racily clean, deleted
+    ones and conflicted ones. And the clean: regular files, in the index and on disk, whose stat data
+    match and are not racy, so they hold what the index holds.
+
+    Racily clean, as git has it: recorded in the second the index was written, or later. An edit in that
+    second may keep both size and time (a coarse clock, or the edit landing between the stat and the
+    index write), so such an entry's stat data prove nothing and the file is hashed."""
+    written = index.written_ns - index.written_ns % _SECOND
+    base = os.fsencode(top) + b"/"
+    lstat, regular = os.lstat, stat.S_ISREG
+    suspects = [path for path, sha in index.shas.items() if sha is None]  # conflicted: look at the file
+    clean: set[bytes] = set()
+    for path, mode, size, recorded in index.stats:
+        try:
+            info = lstat(base + path)
+        except OSError:
+            suspects.append(path)
+            continue
+        if info.st_size != size or info.st_mtime_ns != recorded or recorded >= written:
+            suspects.append(path)
+        elif regular(mode) and regular(info.st_mode):
+            clean.add(path)
+    return suspects, clean
+
+
+def untracked(top: Path, index: Staged) -> list[bytes]:
+    """Files in no index entry, from one walk that skips .git and ignored folders without tracked files."""
+    tracked, folders = index.shas, index.folders()
+    ignore = SafeIgnores(str(top))
+    found: list[bytes] = []
+    pending = [b""]
+    root = os.fsencode(top)
+    while pending:
+        here = pending.pop()
+        with os.scandir(root + b"/" + here if here else root) as entries:
+            for entry in entries:
+                rel = here + b"/" + entry.name if here else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name == b".git" or _nested_repository(entry.path):
+                        continue  # git's own data, or another repository: git does not look inside either
+                    if rel not in folders and ignore.ignored(os.fsdecode(rel) + "/"):
+                        continue
+                    pending.append(rel)
+                elif rel not in tracked and not ignore.ignored(os.fsdecode(rel)):
+                    found.append(rel)
+    return found
+
+
+def _nested_repository(path: bytes) -> bool:
+    return os.path.lexists(path + b"/.git")
+
+
+def working_sha(top: Path, path: bytes) -> bytes | None:
+    """The blob id of what stands at `path` as git stores it: a file's content, a link's target text (a
+    link is what it points at, never followed), None for anything else or nothing."""
+    disk = top / os.fsdecode(path)
+    try:
+        if disk.is_symlink():
+            return bytes(Blob.from_string(os.fsencode(disk.readlink())).id)
+        if not disk.is_file():
+            return None
+        return bytes(Blob.from_string(disk.read_bytes()).id)
+    except OSError:
+        return None

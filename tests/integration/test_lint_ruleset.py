@@ -1,0 +1,63 @@
+"""The locked linter ruleset (SPEC §14): ruff with a fixed rule list for Python, and ck3raven's own CK3
+checks (balanced braces, encoding, the BOM on localisation .yml, descriptor fields), each finding what it
+names; all of it goes into the hash recorded at open."""
+
+from pathlib import Path
+
+import pytest
+
+from adapters.ruff_linter import RuffLinter
+from domain.compliance import ck3_checks, ruleset
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_the_locked_ruleset_is_ruff_with_a_fixed_rule_list_and_the_ck3_checks(tmp_path: Path):
+    rules = ruleset.current(RuffLinter(tmp_path / "lint-ruleset.json"))
+    python, ck3 = rules["python"], rules["ck3"]
+
+    assert isinstance(python, dict)
+    assert isinstance(ck3, dict)
+    assert (python["tool"], python["select"]) == ("ruff", ["E9", "F"])
+    assert python["version"]
+    assert python["sha256"]
+    assert {"CK3-BRACES", "CK3-UTF8", "CK3-BOM", "CK3-DESC"} <= set(ck3["rules"])
+
+
+def test_every_part_of_the_ruleset_is_in_its_hash(tmp_path: Path):
+    rules = ruleset.current(RuffLinter(tmp_path / "lint-ruleset.json"))
+    python, ck3 = rules["python"], rules["ck3"]
+    assert isinstance(python, dict)
+    assert isinstance(ck3, dict)
+    changed = [
+        {**rules, "python": {**python, "select": ["E9"]}},
+        {**rules, "python": {**python, "version": "ruff 0.0.0"}},
+        {**rules, "ck3": {**ck3, "rules": ck3["rules"][1:]}},
+    ]
+
+    assert len({ruleset.digest(r) for r in [rules, *changed]}) == 1 + len(changed)
+
+
+@pytest.mark.parametrize(
+    ("path", "data", "rule"),
+    [
+        ("common/traits/x.txt", BOM + b"brave = {\n  index = 1\n", "CK3-BRACES"),
+        ("common/traits/x.txt", BOM + b'brave = { name = "\xff\xfe" }\n', "CK3-UTF8"),
+        ("localization/english/x_l_english.yml", b'l_english:\n key:0 "Text"\n', "CK3-BOM"),
+        ("descriptor.mod", b'version = "1.0"\n', "CK3-DESC"),
+    ],
+)
+def test_each_ck3_check_finds_what_it_names(path: str, data: bytes, rule: str):
+    found = ck3_checks.checks(f"ROOT_REPO:/{path}", tuple(path.split("/")), data)
+
+    assert rule in {finding.rule for finding in found}
+
+
+def test_clean_ck3_files_have_no_findings():
+    script = ck3_checks.checks(
+        "ROOT_REPO:/common/traits/x.txt", ("common", "traits", "x.txt"), BOM + b"a = {}\n"
+    )
+    descriptor = b'version = "1.0"\nname = "Mod"\nsupported_version = "1.12.*"\n'
+    described = ck3_checks.checks("ROOT_REPO:/descriptor.mod", ("descriptor.mod",), descriptor)
+
+    assert (script, described) == ([], [])

@@ -1,0 +1,25 @@
+"""Each command is declared once in the domain: every request class has one handler, found by its type,
+and no handler answers two request classes; every tool command's route builds one of those requests."""
+
+import sys
+
+from domain.use_cases import request as requests
+from domain.use_cases.handlers import HANDLERS
+
+
+def _subclasses(kind: type) -> set[type]:
+    """The subclasses of `kind` its modules define (attrs replaces a slotted class by a new one; the
+    first may linger until collected)."""
+    found = set()
+    for sub in kind.__subclasses__():
+        found |= {sub, *_subclasses(sub)}
+    return {sub for sub in found if getattr(sys.modules[sub.__module__], sub.__qualname__, None) is sub}
+
+
+def test_every_request_class_has_exactly_one_handler_and_no_handler_serves_two():
+    import adapters.tool_routes  # noqa: F401 - every request class is imported once the routes are
+
+    declared = _subclasses(requests.Request)
+
+    assert set(HANDLERS) == declared
+    assert len(set(HANDLERS.values())) == len(HANDLERS)
