@@ -28,7 +28,7 @@ OPEN = {
     "intent": "Work",
     "work_declaration": "Add one file",
     "operations": ["WRITE"],
-    "targets": [{"address": "ROOT_REPO:/src/new.py", "edit_kind": "add"}],
+    "targets": [{"path": "ROOT_REPO:/src/new.py", "edit_kind": "add"}],
 }
 WRITE = {"command": "write", "path": "ROOT_REPO:/src/new.py", "content": "x = 1\n"}
 HOLDER = """

@@ -29,7 +29,7 @@ OPEN = {
     "intent": "Work",
     "work_declaration": "Change one file",
     "operations": ["WRITE"],
-    "targets": [{"address": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
+    "targets": [{"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
 }
 
 
