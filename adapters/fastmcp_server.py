@@ -6,6 +6,7 @@ envelope. A `read_only` server lists the read and session tools only: no tool it
 from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
 
+from adapters.call_facts import ServerCalls
 from adapters.elicitation import Elicitor
 from adapters.mcp_dispatch import Dispatcher, HumanLoop, Routes
 from adapters.mcp_tools import (
@@ -39,9 +40,11 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
     version: str = "0",
     auth: AuthProvider | None = None,
     read_only: bool = False,
+    calls: ServerCalls | None = None,
 ) -> FastMCP:
     """A FastMCP server exposing the ck3raven tools over `core`, guarded by the reply middleware; `auth`
-    guards its HTTP transport; `read_only` leaves out every tool that can change a file."""
+    guards its HTTP transport; `read_only` leaves out every tool that can change a file; `calls` numbers
+    its calls for the audit (the server id the log's anchors name)."""
     server = FastMCP(
         "ck3raven",
         auth=auth,
@@ -52,7 +55,7 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
         on_duplicate="error",
     )
     names = READ_TOOLS + SESSION_TOOLS + (() if read_only else MUTATION_TOOLS)
-    server.add_middleware(ReplyMiddleware(gate, frozenset(names), core.services.audit))
+    server.add_middleware(ReplyMiddleware(gate, frozenset(names), core.services.audit, calls))
     dispatcher = Dispatcher(core, routes)
     loop = HumanLoop(
         dispatcher, Elicitor(lambda approval_id, approve: core.decide_approval(approval_id, approve=approve))

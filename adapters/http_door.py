@@ -3,19 +3,19 @@
 `Door` wraps the whole ASGI app, so a request naming a foreign Host or Origin (DNS rebinding: a web page
 that resolves its own name to 127.0.0.1) is answered 403 before authentication or any MCP session exists.
 Allowed are the loopback names and whatever the operator lists. The token check is FastMCP's own auth
-hook (`TokenVerifier`): a request without the operator's token gets 401 and reaches no tool.
+hook (`adapters.client_tokens.ClientVerifier`): a request without the operator's token or a client's gets
+401 and reaches no tool.
 """
 
-import hmac
 import os
 import re
 import secrets
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-from fastmcp.server.auth import AccessToken, TokenVerifier
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -23,34 +23,39 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-class OperatorToken(TokenVerifier):
-    """Accepts exactly the operator's bearer token (compared in constant time)."""
-
-    def __init__(self, token: str) -> None:
-        super().__init__()
-        self._token = token.encode("utf-8")
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        if hmac.compare_digest(token.encode("utf-8"), self._token):
-            return AccessToken(token=token, client_id="operator", scopes=[])
-        return None
-
-
 class Door:
     """ASGI wrapper answering 403 to a Host or Origin that is neither loopback nor listed by the operator."""
 
-    def __init__(self, app: ASGIApp, hosts: Sequence[str] = (), origins: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        hosts: Sequence[str] = (),
+        origins: Sequence[str] = (),
+        *,
+        max_sessions: int | None = None,
+    ) -> None:
         self._app = app
         self._hosts = frozenset(name.casefold() for name in (*LOOPBACK, *hosts))
         self._origins = frozenset(origin.casefold().rstrip("/") for origin in origins)
+        self._max_sessions = max_sessions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._cap_sessions()
         if scope["type"] in {"http", "websocket"} and not self._admits(Headers(scope=scope)):
             await PlainTextResponse("Forbidden: Host or Origin not allowed", status_code=403)(
                 scope, receive, send
             )
             return
         await self._app(scope, receive, send)
+
+    def _cap_sessions(self) -> None:
+        """Hold the MCP session manager (made when the app starts, FastMCP offering no setting for it) to
+        the operator's cap on live sessions; one more is refused by it (503, "Too many open sessions")."""
+        if self._max_sessions is None:
+            return
+        manager = _session_manager(self._app)
+        if manager is not None and manager.max_sessions != self._max_sessions:
+            manager.max_sessions = self._max_sessions
 
     def _admits(self, headers: Headers) -> bool:
         hosts = headers.getlist("host")
@@ -72,6 +77,18 @@ class Door:
             return False
         plain = parts.username is None and parts.path in {"", "/"} and not parts.query
         return plain and parts.scheme in {"http", "https"} and _hostname(origin) in LOOPBACK
+
+
+def _session_manager(app: object) -> Any:  # noqa: ANN401 - the SDK's manager, found by its attribute
+    """The streamable HTTP session manager behind `app`'s routes (through the auth wrapper), if running."""
+    for route in getattr(app, "routes", ()):
+        endpoint = getattr(route, "endpoint", None)
+        for _ in range(4):  # the endpoint, or a wrapper holding it as `app`
+            manager = getattr(endpoint, "session_manager", None)
+            if manager is not None:
+                return manager
+            endpoint = getattr(endpoint, "app", None)
+    return None
 
 
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?")

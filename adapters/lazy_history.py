@@ -3,13 +3,34 @@
 A server answers `initialize` and `tools/list` without git; importing dulwich and the adapter costs about
 0.2 s of start-up a client waits for. The first question about history (or the warm-up a second after
 start) loads it, once, under a lock; everything is then asked of the real adapter.
+
+A repository damaged in a way the adapter does not name (a corrupt object, an unreadable HEAD: dulwich and
+zlib raise their own errors) is Unavailable here, its stack trace in the log: the caller answers the
+history's own code, never a generic failure.
 """
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
+import structlog
+
+from ports.errors import PortError, Unavailable
 from ports.history import Change, CommitInfo, History, Ignores, Staging
+
+log = structlog.get_logger()
+
+
+@contextmanager
+def _damaged() -> Iterator[None]:
+    try:
+        yield
+    except PortError:
+        raise
+    except Exception as exc:
+        log.exception("history.damaged")
+        raise Unavailable("the repository is damaged") from exc
 
 
 class LazyHistory:
@@ -39,35 +60,45 @@ class LazyHistory:
             real.warm()
 
     def repository(self, root: str, folder: tuple[str, ...] = ()) -> tuple[str, ...] | None:
-        return self.loaded().repository(root, folder)
+        with _damaged():
+            return self.loaded().repository(root, folder)
 
     def head(self, root: str, folder: tuple[str, ...] = ()) -> str | None:
-        return self.loaded().head(root, folder)
+        with _damaged():
+            return self.loaded().head(root, folder)
 
     def ignores(self, root: str, folder: tuple[str, ...] = ()) -> Ignores | None:
-        return self.loaded().ignores(root, folder)
+        with _damaged():
+            return self.loaded().ignores(root, folder)
 
     def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
-        return self.loaded().changes_since(root, baseline, folder)
+        with _damaged():
+            return self.loaded().changes_since(root, baseline, folder)
 
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
-        return self.loaded().staged(root, folder)
+        with _damaged():
+            return self.loaded().staged(root, folder)
 
     def content_at(
         self, root: str, commit: str, parts: tuple[str, ...], top: tuple[str, ...] | None = None
     ) -> bytes | None:
-        return self.loaded().content_at(root, commit, parts, top)
+        with _damaged():
+            return self.loaded().content_at(root, commit, parts, top)
 
     def committed_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
-        return self.loaded().committed_since(root, baseline, folder)
+        with _damaged():
+            return self.loaded().committed_since(root, baseline, folder)
 
     def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:
-        return self.loaded().log(root, limit, folder)
+        with _damaged():
+            return self.loaded().log(root, limit, folder)
 
     def stage(
         self, root: str, files: list[tuple[tuple[str, ...], bytes | None]], folder: tuple[str, ...] = ()
     ) -> None:
-        self.loaded().stage(root, files, folder)
+        with _damaged():
+            self.loaded().stage(root, files, folder)
 
     def commit(self, root: str, message: str, author: str, folder: tuple[str, ...] = ()) -> str:
-        return self.loaded().commit(root, message, author, folder)
+        with _damaged():
+            return self.loaded().commit(root, message, author, folder)

@@ -2,11 +2,13 @@
 
 Called once, by the application, before the server starts. Nothing else configures logging.
 
-Logging can never break or stall a reply: a log line is handed to a bounded queue without waiting, and
-one writer thread copies it to each stream. A full queue (a client that stops reading stderr) or a stream
-that fails (a full disk, a closed pipe) drops the line and counts it; nothing is raised into a tool call.
+Logging can never break or stall a reply: a log line is handed to a bounded queue per stream without
+waiting, and one writer thread per stream copies it. A full queue (a client that stops reading stderr)
+or a stream that fails (a full disk, a closed pipe) drops the line and counts it; nothing is raised into
+a tool call.
 """
 
+import faulthandler
 import logging
 import os
 import queue
@@ -19,52 +21,63 @@ from typing import TextIO, cast
 import structlog
 
 QUEUED = 10_000
-"""Log lines waiting for the writer at most; more are dropped (and counted) rather than waited for."""
+"""Log lines waiting for a writer at most; more are dropped (and counted) rather than waited for."""
+STDERR_GRACE = 0.5
+"""Seconds an exit waits for stderr's queued lines: a client that stops reading it never holds the exit."""
 
 
 class Sink:
-    """A file-like whose `write` never blocks and never raises: lines go to a writer thread."""
+    """A file-like whose `write` never blocks and never raises: lines go to one writer thread per stream, so
+    a stream that blocks (a client that stops reading stderr) holds up only its own lines, never the log
+    file's."""
 
     def __init__(self, *streams: TextIO, owned: TextIO | None = None) -> None:
-        self._streams = streams
         self._owned = owned
-        self._queue: queue.Queue[str] = queue.Queue(QUEUED)
+        self._queues: list[tuple[TextIO, queue.Queue[str]]] = [
+            (stream, queue.Queue(QUEUED)) for stream in streams
+        ]
         self.dropped = 0
         self.failed = 0
-        threading.Thread(target=self._drain, name="ck3raven-log", daemon=True).start()
+        for stream, lines in self._queues:
+            threading.Thread(
+                target=self._drain, args=(stream, lines), name="ck3raven-log", daemon=True
+            ).start()
 
     def write(self, text: str) -> int:
-        try:
-            self._queue.put_nowait(text)
-        except queue.Full:
-            self.dropped += 1
+        for _, lines in self._queues:
+            try:
+                lines.put_nowait(text)
+            except queue.Full:
+                self.dropped += 1
         return len(text)
 
     def flush(self) -> None:
-        """Lines are flushed by the writer as it goes; a caller never waits for a stream."""
+        """Lines are flushed by the writers as they go; a caller never waits for a stream."""
 
-    def drain(self, timeout: float = 5.0) -> None:
-        """Wait until every queued line was handed to the streams (tests, and an orderly exit)."""
-        deadline = time.monotonic() + timeout
-        while self._queue.unfinished_tasks and time.monotonic() < deadline:
-            time.sleep(0.005)
+    def drain(self, timeout: float = 5.0, *, others: float | None = None) -> None:
+        """Wait until every queued line was handed to the streams (tests, and an orderly exit): the log
+        file's for up to `timeout` seconds, the other streams' for up to `others` (default: the same)."""
+        for stream, lines in self._queues:
+            wait = timeout if others is None or stream is self._owned else others
+            deadline = time.monotonic() + wait
+            while lines.unfinished_tasks and time.monotonic() < deadline:
+                time.sleep(0.005)
 
     def close(self) -> None:
-        """Drain, then close the log file this sink opened."""
-        self.drain()
+        """Drain (a blocked stderr is waited for briefly), then close the log file this sink opened."""
+        self.drain(others=STDERR_GRACE)
         if self._owned is not None:
             self._owned.close()
 
-    def _drain(self) -> None:
+    def _drain(self, stream: TextIO, lines: "queue.Queue[str]") -> None:
         while True:
-            text = self._queue.get()
-            for stream in self._streams:
-                try:
-                    stream.write(text)
-                    stream.flush()
-                except Exception:  # noqa: BLE001 - a failing stream loses this line, nothing more
-                    self.failed += 1
-            self._queue.task_done()
+            text = lines.get()
+            try:
+                stream.write(text)
+                stream.flush()
+            except Exception:  # noqa: BLE001 - a failing stream loses this line, nothing more
+                self.failed += 1
+            lines.task_done()
 
 
 def configure_logging(
@@ -98,6 +111,20 @@ def configure_logging(
     )
     _route_stdlib(sink, stamped)
     return sink
+
+
+_CRASH_FILES: list[TextIO] = []
+"""The files fatal signals are reported to: kept open for as long as the process lives."""
+
+
+def report_crashes(log_file: Path) -> None:
+    """Have a fatal signal (SIGSEGV, SIGBUS: e.g. the state database's `-shm` file truncated under the
+    server's mapping) write its name and every thread's stack to `log_file` before the process ends, so the
+    server never ends silently. Raises OSError when the file cannot be opened."""
+    descriptor = os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    opened = os.fdopen(descriptor, "a", encoding="utf-8")
+    _CRASH_FILES.append(opened)
+    faulthandler.enable(file=opened, all_threads=True)
 
 
 def _route_stdlib(sink: Sink, stamped: list[structlog.typing.Processor]) -> None:

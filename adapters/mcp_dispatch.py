@@ -65,8 +65,10 @@ class Dispatcher:
             return self.core.busy(MAX_WAITING)
         try:
             with slot.lock:  # one call of a session at a time; sessions run side by side
-                decision = self.core.decide(slot.session, request, paced=True)
                 facts = CALL.get()
+                if facts is not None:  # for the row of a change, written before the change
+                    facts.update(command=command)
+                decision = self.core.decide(slot.session, request, paced=True)
                 if facts is not None:  # for the audit row: the contract the call was decided under
                     facts.update(
                         command=command, session_id=decision.session_id, contract_id=decision.contract_id

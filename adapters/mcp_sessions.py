@@ -2,7 +2,8 @@
 
 - stdio and in-memory: the server process serves one client, so it is one session.
 - Streamable HTTP, 2025-11-25 handshake: each MCP session (its `Mcp-Session-Id`) is its own governance
-  session, made on first use and kept on the MCP connection, so it is dropped when that session ends.
+  session, made on first use and kept on the MCP connection, so it is dropped when that session ends; its
+  rate limits are those of the credential that opened it, shared by all that credential's sessions.
 - Streamable HTTP, 2026-07-28: the protocol is sessionless and such a request carries nothing that
   identifies its client from one request to the next, so each request gets a fresh session at the
   operator's defaults. Nothing it changes outlives the call, and nothing reaches another client; but
@@ -18,6 +19,7 @@ from uuid import uuid4
 
 from fastmcp import Context
 
+from adapters.call_facts import client_name
 from domain.session import Session
 
 _KEY = "ck3raven.session"
@@ -62,6 +64,7 @@ class McpSessions:
         self._guard = threading.Lock()
         self._sessionless: Session | None = None
         self._sessionless_pacing = threading.Lock()
+        self._clients: dict[str, tuple[Session, threading.Lock]] = {}
 
     def slot(self, ctx: Context) -> SessionSlot:
         """The slot of the session `ctx` belongs to."""
@@ -74,9 +77,21 @@ class McpSessions:
         with self._guard:
             slot = connection.state.get(_KEY)
             if not isinstance(slot, SessionSlot):
-                slot = SessionSlot(self._start(f"http-{uuid4().hex}"))
+                slot = self._client_slot(self._start(f"http-{uuid4().hex}"), client_name())
                 connection.state[_KEY] = slot
         return slot
+
+    def _client_slot(self, session: Session, client: str | None) -> SessionSlot:
+        """A new session's slot: its rate limits are its credential's, shared by every session that
+        credential opens (otherwise each new session would start with a full allowance). Called under the
+        guard."""
+        key = client or "operator"
+        shared = self._clients.get(key)
+        if shared is None:
+            shared = (session, threading.Lock())
+            self._clients[key] = shared
+        session.allowance = shared[0].allowance
+        return SessionSlot(session, shared[1])
 
     def _sessionless_slot(self) -> SessionSlot:
         session = self._start(f"request-{uuid4().hex}")

@@ -4,13 +4,13 @@ It gives each call a trace id and a duration, turns exceptions and bad arguments
 exception text on the wire; the stack trace goes to the log under the trace id), refuses results that are
 not Replies, and runs the leak gate over the whole envelope before anything leaves the server. Then it
 writes the call's audit row: what the reply says, never the arguments' contents; an audit store that fails
-is logged and never changes the reply (the work it describes has happened).
+is logged and never changes the reply (the work it describes has happened, and its own row, written before
+it happened, holds). Each call is numbered as it arrives, so a row that never reached the store is a gap.
 """
 
 import json
 import re
 from collections.abc import Mapping
-from contextvars import ContextVar
 from datetime import UTC, datetime
 from time import perf_counter
 from typing import Any
@@ -25,6 +25,7 @@ from mcp.types import CallToolRequestParams, TextContent
 from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
+from adapters.call_facts import CALL, ServerCalls, client_name
 from adapters.output_schemas import codes_of
 from adapters.wire import Envelope, envelope_of, envelope_text
 from domain.contracts.carry_over import PERSISTENT
@@ -53,17 +54,23 @@ class ReplyResult(ToolResult):
         return self._reply
 
 
-CALL: ContextVar[dict[str, Any] | None] = ContextVar("ck3raven.call", default=None)
-"""Facts the dispatcher learns during a call (the command, the session and its contract), for the audit."""
+__all__ = ["CALL", "ReplyMiddleware", "ReplyResult"]
 
 
 class ReplyMiddleware(Middleware):
     """Trace id, timing, exception and argument capture, non-Reply refusal, the leak gate, the audit row."""
 
-    def __init__(self, gate: LeakGate, tool_names: frozenset[str], audit: AuditLog | None = None) -> None:
+    def __init__(
+        self,
+        gate: LeakGate,
+        tool_names: frozenset[str],
+        audit: AuditLog | None = None,
+        calls: ServerCalls | None = None,
+    ) -> None:
         self._gate = gate
         self._tool_names = tool_names
         self._audit = audit
+        self.calls = calls or ServerCalls()
         self._codes = {tool: frozenset(codes_of(tool)) for tool in tool_names}
 
     async def on_call_tool(
@@ -75,7 +82,13 @@ class ReplyMiddleware(Middleware):
         started = perf_counter()
         # An unknown tool's name is agent text: it never reaches the envelope.
         tool = context.message.name if context.message.name in self._tool_names else None
-        facts: dict[str, Any] = {}
+        facts: dict[str, Any] = {
+            "trace_id": trace_id,
+            "tool": tool,
+            "server_id": self.calls.server_id,
+            "call": self.calls.next(),
+            "client": client_name(),
+        }
         token = CALL.set(facts)  # the dispatcher fills it in (also from its worker thread: same dict)
         try:
             with structlog.contextvars.bound_contextvars(trace_id=trace_id, tool=tool):
@@ -87,6 +100,7 @@ class ReplyMiddleware(Middleware):
             # off the event loop: a database write (and its fsync) never holds up other sessions' calls
             await anyio.to_thread.run_sync(self._record, reply, (trace_id, started, tool), facts)
             return answered
+        await anyio.to_thread.run_sync(self._record, None, (trace_id, started, tool), facts)
         return result
 
     async def _answer(
@@ -113,13 +127,18 @@ class ReplyMiddleware(Middleware):
         log.info("tool.replied", code=reply.code, duration_ms=round(_ms(started), 3))
         return reply, _tool_result(text, sent, is_error=reply.terminal)
 
-    def _record(self, reply: Reply, call: tuple[str, float, str | None], facts: dict[str, Any]) -> None:
+    def _record(
+        self, reply: Reply | None, call: tuple[str, float, str | None], facts: dict[str, Any]
+    ) -> None:
+        """The call's row (`reply` None: the call asked the client's human a question, and ends there)."""
         if self._audit is None:
             return
         try:
             self._audit.append(_entry(reply, call, facts))
-        except Exception:  # the reply stands: the work it describes has happened
-            log.exception("audit.unwritten", code=reply.code, trace_id=call[0])
+        except Exception:  # the reply stands: a change it made has its row already (written before it)
+            log.exception(
+                "audit.unwritten", code=reply.code if reply else None, trace_id=call[0], call=facts["call"]
+            )
 
     def _leaks(self, reply: Reply, text: str, trace_id: str) -> bool:
         opaque = reply.spec.opaque & reply.data.keys()
@@ -168,10 +187,11 @@ class ReplyMiddleware(Middleware):
         return problems
 
 
-def _entry(reply: Reply, call: tuple[str, float, str | None], facts: dict[str, Any]) -> AuditEntry:
-    """The audit row of one answered call: what the reply says, never the arguments' contents."""
+def _entry(reply: Reply | None, call: tuple[str, float, str | None], facts: dict[str, Any]) -> AuditEntry:
+    """The audit row of one call: what the reply says, never the arguments' contents; a call that asked
+    the client's human a question has a row too (stage "question"), so its number leaves no gap."""
     trace_id, started, tool = call
-    data = reply.data
+    data = reply.data if reply is not None else {}
     return AuditEntry(
         at=datetime.now(UTC).isoformat(),
         session_id=facts.get("session_id"),
@@ -179,12 +199,16 @@ def _entry(reply: Reply, call: tuple[str, float, str | None], facts: dict[str, A
         tool=tool or "<unknown>",
         command=facts.get("command"),
         targets=_targets(data),
-        reply_type=reply.reply_type.value,
-        code=reply.code,
+        reply_type=reply.reply_type.value if reply is not None else "",
+        code=reply.code if reply is not None else "",
         contract_id=facts.get("contract_id"),  # the governing one: a reply may echo the agent's text
         approval_id=_server_id(data.get("approval_id")),
         duration_ms=round(_ms(started), 3),
         notes=_notes(data),
+        server_id=facts.get("server_id"),
+        call=facts.get("call"),
+        client=facts.get("client"),
+        stage="reply" if reply is not None else "question",
     )
 
 

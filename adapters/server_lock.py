@@ -1,7 +1,10 @@
-"""One server per state directory: an exclusive lock on `server.lock`, holding who serves.
+"""The servers of one state directory: several may share it (each client that spawns its own server over
+stdio is one), so each registers itself under `servers/`, holding an exclusive lock on `<pid>.lock`
+(which records its pid and transport) and serving approvals on `<pid>.sock` beside it.
 
-The lock is an `flock` on an open descriptor, so it ends with the process however it ends (no stale lock
-after a crash). The file records the holder's pid and transport, for the message a second server prints.
+The lock is an `flock` on an open descriptor, so it ends with the process however it ends: a lock file
+whose lock can be taken belongs to no live server (its socket is left over too). Only an HTTP port is
+exclusive, and the operating system says so when the port is bound.
 """
 
 import contextlib
@@ -10,50 +13,67 @@ import json
 import os
 from pathlib import Path
 
-
-class AlreadyServing(Exception):
-    """Another live server holds the state directory."""
-
-    def __init__(self, pid: object, transport: object) -> None:
-        super().__init__(f"another ck3raven server (pid {pid}, {transport}) serves this state directory")
-        self.pid, self.transport = pid, transport
+SERVERS = "servers"
 
 
 class ServerLock:
-    """Held from `acquire` until `release` (or the process's end)."""
+    """This server's registration, held from `acquire` until `release` (or the process's end)."""
 
     def __init__(self, state: Path) -> None:
-        self._path = state / "server.lock"
+        self._folder = state / SERVERS
+        self._path = self._folder / f"{os.getpid()}.lock"
         self._fd: int | None = None
 
+    @property
+    def socket(self) -> Path:
+        """Where this server serves the operator's approvals."""
+        return self._path.with_suffix(".sock")
+
     def acquire(self, transport: str) -> None:
-        """Take the lock and record this server; raises AlreadyServing when another holds it."""
-        self._path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):  # a state directory made earlier keeps no looser mode
-            self._path.parent.chmod(0o700)
-        fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _holder(fd)
-            os.close(fd)
-            raise AlreadyServing(holder.get("pid", "?"), holder.get("transport", "?")) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"pid": os.getpid(), "transport": transport}).encode(), 0)
-        self._fd = fd
+        """Register this server (making the folders 0700); raises OSError when the state directory cannot
+        hold it (read-only, full, not a folder). Left-overs of servers that ended are removed."""
+        self._folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._folder.mkdir(mode=0o700, exist_ok=True)
+        for folder in (self._folder.parent, self._folder):
+            with contextlib.suppress(OSError):  # a state directory made earlier keeps no looser mode
+                folder.chmod(0o700)
+        _sweep(self._folder)
+        while True:
+            fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # our pid: no live server holds it
+                if os.fstat(fd).st_ino != self._path.stat().st_ino:
+                    os.close(fd)  # another server's sweep removed it before it was locked: again
+                    continue
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps({"pid": os.getpid(), "transport": transport}).encode(), 0)
+            except OSError:
+                os.close(fd)
+                raise
+            self._fd = fd
+            return
 
     def release(self) -> None:
         if self._fd is not None:
             with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, 0)
+                self._path.unlink()
             os.close(self._fd)
             self._fd = None
 
 
-def running(state: Path) -> dict[str, object] | None:
-    """The live server holding `state` (its pid and transport), or None when no server holds it."""
+def running(state: Path) -> list[dict[str, object]]:
+    """The live servers of `state` (pid, transport and approval socket of each), oldest pid first."""
+    found = []
+    for path in sorted((state / SERVERS).glob("*.lock"), key=lambda p: p.stem.zfill(12)):
+        holder = _live(path)
+        if holder is not None:
+            found.append({**holder, "socket": str(path.with_suffix(".sock"))})
+    return found
+
+
+def _live(path: Path) -> dict[str, object] | None:
     try:
-        fd = os.open(state / "server.lock", os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
         return None
     try:
@@ -65,6 +85,15 @@ def running(state: Path) -> dict[str, object] | None:
         return None
     finally:
         os.close(fd)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the lock files and sockets of servers that ended without their cleanup (killed)."""
+    for path in folder.glob("*.lock"):
+        if _live(path) is None:
+            for stale in (path.with_suffix(".sock"), path):
+                with contextlib.suppress(OSError):
+                    stale.unlink()
 
 
 def _holder(fd: int) -> dict[str, object]:

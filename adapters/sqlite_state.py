@@ -19,65 +19,27 @@ from typing import Any, Final, Generic, TypeVar
 
 import structlog
 
-from adapters.audit_chain import GENESIS, chain
+from adapters.sqlite_audit import SqliteAudit
 from adapters.sqlite_evidence import SqliteEvidence
 from adapters.sqlite_journal import SqliteJournal
 from adapters.sqlite_ledger import SqliteLedger
+from adapters.sqlite_schema import MIGRATIONS
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
-from ports.audit import AuditEntry, AuditRow
 from ports.contracts import ContractRecord
 from ports.errors import Unavailable
 
 R = TypeVar("R")
 log = structlog.get_logger()
-
-MIGRATIONS: Final = (
-    """
-    CREATE TABLE approvals (
-        approval_id TEXT PRIMARY KEY, kind TEXT NOT NULL, payload_digest TEXT NOT NULL,
-        state TEXT NOT NULL, record TEXT NOT NULL);
-    CREATE INDEX approvals_by_payload ON approvals (kind, payload_digest);
-    CREATE TABLE contracts (
-        contract_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, status TEXT NOT NULL,
-        created_at TEXT NOT NULL, record TEXT NOT NULL);
-    CREATE INDEX contracts_by_created ON contracts (created_at);
-    CREATE TABLE ended (record_id TEXT PRIMARY KEY, kind TEXT NOT NULL);
-    CREATE TABLE carry_over (
-        root TEXT NOT NULL, address TEXT NOT NULL, opens INTEGER NOT NULL, PRIMARY KEY (root, address));
-    CREATE TABLE evidence (
-        kind TEXT NOT NULL, name TEXT NOT NULL, document TEXT NOT NULL, PRIMARY KEY (kind, name));
-    CREATE TABLE audit (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT NOT NULL, prev TEXT NOT NULL,
-        digest TEXT NOT NULL);
-    CREATE TABLE audit_head (
-        one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, digest TEXT NOT NULL);
-    """,
-    """
-    CREATE TABLE quarantine (
-        kind TEXT NOT NULL, record_id TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
-        at TEXT NOT NULL DEFAULT (datetime('now')));
-    """,
-    """
-    CREATE TABLE journal (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, entry_id TEXT NOT NULL UNIQUE, contract_id TEXT,
-        root TEXT NOT NULL, at TEXT NOT NULL, record TEXT NOT NULL, content BLOB);
-    CREATE INDEX journal_by_contract ON journal (contract_id);
-    CREATE INDEX journal_by_root ON journal (root, at);
-    UPDATE contracts
-        SET record = json_set(json_remove(record, '$.baseline_snapshot'), '$.repositories', json('[]'))
-        WHERE CASE WHEN json_valid(record)
-            THEN json_type(record, '$.baseline_snapshot') IS NOT NULL ELSE 0 END;
-    """,
-)
-"""Schema steps, in order; the database records how many it has applied."""
+BUSY_TIMEOUT: Final = 10.0
+"""Seconds a write waits for another server's transaction before it fails (and a change is refused)."""
 
 
 class SqliteState:
     """The database at `path` (created 0600 with its folder 0700) and the stores over it. `read_only`
     opens an existing database for the operator's views: nothing is created, migrated or quarantined."""
 
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.path = path
         self.read_only = read_only
         try:
@@ -87,17 +49,20 @@ class SqliteState:
                     uri=True,
                     check_same_thread=False,
                     isolation_level=None,
-                    timeout=10,
+                    timeout=busy_timeout,
                 )
             else:
+                _check_index(path)
                 path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 path.touch(mode=0o600, exist_ok=True)
-                self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+                self._db = sqlite3.connect(
+                    path, check_same_thread=False, isolation_level=None, timeout=busy_timeout
+                )
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
             self._migrate()
         except sqlite3.Error as exc:
-            raise Unavailable("the state database cannot be opened") from exc
+            raise Unavailable(f"the state database {path} cannot be opened") from exc
         self._lock = threading.RLock()
         self._depth = 0
         self._writes = 0
@@ -106,7 +71,7 @@ class SqliteState:
         self.ledger = SqliteLedger(self)
         self.evidence = SqliteEvidence(self)
         self.audit = SqliteAudit(self)
-        self.journal = SqliteJournal(self)  # its own module, over this connection and its transactions
+        self.journal = SqliteJournal(self, self.audit)  # its own module, over this connection
 
     def close(self) -> None:
         self._db.close()
@@ -204,6 +169,23 @@ class SqliteState:
                 self._db.execute(statement)
             self._db.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (applied + 1,))
             self._db.execute("COMMIT")
+
+
+SHM_UNIT: Final = 32768
+"""SQLite grows a WAL database's shared-memory index (`-shm`) in regions of this many bytes."""
+
+
+def _check_index(path: Path) -> None:
+    """Say, in one log line, that the `-shm` index found at start is truncated: SQLite rebuilds it from the
+    WAL when it is the first to open the database (a server that has it open meanwhile is ended by the
+    kernel, and its log says so)."""
+    index = path.with_name(path.name + "-shm")
+    try:
+        size = index.stat().st_size
+    except OSError:
+        return
+    if size % SHM_UNIT:
+        log.warning("state.shm_truncated", size=size, action="rebuilt from the WAL by SQLite")
 
 
 class _Records(Generic[R]):
@@ -334,56 +316,3 @@ class SqliteContracts(_Records[ContractRecord]):
 
     def version(self) -> object:
         return self._state.version()
-
-
-class SqliteAudit:
-    """The audit log: each row's digest covers its entry and the previous row's digest; `audit_head` keeps
-    the last one, so a deleted last row shows too."""
-
-    def __init__(self, state: SqliteState) -> None:
-        self._state = state
-        self._converter = make_converter()
-
-    def append(self, entry: AuditEntry) -> None:
-        text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
-        with self._state.unforced():  # a call's trail, not a decision: the reply does not wait for the disk
-            head = self._state.execute("SELECT seq, digest FROM audit_head")
-            prev = str(head[0][1]) if head else GENESIS
-            digest = chain(prev, text)
-            self._state.execute(
-                "INSERT INTO audit (entry, prev, digest) VALUES (?, ?, ?)", (text, prev, digest)
-            )
-            (seq,) = self._state.execute("SELECT last_insert_rowid()")[0]
-            self._state.execute("INSERT OR REPLACE INTO audit_head VALUES (1, ?, ?)", (seq, digest))
-
-    def rows(self) -> list[AuditRow]:
-        """Every readable row, oldest first (a row that cannot be read is skipped here; `verify` names it)."""
-        found = []
-        for seq, text, prev, digest in self._state.execute(
-            "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
-        ):
-            try:
-                entry = structure(self._converter, json.loads(text), AuditEntry)
-            except (ValueError, RecursionError, TypeError, StructureProblems):
-                continue
-            found.append(AuditRow(int(seq), entry, str(prev), str(digest)))
-        return found
-
-    def verify(self) -> list[str]:
-        problems = []
-        prev = GENESIS
-        last_seq = 0
-        for seq, text, stored_prev, digest in self._state.execute(
-            "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
-        ):
-            if stored_prev != prev:
-                problems.append(f"row {seq}: the row before it is missing or was changed")
-            if chain(str(stored_prev), str(text)) != digest:
-                problems.append(f"row {seq}: its content was changed")
-            prev, last_seq = str(digest), int(seq)
-        head = self._state.execute("SELECT seq, digest FROM audit_head")
-        if head and (int(head[0][0]), str(head[0][1])) != (last_seq, prev):
-            problems.append(f"the log ends at row {last_seq}, but row {head[0][0]} was written last")
-        if last_seq and not head:
-            problems.append("the record of the last row written is missing")
-        return problems

@@ -13,9 +13,11 @@ from fastmcp import FastMCP
 from starlette.types import ASGIApp
 
 from adapters.background_work import BackgroundWork
+from adapters.call_facts import ServerCalls
+from adapters.client_tokens import ClientTokens, ClientVerifier
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
-from adapters.http_door import LOOPBACK, Door, OperatorToken, new_token
+from adapters.http_door import LOOPBACK, Door, new_token
 from adapters.json_playsets import JsonPlaysets
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
@@ -23,6 +25,7 @@ from adapters.lxe_files import LxeFiles
 from adapters.mcp_dispatch import Routes
 from adapters.re2_patterns import Re2Patterns
 from adapters.ruff_linter import RuffLinter
+from adapters.server_lock import running
 from adapters.sqlite_index import SqliteIndex
 from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
@@ -107,7 +110,9 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
-    stores: StateStores = stored or SqliteState(state / "ck3raven.db")
+    stores: StateStores = stored or SqliteState(
+        state / "ck3raven.db", busy_timeout=settings.store.busy_timeout_seconds
+    )
     clock = clock or SystemClock()
     authority = Authority(
         stores.approvals,
@@ -193,9 +198,9 @@ def _later(name: str, after: float, work: Callable[[], object]) -> None:
     threading.Thread(target=run, name=name, daemon=True).start()
 
 
-def approval_channel(settings: Settings, core: Core) -> ApprovalChannel:
-    """The operator's approval socket for this server, in the state directory."""
-    return ApprovalChannel(state_folder(settings) / "approvals.sock", core.services.authority)
+def approval_channel(socket: Path, core: Core) -> ApprovalChannel:
+    """The operator's approval channel for this server, at `socket` (its own, in the state directory)."""
+    return ApprovalChannel(socket, core.services.authority)
 
 
 def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
@@ -208,13 +213,20 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
     return mod_folders(record)
 
 
-def build(
-    settings: Settings, *, core: Core | None = None, routes: Routes = ROUTES, token: str | None = None
+def build(  # noqa: PLR0913 - the settings, and what a test or the command line stands in
+    settings: Settings,
+    *,
+    core: Core | None = None,
+    routes: Routes = ROUTES,
+    token: str | None = None,
+    calls: ServerCalls | None = None,
+    clients: ClientTokens | None = None,
 ) -> FastMCP:
     """The MCP server for `settings`, ready to run or to be driven in memory by a test client; with a
-    `token`, HTTP requests must carry it as their bearer token."""
+    `token`, HTTP requests must carry it (or a token of one of `clients`) as their bearer token; `calls`
+    numbers its calls for the audit."""
     core = core or build_core(settings)
-    auth = OperatorToken(token) if token is not None else None
+    auth = ClientVerifier(token, clients) if token is not None else None
     return build_server(
         core,
         core.services.leaks,
@@ -222,27 +234,45 @@ def build(
         version=_version(),
         auth=auth,
         read_only=settings.read_only,
+        calls=calls,
     )
+
+
+def client_tokens(core: Core) -> ClientTokens | None:
+    """The clients' HTTP tokens, in the core's state database (none for a state kept elsewhere)."""
+    stores = core.services.transactions
+    return ClientTokens(stores) if isinstance(stores, SqliteState) else None
 
 
 def http_app(settings: Settings, server: FastMCP) -> ASGIApp:
     """The streamable HTTP app behind the door: Host and Origin first (403), then the bearer token (401).
-    FastMCP's own Host/Origin guard stays on in strict mode behind it."""
+    FastMCP's own Host/Origin guard stays on in strict mode behind it. Idle sessions are closed after
+    `[http] session_idle_minutes`, and at most `[http] max_sessions` live at once."""
     door = settings.http
     inner = server.http_app(
         host_origin_protection=True,
         allowed_hosts=[*LOOPBACK, *door.allowed_hosts],
         allowed_origins=list(door.allowed_origins),
+        session_idle_timeout=door.session_idle_minutes * 60,
     )
-    return Door(inner, door.allowed_hosts, door.allowed_origins)
+    return Door(inner, door.allowed_hosts, door.allowed_origins, max_sessions=door.max_sessions)
 
 
-def http_token(settings: Settings) -> str:
-    """The bearer token: the configured one, else a fresh one kept 0600 in the state directory (for
+def http_token(settings: Settings) -> tuple[str, bool]:
+    """The bearer token, and whether this server made it: the configured one, else the one another live
+    HTTP server of this state directory made, else a fresh one kept 0600 in the state directory (for
     `ck3raven doctor` and the operator's clients) for as long as this server runs."""
     if settings.http.token is not None:
-        return settings.http.token
-    return new_token(state_folder(settings) / "http_token")
+        return settings.http.token, False
+    state = state_folder(settings)
+    others = [s for s in running(state) if s.get("pid") != os.getpid() and str(s.get("transport")) != "stdio"]
+    kept = state / "http_token"
+    if others and kept.is_file():
+        try:
+            return kept.read_text(encoding="utf-8").strip(), False
+        except OSError:
+            pass
+    return new_token(kept), True
 
 
 def _version() -> str:

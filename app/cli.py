@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from app.config import ConfigError, Settings, config_path, load
 from domain.vocabulary import Mode, RootCategory
@@ -31,6 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "contracts": _contracts,
         "audit": _audit,
         "playsets": _playsets,
+        "token": _token,
     }[args.command]
     return handler(args)
 
@@ -96,6 +97,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     playsets.add_argument("--config", help="the config the server runs with")
     playsets.add_argument("--name", help="only the launcher playset of this name")
+    token = commands.add_parser("token", help="per-client HTTP tokens: add NAME, list, revoke NAME")
+    token.add_argument("action", choices=["add", "list", "revoke"])
+    token.add_argument("name", nargs="?", help="the client's name (add, revoke)")
+    token.add_argument("--config", help="the config the server runs with")
     codes = commands.add_parser("codes", help="print the reply-code registry")
     codes.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     return parser
@@ -138,13 +143,16 @@ def _own_config(args: argparse.Namespace) -> bool:
     return found is not None and (default is None or found.resolve() != default.resolve())
 
 
-def _channel(args: argparse.Namespace) -> Path | None:
+def _sockets(args: argparse.Namespace) -> list[Path] | None:
+    """The approval sockets of every live server of the config's state directory (None: no config)."""
+    from adapters.server_lock import running
+
     try:
         settings = settings_from(args)
     except ConfigError as exc:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return None
-    return settings.state_path(os.environ) / "approvals.sock"
+    return [Path(str(server["socket"])) for server in running(settings.state_path(os.environ))]
 
 
 def _ask(path: Path, request: dict[str, object]) -> dict[str, object] | None:
@@ -153,18 +161,31 @@ def _ask(path: Path, request: dict[str, object]) -> dict[str, object] | None:
     try:
         return ask(path, request)
     except OSError:
-        print("ck3raven: no running server answers on its approval channel", file=sys.stderr)
         return None
 
 
+def _pending(args: argparse.Namespace) -> list[tuple[Path, dict[str, Any]]] | None:
+    """Every pending request of every live server, with the socket of the server that asked it."""
+    sockets = _sockets(args)
+    if sockets is None:
+        return None
+    answers = [(path, _ask(path, {"op": "list"})) for path in sockets]
+    if not any(answer is not None for _, answer in answers):
+        print("ck3raven: no running server answers on its approval channel", file=sys.stderr)
+        return None
+    return [
+        (path, record)
+        for path, answer in answers
+        for record in (answer or {}).get("pending") or []  # type: ignore[attr-defined]
+        if isinstance(record, dict)
+    ]
+
+
 def _approvals(args: argparse.Namespace) -> int:
-    path = _channel(args)
-    answer = _ask(path, {"op": "list"}) if path else None
-    if answer is None:
+    pending = _pending(args)
+    if pending is None:
         return 2
-    pending = answer.get("pending") or []
-    assert isinstance(pending, list)  # noqa: S101 - the channel's own answer
-    for record in pending:
+    for _, record in pending:
         print(
             f"{record['approval_id']}  {record['kind']:<8} until {record['expires_at']}  {record['summary']}"
         )
@@ -182,16 +203,14 @@ def _decline(args: argparse.Namespace) -> int:
 
 
 def _decide(args: argparse.Namespace, *, approve: bool) -> int:
-    path = _channel(args)
-    listed = _ask(path, {"op": "list"}) if path else None
-    if path is None or listed is None:
+    pending = _pending(args)
+    if pending is None:
         return 2
-    pending = [r for r in listed.get("pending") or [] if isinstance(r, dict)]  # type: ignore[attr-defined]
-    chosen = [r for r in pending if r["approval_id"] == args.id] if args.id else pending
+    chosen = [(p, r) for p, r in pending if r["approval_id"] == args.id] if args.id else pending
     if len(chosen) != 1:
         print("ck3raven: name one pending approval (see: ck3raven approvals)", file=sys.stderr)
         return 1
-    record = chosen[0]
+    path, record = chosen[0]  # the server that asked: only its key can decide it
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("ck3raven: a decision must be typed on a terminal", file=sys.stderr)
         return 2
@@ -344,6 +363,12 @@ def _contracts(args: argparse.Namespace) -> int:
         print(f"ck3raven: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _token(args: argparse.Namespace) -> int:
+    from app.token_command import run
+
+    return run(args, settings_from)
 
 
 def _playsets(args: argparse.Namespace) -> int:

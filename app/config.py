@@ -46,6 +46,30 @@ class HttpSettings:
     allowed_hosts: list[str] = Factory(list)
     allowed_origins: list[str] = Factory(list)
     token: str | None = None
+    session_idle_minutes: float = 30.0
+    """An MCP session without a request for this long is closed and its memory freed."""
+    max_sessions: int = 64
+    """Live MCP sessions at most; one more is refused (503, "Too many open sessions")."""
+
+
+@frozen
+class StoreSettings:
+    """The shared state database: how long a write waits for another server's transaction before it fails
+    (a governed change is then refused, nothing changed)."""
+
+    busy_timeout_seconds: float = 10.0
+
+
+@frozen
+class RetentionSettings:
+    """How many days audit rows and evidence are kept (0: for ever); pruning leaves a checkpoint row."""
+
+    audit_days: int = 365
+    evidence_days: int = 365
+    log_megabytes: int = 16
+    """The operator log is rotated at start once it is larger than this."""
+    log_files: int = 4
+    """Rotated log files kept (`ck3raven.log.1` the newest)."""
 
 
 @frozen
@@ -60,6 +84,8 @@ class _ConfigFile:
     http: HttpSettings = Factory(HttpSettings)
     limits: Rates = Factory(Rates)
     replies: _RepliesSection = Factory(_RepliesSection)
+    store: StoreSettings = Factory(StoreSettings)
+    retention: RetentionSettings = Factory(RetentionSettings)
 
 
 @frozen
@@ -83,6 +109,8 @@ class Settings:
     budget_kib: int = 32
     """The size of one reply's envelope a read, list, tree or search keeps to unless the call asks for
     more (`[replies] budget_kib`; 10 suits Codex)."""
+    store: StoreSettings = StoreSettings()
+    retention: RetentionSettings = RetentionSettings()
 
     @property
     def data_root(self) -> Path | None:
@@ -90,10 +118,12 @@ class Settings:
 
     def state_path(self, environ: Mapping[str, str]) -> Path:
         """The state directory: the configured one, else $XDG_STATE_HOME/ck3raven, else
-        ~/.local/state/ck3raven."""
+        ~/.local/state/ck3raven. A relative $XDG_STATE_HOME is ignored, as the XDG base directory
+        specification says (it would name a folder under whatever directory the server started in)."""
         if self.state_dir is not None:
             return self.state_dir
-        return Path(environ.get("XDG_STATE_HOME") or "~/.local/state").expanduser() / "ck3raven"
+        xdg = environ.get("XDG_STATE_HOME") or ""
+        return Path(xdg if Path(xdg).is_absolute() else "~/.local/state").expanduser() / "ck3raven"
 
     def with_read_only(self) -> "Settings":
         return evolve(self, read_only=True)
@@ -120,6 +150,8 @@ def config_path(explicit: str | None, environ: Mapping[str, str]) -> Path | None
 MIN_TOKEN = 32
 MIN_BUDGET_KIB = 4
 MAX_BUDGET_KIB = 1024
+MAX_BUSY = 600.0
+MAX_PORT = 65535
 SEARCHED = "--config, $CK3RAVEN_CONFIG, ~/.ck3raven/config.toml"
 
 
@@ -134,6 +166,8 @@ def load(path: Path | None, *, cwd: Path) -> Settings:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
     try:
@@ -151,6 +185,7 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
         problems.append("limits: a rate is 0 (unlimited) or more calls per minute")
     if not MIN_BUDGET_KIB <= raw.replies.budget_kib <= MAX_BUDGET_KIB:
         problems.append(f"replies.budget_kib: from {MIN_BUDGET_KIB} to {MAX_BUDGET_KIB}")
+    problems += _number_problems(raw)
     if raw.http.token is not None and len(raw.http.token) < MIN_TOKEN:
         problems.append(f"http.token: at least {MIN_TOKEN} characters")
     mode = _member(Mode, raw.mode, f"mode: {raw.mode!r} is not a mode", problems) if raw.mode else None
@@ -172,11 +207,29 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
         raw.read_only,
         raw.limits,
         raw.replies.budget_kib,
+        raw.store,
+        raw.retention,
     )
     overlaps = overlapping(settings, os.environ)
     if overlaps:
         raise ConfigError(f"{source}: " + "; ".join(overlaps))
     return settings
+
+
+def _number_problems(raw: _ConfigFile) -> list[str]:
+    """Numbers out of their range: a busy timeout, retention days, the HTTP port."""
+    problems = []
+    if not 0 < raw.store.busy_timeout_seconds <= MAX_BUSY:
+        problems.append(f"store.busy_timeout_seconds: more than 0, at most {MAX_BUSY}")
+    if min(raw.retention.audit_days, raw.retention.evidence_days) < 0:
+        problems.append("retention: days are 0 (keep for ever) or more")
+    if raw.retention.log_megabytes < 1 or raw.retention.log_files < 1:
+        problems.append("retention: log_megabytes and log_files are 1 or more")
+    if not raw.http.session_idle_minutes > 0 or raw.http.max_sessions < 1:
+        problems.append("http: session_idle_minutes is more than 0 and max_sessions at least 1")
+    if not 1 <= raw.http.port <= MAX_PORT:
+        problems.append(f"http.port: {raw.http.port} is not a port (1 to {MAX_PORT})")
+    return problems
 
 
 def _roots(configured: Mapping[str, str], cwd: Path, problems: list[str]) -> dict[RootCategory, Path]:

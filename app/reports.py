@@ -16,14 +16,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from adapters.audit_anchors import read_anchors
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
-from app import mounts
+from app import doctor_checks, mounts
 from app.config import Settings
 from app.setup import case_warnings, placement_warnings, repository_warning
 from domain.vocabulary import RootCategory
 from ports.audit import AuditRow
 from ports.contracts import ContractRecord
+from ports.errors import PortError
 
 RECENT = 10
 """How many ended contracts `ck3raven contracts` shows besides the open ones (all with --all)."""
@@ -80,14 +82,14 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
     verify: bool,
 ) -> tuple[str, int]:
     """The audit rows that pass the filters (or the chain check); the exit status goes with it."""
+    if verify:
+        problems, count = verified(settings)
+        if problems:
+            return "\n".join(problems), 1
+        return f"OK: {count} rows, chain intact", 0
     state = _state(settings)
     if state is None:
         return "no audit log yet", 0
-    if verify:
-        problems = state.audit.verify()
-        if problems:
-            return "\n".join(problems), 1
-        return f"OK: {len(state.audit.rows())} rows, chain intact", 0
     start = _since(since) if since else None
     rows = [
         row
@@ -111,6 +113,30 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
             f"LXEs {compliance.get('lxes', [])}"
         )
     return "\n".join(lines), 0
+
+
+def verified(settings: Settings) -> tuple[list[str], int]:
+    """What is wrong with the audit chain, one line each, and how many rows it holds: edited or missing
+    rows, calls that left no row, and what the anchors in the servers' logs say of the database (gone,
+    replaced, rolled back, rewritten)."""
+    folder = settings.state_path(os.environ)
+    anchors = read_anchors(folder / "logs")
+    try:
+        state = _state(settings)
+    except PortError:
+        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
+    if state is None:
+        written = max((seq for seq, _, _ in anchors), default=0)
+        if written:
+            return [f"the state database is missing: the log anchored {written} audit rows written to it"], 0
+        return [], 0
+    try:
+        problems = state.audit.verify() + state.audit.against(anchors)
+        return problems, len(state.audit.rows())
+    except PortError:
+        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
+    finally:
+        state.close()
 
 
 def _close_evidence(state: SqliteState, contract: str) -> dict[str, dict[str, Any]]:
@@ -149,6 +175,10 @@ def _audit_json(row: AuditRow) -> dict[str, object]:
         "approval_id": entry.approval_id,
         "duration_ms": entry.duration_ms,
         "notes": list(entry.notes),
+        "server_id": entry.server_id,
+        "call": entry.call,
+        "client": entry.client,
+        "stage": entry.stage,
         "digest": row.digest,
     }
 
@@ -163,7 +193,8 @@ def _audit_line(row: AuditRow) -> str:
     what = f"{entry.tool} {entry.command or ''}".strip()
     extra = " ".join(filter(None, [entry.contract_id, entry.approval_id, *entry.notes]))
     targets = " ".join(entry.targets)
-    line = f"{row.seq:>6} {entry.at[:19]} {entry.reply_type} {entry.code:<15} {what:<22} {targets} {extra}"
+    outcome = f"{entry.reply_type} {entry.code:<15}" if entry.stage == "reply" else f"- {entry.stage:<15}"
+    line = f"{row.seq:>6} {entry.at[:19]} {outcome} {what:<22} {targets} {extra}"
     return _shown(line)
 
 
@@ -178,7 +209,11 @@ def doctor(
     checks = [
         (True, f"config {config} is valid; roots exist and are disjoint"),
         _state_directory(state),
+        doctor_checks.state_writable(state),
+        doctor_checks.database(state),
+        *doctor_checks.audit_chain(settings),
         _git(),
+        *doctor_checks.repositories(settings),
         _detected(settings),
         _windows_drives(roots, table),
         _server(state),
@@ -251,10 +286,11 @@ def _windows_drives(roots: Mapping[str, Path], mountinfo: str) -> tuple[bool, st
 
 
 def _server(state: Path) -> tuple[bool, str]:
-    holder = running(state)
-    if holder is None:
+    servers = running(state)
+    if not servers:
         return True, "no server runs on this state directory"
-    return True, f"a server runs on it: pid {holder.get('pid')}, {holder.get('transport')}"
+    named = ", ".join(f"pid {server.get('pid')} ({server.get('transport')})" for server in servers)
+    return True, f"{len(servers)} server(s) run on it: {named}"
 
 
 def _token(settings: Settings, state: Path) -> tuple[bool, str]:
@@ -267,8 +303,11 @@ def _token(settings: Settings, state: Path) -> tuple[bool, str]:
 
 
 def _quarantine(settings: Settings) -> tuple[bool, str]:
-    state = _state(settings)
-    found = state.quarantined() if state else []
+    try:
+        state = _state(settings)
+        found = state.quarantined() if state else []
+    except PortError:
+        return False, "quarantined state records: the state database cannot be read"
     if not found:
         return True, "no state record is quarantined"
     names = ", ".join(f"{record_id} ({reason})" for _, record_id, reason in found)

@@ -1,18 +1,26 @@
-"""`ck3raven serve`: one server per state directory (locked), its log, its approval socket, and the stdio
-or HTTP transport until the client or a signal ends it. Only that command imports this module.
+"""`ck3raven serve`: a server registered in its state directory (several may share one: each has its own
+approval socket; only an HTTP port is exclusive, bound before anything is printed), its log (rotated by
+size, fatal signals reported to it, the audit chain's head anchored in it), and the stdio or HTTP
+transport until the client or a signal ends it. Only that command imports this module.
 """
 
 import argparse
 import contextlib
+import errno
 import logging
 import os
 import signal
+import socket
 import sys
+import threading
 from pathlib import Path
 from typing import NoReturn, Protocol
 
-from app.config import ConfigError, Settings
+from app.config import MAX_PORT, ConfigError, Settings
 from ports.errors import PortError
+
+EXIT_GRACE = 2.0
+"""Seconds a stdio server's exit may take to flush its streams before it ends regardless."""
 
 
 class _Closes(Protocol):
@@ -29,27 +37,25 @@ def serve(args: argparse.Namespace, settings: Settings, *, same_config: bool) ->
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
-    from adapters.server_lock import AlreadyServing, ServerLock
+    from adapters.server_lock import ServerLock
     from app.bootstrap import state_folder
 
     state = state_folder(settings)
     lock = ServerLock(state)
     port = args.port or settings.http.port
+    listener = _listener(settings.http.host, port) if args.transport == "http" else None
+    if args.transport == "http" and listener is None:
+        return 2
     try:
         lock.acquire(f"http {settings.http.host}:{port}" if args.transport == "http" else "stdio")
-    except AlreadyServing as exc:
-        print(
-            f"ck3raven: {exc} ({state}); stop it first, or give this one its own state_dir", file=sys.stderr
-        )
-        return 2
     except OSError as exc:
-        print(f"ck3raven: the state directory {state} cannot be locked ({exc.strerror})", file=sys.stderr)
+        print(f"ck3raven: the state directory {state} cannot be used ({exc.strerror})", file=sys.stderr)
         return 2
     # SIGTERM ends the server as Ctrl-C does: through the finally blocks (socket, token, lock cleaned up)
     signal.signal(signal.SIGTERM, _terminate)
     sinks: list[_Closes] = []
     try:
-        status = _serve_locked(args, settings, (state, same_config), sinks)
+        status = _serve_locked(args, settings, (state, same_config, lock.socket, listener), sinks)
     finally:
         lock.release()
     if sinks:  # logging was set up: the log says how the server ended
@@ -61,11 +67,35 @@ def serve(args: argparse.Namespace, settings: Settings, *, same_config: bool) ->
     return status
 
 
+def _listener(host: str, port: int) -> socket.socket | None:
+    """The HTTP port, bound before anything is printed (None, said in one line, when it cannot be)."""
+    if not 1 <= port <= MAX_PORT:
+        print(f"ck3raven: port {port} is not a port (1 to {MAX_PORT})", file=sys.stderr)
+        return None
+    bound = socket.socket(_family(host), socket.SOCK_STREAM)
+    try:
+        bound.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        bound.bind((host, port))  # listened on once the server is ready: no connection before then
+    except OSError as exc:
+        bound.close()
+        reason = "in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        print(f"ck3raven: cannot listen on {host}:{port} ({reason})", file=sys.stderr)
+        return None
+    return bound
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
 def _exit_at_once(status: int, sinks: list[_Closes]) -> NoReturn:
     """End a stdio server as soon as its own cleanup is done: the interpreter's teardown of a few thousand
     modules takes seconds on a busy machine, and stdio clients kill a server that has not exited two
     seconds after they closed its input. Every write is already durable; the log's queue is drained and
     its file closed, and the streams are flushed."""
+    watchdog = threading.Timer(EXIT_GRACE, os._exit, (status,))  # a blocked stderr never holds the exit
+    watchdog.daemon = True
+    watchdog.start()
     logging.shutdown()
     for sink in sinks:
         sink.close()
@@ -80,40 +110,50 @@ def _terminate(_signum: int, _frame: object) -> None:
 
 
 def _serve_locked(
-    args: argparse.Namespace, settings: Settings, place: tuple[Path, bool], sinks: list[_Closes]
+    args: argparse.Namespace,
+    settings: Settings,
+    places: tuple[Path, bool, Path, socket.socket | None],
+    sinks: list[_Closes],
 ) -> int:
-    """Serve until the client or a signal ends it, the state directory locked (`place`: it, and the
-    whether approval hints ask for its own `--config`)."""
-    state, same_config = place
+    """Serve, once registered: `places` are the state directory, whether approval hints ask for the
+    server's own `--config`, this server's approval socket and, over HTTP, its bound port."""
     import structlog
 
-    from adapters.log_setup import configure_logging
+    from adapters.call_facts import ServerCalls
+    from adapters.log_setup import configure_logging, report_crashes
     from app.bootstrap import (
         approval_channel,
         build,
         build_core,
+        client_tokens,
         http_app,
         http_token,
         sweep_in_background,
     )
 
+    state, same_config, approvals, listener = places
     log_file = state / "logs" / "ck3raven.log"
     try:
+        _rotate(log_file, settings)
         sinks.append(configure_logging(log_file))
+        report_crashes(log_file)
     except OSError as exc:
         print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
         return 2
+    lost = _lost_database(state)
     try:
         core = build_core(settings, same_config=same_config)
-        token = http_token(settings) if args.transport == "http" else None
+        token, made_token = http_token(settings) if args.transport == "http" else (None, False)
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
+    _after_start(settings, core, lost)
     if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
         sweep_in_background(core)
-    made_token = token is not None and settings.http.token is None
-    server = build(settings, core=core, token=token)
-    channel = approval_channel(settings, core)
+    calls = ServerCalls()
+    server = build(settings, core=core, token=token, calls=calls, clients=client_tokens(core))
+    anchors = _anchors(core.services.audit, calls.server_id)
+    channel = approval_channel(approvals, core)
     try:
         channel.start()
         started = True
@@ -131,9 +171,8 @@ def _serve_locked(
                 f"`Authorization: Bearer {token}` (kept in {state / 'http_token'})",
                 file=sys.stderr,
             )
-            uvicorn.run(
-                http_app(settings, server), host=host, port=port, log_level="warning", log_config=None
-            )
+            config = uvicorn.Config(http_app(settings, server), log_level="warning", log_config=None)
+            uvicorn.Server(config).run(sockets=[listener] if listener is not None else None)
         else:
             import anyio
 
@@ -141,8 +180,71 @@ def _serve_locked(
 
             anyio.run(serve_stdio, server)
     finally:
+        anchors.stop()
         if started:
             channel.close()
         if made_token:  # a token made for this run ends with it
             (state / "http_token").unlink(missing_ok=True)
     return 0
+
+
+def _after_start(settings: Settings, core: object, lost: int | None) -> None:
+    """Say that the state database was found missing, and prune what retention lets go."""
+    _report_lost(lost)
+    _prune_in_background(settings, core)
+
+
+def _rotate(log_file: Path, settings: Settings) -> None:
+    from app.retention import rotate
+
+    rotate(log_file, settings.retention)
+
+
+def _prune_in_background(settings: Settings, core: object) -> None:
+    """Prune audit rows and evidence past their days, off the request path (SQLite state only)."""
+    from adapters.sqlite_state import SqliteState
+    from app.retention import prune
+
+    stores = getattr(getattr(core, "services", None), "transactions", None)
+    if isinstance(stores, SqliteState) and not settings.read_only:
+        threading.Thread(
+            target=prune, args=(settings.retention, stores), name="ck3raven-retention", daemon=True
+        ).start()
+
+
+def _report_lost(lost: int | None) -> None:
+    """Say that the state database was found missing (never a silent fresh start)."""
+    if lost is None:
+        return
+    import structlog
+
+    structlog.get_logger().error("state.database_missing", last_anchored_row=lost)
+    print(
+        f"ck3raven: the state database was missing: its audit log (row {lost} anchored in the log) and "
+        "its records are lost; a new one was started (`ck3raven audit --verify` reports it)",
+        file=sys.stderr,
+    )
+
+
+class _Stops(Protocol):
+    def stop(self) -> None: ...
+
+
+def _anchors(audit: object, server_id: str) -> _Stops:
+    """The audit head's anchors in the log for this server, started (none for a store without a head)."""
+    from adapters.audit_anchors import Anchors
+    from adapters.sqlite_audit import SqliteAudit
+
+    anchors = Anchors(audit if isinstance(audit, SqliteAudit) else None, server_id)
+    anchors.start()
+    return anchors
+
+
+def _lost_database(state: Path) -> int | None:
+    """The last row the log anchored, when the state database is gone though servers wrote rows to it."""
+    from adapters.audit_anchors import read_anchors
+
+    if (state / "ck3raven.db").exists():
+        return None
+    rows = [seq for seq, _, _ in read_anchors(state / "logs")]
+    return max(rows) if rows and max(rows) > 0 else None

@@ -21,6 +21,14 @@ class AuditEntry:
     approval_id: str | None
     duration_ms: float
     notes: tuple[str, ...] = ()
+    server_id: str | None = None
+    """The server that answered the call; with `call`, the number it gave the call on arrival."""
+    call: int | None = None
+    client: str | None = None
+    """The name of the HTTP client credential the call came with (None: stdio or the operator's token)."""
+    stage: str = "reply"
+    """"reply": the call's answer; "change": a governed change, written with its journal entry before the
+    file changes; "checkpoint": rows pruned before it (its notes name the range and the last digest)."""
 
 
 @frozen

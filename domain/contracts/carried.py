@@ -117,9 +117,9 @@ def _in_any(path: str, tops: list[str]) -> bool:
 
 
 def _ended(record: ContractRecord, now: datetime) -> bool:
-    """A contract whose work nobody governs any more: cancelled, or open past its expiry. (An open one
-    this server cannot verify may be another server's, live: its work stays its own until it expires.)"""
-    return record.status == Status.CANCELLED or (
+    """A contract whose work nobody governs any more: cancelled, expired, or open past its expiry. (An open
+    one this server cannot verify may be another server's, live: its work stays its own until it expires.)"""
+    return record.status in {Status.CANCELLED, Status.EXPIRED} or (
         record.status == Status.OPEN and not records.live(record, now)
     )
 

@@ -7,6 +7,7 @@ verified record is kept in the session while the store's version says nothing wa
 """
 
 import json
+from contextlib import suppress
 
 from attrs import frozen
 
@@ -17,6 +18,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session, Verified
 from ports.contracts import ContractRecord, TargetRecord
+from ports.errors import PortError
 
 
 @frozen
@@ -35,15 +37,24 @@ class OpenRequest:
 def governing(session: Session, services: Services) -> ContractRecord | None:
     """The one open, unexpired contract this session opened and this process signed, if any."""
     verified = _verified(session, services)
-    if verified is None or not records.live(verified.record, services.authority.clock.now()):
+    if verified is None:
         return None
-    return verified.record
+    record, authority = verified.record, services.authority
+    now = authority.clock.now()
+    if not records.live(record, now):
+        if record.status == Status.OPEN:  # seen expired: recorded, so no later clock brings it back
+            with suppress(PortError):
+                services.contracts.put(records.with_status(record, Status.EXPIRED, now, authority.signer))
+        return None
+    return record
 
 
 def active_contract(session: Session, services: Services) -> ActiveContract | None:
     """The governing contract as enforcement needs it (mode included: one made in another mode is none)."""
+    if governing(session, services) is None:  # expiry seen here is recorded there
+        return None
     verified = _verified(session, services)
-    if verified is None or not records.live(verified.record, services.authority.clock.now()):
+    if verified is None:
         return None
     if session.mode is None or verified.record.mode != session.mode.value:
         return None

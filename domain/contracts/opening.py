@@ -156,6 +156,8 @@ def _not_renewable(old: ContractRecord, now: datetime, signer: Signer) -> str | 
     """Why `old` cannot be renewed, or None. Law §13.2 renews an expired contract: one still open that can
     no longer govern (past its expiry, or left by an earlier server process, whose key is gone) — never a
     closed or cancelled one."""
+    if old.status == Status.EXPIRED:
+        return None
     if old.status != Status.OPEN:
         return f"it was {old.status}: only an expired contract is renewed"
     if records.genuine(old, signer) and records.live(old, now):

@@ -50,6 +50,8 @@ class Status(StrEnum):
     OPEN = "open"
     CLOSED = "closed"
     CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    """Seen past its expiry once, and recorded so: a clock set back later never revives it."""
 
 
 def sign(record: ContractRecord, signer: Signer) -> ContractRecord:

@@ -1,5 +1,5 @@
 """`ck3raven serve --transport http`: loopback, Host and Origin checked first (403), a bearer token (401),
-the same envelope; one server per state directory."""
+the same envelope; the port is bound before anything is printed, and only the port is exclusive."""
 
 import http.client
 import json
@@ -159,11 +159,11 @@ def test_the_token_file_is_readable_by_its_owner_only(served, tmp_path: Path):
     assert (tmp_path / "state" / "http_token").stat().st_mode & 0o077 == 0
 
 
-def test_a_second_server_on_the_same_state_directory_exits_2_naming_the_first(served):
-    _, _, config = served
+def test_a_second_server_on_the_same_port_exits_2_in_one_line_before_printing_an_endpoint(served):
+    port, token, config = served
 
     second = subprocess.run(
-        [CK3RAVEN, "serve", "--config", str(config)],
+        [CK3RAVEN, "serve", "--config", str(config), "--transport", "http", "--port", str(port)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -173,9 +173,26 @@ def test_a_second_server_on_the_same_state_directory_exits_2_naming_the_first(se
     )
 
     assert second.returncode == 2
-    assert "another ck3raven server (pid" in second.stderr
-    assert "http" in second.stderr
-    assert "Traceback" not in second.stderr
+    assert second.stderr.strip() == f"ck3raven: cannot listen on 127.0.0.1:{port} (in use)"
+    assert token not in second.stderr
+
+
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_a_port_out_of_range_exits_2_in_one_line(tmp_path: Path, port: str):
+    (tmp_path / "repo").mkdir()
+    config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
+
+    ended = subprocess.run(
+        [CK3RAVEN, "serve", "--config", str(config), "--transport", "http", "--port", port],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+    assert ended.returncode == 2
+    assert ended.stderr.strip() == f"ck3raven: port {port} is not a port (1 to 65535)"
 
 
 @pytest.fixture
@@ -236,6 +253,11 @@ async def test_two_http_clients_one_approving_in_its_ui_and_one_on_the_terminal_
     assert by_terminal["code"] == "MCP-CFG-S-005"
 
 
+def served_pid(config: Path) -> str:
+    (lock,) = (config.parent / "state" / "servers").glob("*.lock")
+    return lock.stem
+
+
 def test_doctor_names_the_running_server_and_shows_the_http_token(served):
     port, token, config = served
 
@@ -243,8 +265,7 @@ def test_doctor_names_the_running_server_and_shows_the_http_token(served):
         [CK3RAVEN, "doctor", "--config", str(config)], capture_output=True, text=True, timeout=60, check=True
     ).stdout
 
-    assert "a server runs on it: pid " in shown
-    assert f", http 127.0.0.1:{port}" in shown
+    assert f"1 server(s) run on it: pid {served_pid(config)} (http 127.0.0.1:{port})" in shown
     assert f"http token: {token}" in shown
 
 
@@ -278,7 +299,7 @@ def test_a_terminated_http_server_removes_its_socket_and_token_and_frees_its_loc
         port = free_port()
         server = start(config, port)
         state = short / "state"
-        running = (state / "approvals.sock").exists(), (state / "http_token").exists()
+        running = len(list((state / "servers").glob("*.sock"))), (state / "http_token").exists()
         server.terminate()
         status = server.wait(timeout=20)
         shown = subprocess.run(
@@ -289,9 +310,9 @@ def test_a_terminated_http_server_removes_its_socket_and_token_and_frees_its_loc
             check=True,
         ).stdout
 
-        assert running == (True, True)
+        assert running == (1, True)
         assert status == 0
-        assert not (state / "approvals.sock").exists()
+        assert list((state / "servers").iterdir()) == []
         assert not (state / "http_token").exists()
         assert "no server runs on this state directory" in shown
     finally:

@@ -9,11 +9,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import uvicorn
 from fastmcp import Client
 
-from app.bootstrap import build, build_core, http_app
+from app.bootstrap import build, build_core, client_tokens, http_app
 from app.config import Settings
 from domain.use_cases.core import Core
 from domain.vocabulary import Mode
@@ -28,7 +29,7 @@ def http_server(settings: Settings, core: Core) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
-    app = http_app(settings, build(settings, core=core, token=TOKEN))
+    app = http_app(settings, build(settings, core=core, token=TOKEN, clients=client_tokens(core)))
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -142,16 +143,77 @@ async def test_one_http_client_over_its_rate_limit_leaves_another_its_own(tmp_pa
 
     settings = evolve(sample_world_on_disk(tmp_path, Mode.CK3LENS), limits=Rates(3, 1))
     core = build_core(settings)
+    theirs = client_tokens(core).add("editor")  # type: ignore[union-attr]
     with http_server(settings, core) as url:
         async with (
             Client(url, mode="legacy", auth=TOKEN) as first,
-            Client(url, mode="legacy", auth=TOKEN) as second,
+            Client(url, mode="legacy", auth=TOKEN) as again,
+            Client(url, mode="legacy", auth=theirs) as other,
         ):
-            spent = [await call(first, "ck3_dir", command="pwd") for _ in range(4)]
-            other = await call(second, "ck3_dir", command="pwd")
+            spent = [await call(first, "ck3_dir", command="pwd") for _ in range(3)]
+            same_token = await call(again, "ck3_dir", command="pwd")
+            other_token = await call(other, "ck3_dir", command="pwd")
 
-    assert spent[-1]["code"] == "EN-EXEC-D-001"
-    assert other["code"] == "MCP-CFG-S-001"
+    assert spent[-1]["code"] == "MCP-CFG-S-001"
+    assert same_token["code"] == "EN-EXEC-D-001"  # a new session of one token starts with what it left
+    assert other_token["code"] == "MCP-CFG-S-001"
+
+
+def hijack(url: str, session_id: str) -> int:
+    """The status of a request presenting `session_id` with the operator's token instead of its own."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
+    headers = {
+        "Authorization": f"Bearer {TOKEN}",
+        "Mcp-Session-Id": session_id,
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}}
+    connection.request("POST", parts.path, body=json.dumps(body), headers=headers)
+    status = connection.getresponse().status
+    connection.close()
+    return status
+
+
+async def test_a_client_token_names_its_client_in_the_audit_and_another_token_cannot_use_its_session(
+    settings: Settings,
+):
+    core = build_core(settings)
+    theirs = client_tokens(core).add("editor")  # type: ignore[union-attr]
+    with http_server(settings, core) as url:
+        async with Client(url, mode="legacy", auth=theirs) as client:
+            answered = await call(client, "ck3_dir", command="pwd")
+            session_id = client.transport.get_session_id()  # type: ignore[attr-defined]
+            refused = await anyio.to_thread.run_sync(hijack, url, str(session_id))
+
+    rows = [row.entry for row in core.services.audit.rows()]
+    assert answered["code"] == "MCP-CFG-S-001"
+    assert [row.client for row in rows if row.trace_id == answered["meta"]["trace_id"]] == ["editor"]
+    assert refused == 404  # as if the session did not exist
+
+
+def test_client_tokens_are_kept_as_hashes_and_a_revoked_one_is_refused(settings: Settings):
+    from adapters.client_tokens import ClientVerifier
+
+    core = build_core(settings)
+    tokens = client_tokens(core)
+    assert tokens is not None
+    made = tokens.add("editor")
+    verifier = ClientVerifier(TOKEN, tokens)
+    admitted = anyio.run(verifier.verify_token, made)
+    tokens.revoke("editor")
+    after = anyio.run(verifier.verify_token, made)
+    stored = core.services.transactions.execute("SELECT * FROM http_clients")  # type: ignore[attr-defined]
+
+    assert admitted is not None
+    assert admitted.client_id == "editor"
+    assert after is None
+    assert made not in repr(stored)
 
 
 async def test_sessionless_requests_share_one_rate_limit_instead_of_each_starting_full(tmp_path: Path):
@@ -169,3 +231,38 @@ async def test_sessionless_requests_share_one_rate_limit_instead_of_each_startin
 
     assert [reply["code"] for reply in spent] == ["MCP-CFG-S-001"] * 3
     assert over["code"] == "EN-EXEC-D-001"
+
+
+def test_a_session_past_the_cap_is_refused_clearly(settings: Settings):
+    from attrs import evolve
+
+    from app.config import HttpSettings
+
+    capped = evolve(settings, http=HttpSettings(max_sessions=2))
+    with http_server(capped, build_core(capped)) as url:
+        answers = [opening(url) for _ in range(3)]
+
+    assert [status for status, _ in answers] == [200, 200, 503]
+    assert "Too many open sessions" in answers[2][1]
+
+
+def opening(url: str) -> tuple[int, str]:
+    """A new MCP session asked for (and abandoned): the status and the body."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    headers = {
+        "Authorization": f"Bearer {TOKEN}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    connection.request("POST", parts.path, body=json.dumps(body), headers=headers)
+    answer = connection.getresponse()
+    found = answer.status, answer.read().decode("utf-8", "replace")
+    connection.close()
+    return found

@@ -48,7 +48,8 @@ def test_a_state_database_that_is_not_one_stops_the_server_with_one_line(config:
 
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert "cannot start: the state database cannot be opened" in done.stderr
+    database = config.parent / "state" / "ck3raven.db"
+    assert f"cannot start: the state database {database} cannot be opened" in done.stderr
 
 
 def test_a_state_directory_that_is_a_file_stops_the_server_with_one_line(tmp_path: Path):

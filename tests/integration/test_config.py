@@ -174,3 +174,35 @@ def test_a_reply_budget_too_small_to_hold_an_envelope_is_refused(tmp_path: Path)
 
     with pytest.raises(ConfigError, match=r"replies\.budget_kib"):
         load(path, cwd=tmp_path)
+
+
+def test_a_config_that_is_not_utf8_stops_serve_with_one_line_and_exit_2(tmp_path: Path, capsys):
+    from app.cli import main
+
+    path = tmp_path / "config.toml"
+    path.write_bytes(b'home = "ROOT_REPO"\n# caf\xe9\n')
+
+    status = main(["serve", "--config", str(path)])
+
+    assert status == 2
+    assert capsys.readouterr().err == f"ck3raven: {path}: not UTF-8 text (byte 24)\n"
+
+
+@pytest.mark.parametrize("port", [0, 99999])
+def test_a_port_out_of_range_in_the_config_is_named(tmp_path: Path, port: int):
+    (tmp_path / "repo").mkdir()
+    path = write(tmp_path, f'home = "ROOT_REPO"\n[roots]\nROOT_REPO = "repo"\n[http]\nport = {port}\n')
+
+    with pytest.raises(ConfigError, match=f"http.port: {port} is not a port"):
+        load(path, cwd=tmp_path)
+
+
+def test_a_relative_xdg_state_home_is_ignored(tmp_path: Path):
+    (tmp_path / "repo").mkdir()
+    settings = load(write(tmp_path, 'home = "ROOT_REPO"\n[roots]\nROOT_REPO = "repo"\n'), cwd=tmp_path)
+
+    relative = settings.state_path({"XDG_STATE_HOME": "state", "HOME": str(tmp_path)})
+    absolute = settings.state_path({"XDG_STATE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)})
+
+    assert relative == Path("~/.local/state/ck3raven").expanduser()
+    assert absolute == tmp_path / "xdg" / "ck3raven"

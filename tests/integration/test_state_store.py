@@ -309,7 +309,7 @@ def test_a_journal_entry_begun_in_a_failed_decision_is_not_kept(store):
 
 
 def test_a_contract_stored_before_the_journal_existed_is_read_after_the_upgrade(tmp_path: Path):
-    from adapters.sqlite_state import MIGRATIONS
+    from adapters.sqlite_schema import MIGRATIONS
 
     path = tmp_path / "ck3raven.db"
     with sqlite3.connect(path) as db:  # a database as the release before the journal left it
@@ -328,3 +328,25 @@ def test_a_contract_stored_before_the_journal_existed_is_read_after_the_upgrade(
 
     assert state.contracts.get("ct-1").repositories == ()
     assert state.quarantined() == []
+
+
+def test_a_truncated_shared_memory_index_found_at_start_is_rebuilt_and_said_in_one_line(tmp_path: Path):
+    import shutil
+
+    from structlog.testing import capture_logs
+
+    crashed, found = tmp_path / "crashed", tmp_path / "found"
+    state = SqliteState(crashed / "ck3raven.db")
+    for code in ("A-1", "A-2"):
+        state.audit.append(entry(code))
+    found.mkdir()
+    for name in ("ck3raven.db", "ck3raven.db-wal", "ck3raven.db-shm"):  # as a killed server leaves them
+        shutil.copyfile(crashed / name, found / name)
+    (found / "ck3raven.db-shm").write_bytes(b"\x01" * 100)
+
+    with capture_logs() as logged:
+        reopened = SqliteState(found / "ck3raven.db")
+
+    assert [row.entry.code for row in reopened.audit.rows()] == ["A-1", "A-2"]
+    assert reopened.audit.verify() == []
+    assert [line["event"] for line in logged] == ["state.shm_truncated"]

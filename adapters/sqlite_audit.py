@@ -1,0 +1,207 @@
+"""The audit log in the state database: one row per tool call (and one per governed change, written with its
+journal entry before the file changes), hash-chained.
+
+Each row's digest is SHA-256 over the previous row's digest and its own entry; `audit_head` keeps the last,
+so a deleted last row shows. Appends run in a transaction that reads the head first, so several servers
+appending to one database keep one linear chain. `verify` names an edited or missing row and each server's
+calls that left no row; `against` compares the database with the anchors the servers' logs recorded, so
+a database deleted, replaced, rolled back or rewritten and re-hashed whole is reported too.
+"""
+
+import json
+import re
+from contextlib import AbstractContextManager
+from typing import Any, Final, Protocol
+
+from adapters.audit_chain import GENESIS, chain
+from adapters.strict_converter import StructureProblems, make_converter, structure
+from ports.audit import AuditEntry, AuditRow
+
+SHOWN: Final = 10
+"""Missing call numbers named in one problem line at most."""
+
+
+class Database(Protocol):
+    """What the audit log needs of the state database (adapters.sqlite_state.SqliteState)."""
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
+
+    def unforced(self) -> AbstractContextManager[None]: ...
+
+    def atomic(self) -> AbstractContextManager[None]: ...
+
+
+class SqliteAudit:
+    """The audit log: each row's digest covers its entry and the previous row's digest; `audit_head` keeps
+    the last one, so a deleted last row shows too."""
+
+    def __init__(self, state: Database) -> None:
+        self._state = state
+        self._converter = make_converter()
+
+    def append(self, entry: AuditEntry) -> None:
+        text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
+        with self._state.unforced():  # a call's trail, not a decision: the reply does not wait for the disk
+            head = self._state.execute("SELECT seq, digest FROM audit_head")
+            prev = str(head[0][1]) if head else GENESIS
+            digest = chain(prev, text)
+            self._state.execute(
+                "INSERT INTO audit (entry, prev, digest) VALUES (?, ?, ?)", (text, prev, digest)
+            )
+            (seq,) = self._state.execute("SELECT last_insert_rowid()")[0]
+            self._state.execute("INSERT OR REPLACE INTO audit_head VALUES (1, ?, ?)", (seq, digest))
+
+    def rows(self) -> list[AuditRow]:
+        """Every readable row, oldest first (a row that cannot be read is skipped here; `verify` names it)."""
+        found = []
+        for seq, text, prev, digest in self._state.execute(
+            "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
+        ):
+            try:
+                entry = structure(self._converter, json.loads(text), AuditEntry)
+            except (ValueError, RecursionError, TypeError, StructureProblems):
+                continue
+            found.append(AuditRow(int(seq), entry, str(prev), str(digest)))
+        return found
+
+    def head(self) -> tuple[int, str]:
+        """The last row's number and digest ((0, GENESIS) for an empty log): what the log anchors."""
+        head = self._state.execute("SELECT seq, digest FROM audit_head")
+        return (int(head[0][0]), str(head[0][1])) if head else (0, GENESIS)
+
+    def prune(self, before: str, now: str) -> int:
+        """Remove the oldest rows written before `before` (ISO 8601; a prefix of the log: the chain stays
+        whole) and append a checkpoint row, chained like any other, naming the range and the last pruned
+        row's digest. How many rows went."""
+        with self._state.atomic():
+            last: tuple[int, str] | None = None
+            first = None
+            for seq, text, digest in self._state.execute("SELECT seq, entry, digest FROM audit ORDER BY seq"):
+                if _written(str(text)) >= before:
+                    break
+                first = first if first is not None else int(seq)
+                last = (int(seq), str(digest))
+            if last is None or first is None:
+                return 0
+            self._state.execute("DELETE FROM audit WHERE seq <= ?", (last[0],))
+            span = f"pruned rows {first} to {last[0]} (written before {before})"
+            note = f"{span}; row {last[0]}'s digest was {last[1]}"
+            self.append(
+                AuditEntry(
+                    at=now,
+                    session_id=None,
+                    trace_id=None,
+                    tool="<retention>",
+                    command=None,
+                    targets=(),
+                    reply_type="",
+                    code="",
+                    contract_id=None,
+                    approval_id=None,
+                    duration_ms=0.0,
+                    notes=(note,),
+                    stage="checkpoint",
+                )
+            )
+            return last[0] - first + 1
+
+    def verify(self) -> list[str]:
+        problems = []
+        prev, expected_first = self._pruned()
+        last_seq = 0
+        calls: dict[str, set[int]] = {}
+        checkpoint = expected_first > 1
+        for seq, text, stored_prev, digest in self._state.execute(
+            "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
+        ):
+            if not last_seq and seq != expected_first:
+                problems.append(f"row {seq}: the rows before it are missing")
+            if stored_prev != prev:
+                problems.append(f"row {seq}: the row before it is missing or was changed")
+            if chain(str(stored_prev), str(text)) != digest:
+                problems.append(f"row {seq}: its content was changed")
+            checkpoint = checkpoint or _is_checkpoint(str(text))
+            _count_call(str(text), calls)
+            prev, last_seq = str(digest), int(seq)
+        head = self._state.execute("SELECT seq, digest FROM audit_head")
+        if head and (int(head[0][0]), str(head[0][1])) != (last_seq, prev):
+            problems.append(f"the log ends at row {last_seq}, but row {head[0][0]} was written last")
+        if last_seq and not head:
+            problems.append("the record of the last row written is missing")
+        return problems + _gaps(calls, from_first=not checkpoint)
+
+    def _pruned(self) -> tuple[str, int]:
+        """Where the chain begins: after the rows the newest checkpoint pruned (their last digest, and the
+        first row kept), else at the genesis and row 1."""
+        found = (GENESIS, 1)
+        for (text,) in self._state.execute("SELECT entry FROM audit WHERE entry LIKE '%\"checkpoint\"%'"):
+            if not _is_checkpoint(str(text)):
+                continue
+            for note in json.loads(str(text)).get("notes", []):
+                match = _PRUNED.search(str(note))
+                if match and int(match.group(1)) + 1 > found[1]:
+                    found = (match.group(2), int(match.group(1)) + 1)
+        return found
+
+    def against(self, anchors: list[tuple[int, str, str]]) -> list[str]:
+        """What the anchors the servers' logs recorded (row, digest, when) say of this database: a row
+        anchored that it no longer holds (deleted, replaced or rolled back), or holds with another digest
+        (rewritten and re-hashed). Rows pruned behind a checkpoint are not asked for."""
+        kept = self._state.execute("SELECT MIN(seq), MAX(seq) FROM audit")
+        first, last = (int(kept[0][0]), int(kept[0][1])) if kept and kept[0][0] is not None else (0, 0)
+        problems = []
+        for seq, digest, at in sorted(set(anchors)):
+            if seq == 0 or (first and seq < first):
+                continue
+            found = self._state.execute("SELECT digest FROM audit WHERE seq = ?", (seq,))
+            if not found or seq > last:
+                problems.append(
+                    f"the log anchored row {seq} at {at}, which the database does not hold: rows were "
+                    "removed, or the database was deleted, replaced or rolled back"
+                )
+                break
+            if str(found[0][0]) != digest:
+                problems.append(f"row {seq} is not the row the log anchored at {at}: the chain was rewritten")
+                break
+        return problems
+
+
+_PRUNED = re.compile(r"row (\d+)'s digest was ([0-9a-f]{64})")
+
+
+def _written(text: str) -> str:
+    try:
+        return str(json.loads(text).get("at", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
+def _is_checkpoint(text: str) -> bool:
+    try:
+        return bool(json.loads(text).get("stage") == "checkpoint")
+    except (ValueError, AttributeError):
+        return False
+
+
+def _count_call(text: str, calls: dict[str, set[int]]) -> None:
+    try:
+        entry = json.loads(text)
+        server, call = entry.get("server_id"), entry.get("call")
+    except (ValueError, AttributeError):
+        return
+    if isinstance(server, str) and isinstance(call, int):
+        calls.setdefault(server, set()).add(call)
+
+
+def _gaps(calls: dict[str, set[int]], *, from_first: bool) -> list[str]:
+    """Each server's calls that have no row: numbers missing from 1 (or, after pruning, from the first
+    kept) to the last."""
+    problems = []
+    for server, seen in sorted(calls.items()):
+        missing = sorted(set(range(1 if from_first else min(seen), max(seen) + 1)) - seen)
+        if missing:
+            shown = ", ".join(map(str, missing[:SHOWN])) + (
+                f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
+            )
+            problems.append(f"server {server}: call {shown} left no audit row")
+    return problems

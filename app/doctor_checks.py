@@ -1,0 +1,131 @@
+"""`ck3raven doctor`'s checks of what `serve` needs and what close reads: a state directory it can write, a
+state database it can read and write, an audit chain that holds, and every repository close would use
+(each root's and each mod folder's own) with a readable HEAD and index.
+
+Each check is one line, `(ok, text)`; nothing here raises, and nothing is changed.
+"""
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from adapters.json_playsets import JsonPlaysets
+from adapters.lazy_history import LazyHistory
+from adapters.local_files import LocalFiles
+from adapters.sqlite_state import SqliteState
+from app.config import ConfigError, Settings
+from domain.world.playsets import ModFolder
+from ports.errors import PortError
+
+Check = tuple[bool, str]
+
+
+def state_writable(state: Path) -> Check:
+    """The state directory (and its server, log and database files) can be written, as `serve` must."""
+    if not state.exists():
+        parent = next((p for p in state.parents if p.exists()), None)
+        if parent is None or not os.access(parent, os.W_OK | os.X_OK):
+            return False, f"state directory {state} cannot be made: {parent} is not writable"
+        return True, f"state directory {state} can be made: {parent} is writable"
+    places: tuple[Path, ...] = (state, state / "servers", state / "logs", state / "logs" / "ck3raven.log")
+    places += tuple(state / name for name in ("ck3raven.db", "ck3raven.db-wal", "ck3raven.db-shm"))
+    unwritable = [str(place) for place in places if place.exists() and not os.access(place, os.W_OK)]
+    if unwritable:
+        return False, f"not writable, so `serve` stops: {', '.join(unwritable)}"
+    return True, f"state directory {state} is writable"
+
+
+def database(state: Path) -> Check:
+    """The state database opens, is one, and passes SQLite's quick check."""
+    path = state / "ck3raven.db"
+    if not path.exists():
+        return True, "no state database yet: it is made at the first start"
+    try:
+        opened = SqliteState(path, read_only=True)
+    except PortError:
+        return False, f"state database {path} cannot be read: it is damaged or not a database"
+    try:
+        found = opened.execute("PRAGMA quick_check")
+    except PortError:
+        return False, f"state database {path} cannot be read: it is damaged or not a database"
+    finally:
+        opened.close()
+    if [str(row[0]) for row in found] != ["ok"]:
+        return False, f"state database {path} is damaged: {found[0][0]}"
+    return True, f"state database {path} reads"
+
+
+def repositories(settings: Settings) -> list[Check]:
+    """Every repository close would use, each root's and each enabled mod folder's: HEAD and index read."""
+    roots = {root.value: path for root, path in settings.roots.items()}
+    history = LazyHistory(roots)
+    places: dict[tuple[str, tuple[str, ...]], str] = {(root, ()): f"{root}:/" for root in roots}
+    try:
+        for mod in _mods(settings):
+            places[(mod.root.value, mod.parts)] = f"mod:{mod.name}:/"
+    except (ConfigError, PortError, OSError) as exc:
+        return [(False, f"the active playset cannot be read: {exc}")]
+    checks: list[Check] = _began_on(settings, history)
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    for (root, folder), name in places.items():
+        try:
+            top = history.repository(root, folder)
+            if top is None or (root, top) in seen:
+                continue
+            seen.add((root, top))
+            history.head(root, folder)
+            history.staged(root, folder)
+            history.log(root, 1, folder)
+        except (PortError, sqlite3.Error, OSError):
+            checks.append((False, f"the git repository of {name} cannot be read (HEAD or index damaged)"))
+            continue
+        checks.append((True, f"the git repository of {name} reads (HEAD and index)"))
+    return checks
+
+
+def _began_on(settings: Settings, history: LazyHistory) -> list[Check]:
+    """A repository an open contract's baseline began on that is no repository now (its `.git` removed):
+    close would compare against history that is gone."""
+    path = settings.state_path(os.environ) / "ck3raven.db"
+    if not path.is_file():
+        return []
+    try:
+        state = SqliteState(path, read_only=True)
+    except PortError:
+        return []  # named by the database check
+    checks: list[Check] = []
+    try:
+        for record in state.contracts.all():
+            document = state.evidence.document("baseline", record.baseline_sha or "")
+            if record.status != "open" or document is None:
+                continue
+            for top, _ in json.loads(document).get("repositories", []):
+                parts = tuple(str(top).split("/")) if top else ()
+                if history.repository(record.root_category, parts) != parts:
+                    where = f"{record.root_category}:/{top} (contract {record.contract_id} began on it)"
+                    checks.append((False, f"the git repository at {where} is gone"))
+    except (PortError, ValueError, AttributeError, TypeError):
+        return [(False, "the baselines of open contracts cannot be read from the state database")]
+    finally:
+        state.close()
+    return checks
+
+
+def _mods(settings: Settings) -> list[ModFolder]:
+    from app.bootstrap import active_mods
+
+    if settings.active_playset is None:
+        return []
+    files = LocalFiles({root.value: path for root, path in settings.roots.items()})
+    return list(active_mods(JsonPlaysets(files), settings.active_playset))
+
+
+def audit_chain(settings: Settings) -> list[Check]:
+    """The audit chain, one line per problem (`ck3raven audit --verify`'s)."""
+    from app.reports import verified
+
+    problems, count = verified(settings)
+    if problems:
+        return [(False, f"audit log: {problem}") for problem in problems]
+    return [(True, f"audit log: {count} rows, chain intact")]
