@@ -137,6 +137,46 @@ def test_a_summary_too_long_to_show_whole_does_not_fit_and_is_never_filed(author
     assert authority.store.all() == []
 
 
+def test_only_genuine_live_pending_requests_wait_for_a_human(authority):
+    expired = approvals.request(authority, "mode", b"mode:ck3lens", "asked first")
+    authority.clock.advance(minutes=6)
+    waiting = approvals.request(authority, "mode", b"mode:ck3lens", "asked now")
+    forged = evolve(approvals.request(authority, "mode", b"mode:x", "asked too"), summary="another text")
+    authority.store.put(forged)
+
+    assert [r.approval_id for r in approvals.pending(authority)] == [waiting.approval_id]
+    assert expired.approval_id not in {r.approval_id for r in approvals.pending(authority)}
+
+
+def test_a_request_expires_at_its_expiry_time_exactly(authority):
+    record = approvals.request(authority, "mode", b"mode:ck3lens", "s")
+    authority.clock.advance(seconds=approvals.TTL.total_seconds())
+
+    assert approvals.human_decision(authority, record.approval_id, approve=True) is None
+
+
+def test_an_approval_id_says_it_is_a_human_approval(authority):
+    assert approvals.request(authority, "mode", b"p", "s").approval_id.startswith("hat-")
+
+
+def test_the_summary_keeps_letters_and_plain_spaces_and_escapes_tabs_in_place():
+    assert approvals.safe_summary("write a b\tc") == "write a b\\u{0009}c"
+
+
+def test_a_summary_exactly_as_long_as_the_limit_fits_and_is_shown_whole(authority):
+    exact = "x" * approvals.SUMMARY_LIMIT
+
+    assert approvals.fits(exact)
+    assert approvals.request(authority, "mode", b"p", exact).summary == exact
+
+
+def test_a_summary_too_long_is_refused_saying_the_caller_checks_first(authority):
+    with pytest.raises(
+        ValueError, match=r"^an approval summary must be shown whole: the caller checks fits\(\) first$"
+    ):
+        approvals.request(authority, "mode", b"p", "x" * (approvals.SUMMARY_LIMIT + 1))
+
+
 # ---------------------------------------------------------------- mode initialisation
 
 

@@ -283,3 +283,18 @@ def test_a_decision_made_once_is_made_again_when_any_fact_changes():
     assert enforce(L, W, protected, contract_for(R.ROOT_CK3RAVEN_DATA)).code == "EN-WRITE-D-005"
     assert enforce(D, X, protected, contract_for(R.ROOT_CK3RAVEN_DATA, W)).code == "EN-WRITE-D-004"
     assert enforce(L, W, wip, None).reply_type is ReplyType.SUCCESS
+
+
+def test_a_denial_with_no_way_in_names_the_mode_and_the_rule_that_covers_the_target():
+    reply = enforce(L, X, target(R.ROOT_USER_DOCS, "launcher-v2.sqlite"), None)
+
+    assert reply.code == "EN-WRITE-D-001"
+    assert (reply.data["mode"], reply.data["rule"]) == ("ck3lens", "ck3lens.launcher-registry")
+
+
+def test_a_contract_for_another_root_or_without_the_operation_still_needs_a_contract():
+    other_root = enforce(D, W, target(R.ROOT_REPO, "x.py"), contract_for(R.ROOT_USER_DOCS))
+    no_delete = enforce(D, X, target(R.ROOT_REPO, "x.py"), contract_for(R.ROOT_REPO, W))
+
+    assert (other_root.code, other_root.data["required"]) == ("EN-WRITE-D-003", "contract")
+    assert (no_delete.code, no_delete.data["required"]) == ("EN-WRITE-D-004", "contract")

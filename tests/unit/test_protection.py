@@ -126,3 +126,19 @@ def test_a_gitignore_at_any_depth_is_protected_since_it_decides_what_close_sees(
 
     assert protection.covers("ROOT_REPO", ("src", "deep", ".gitignore"))
     assert protection.covers("ROOT_STEAM", ("2217000001", ".GitIgnore"))
+
+
+@pytest.mark.parametrize(
+    ("root", "parts"),
+    [
+        ("ROOT_REPO", ("src", "agents.md")),  # a repository has no mod folders: one top only
+        ("ROOT_GAME", ("game", ".github", "x.yml")),
+        ("ROOT_USER_DOCS", ("save games", "x", "agents.md")),  # mod folders stand under mod/ only
+    ],
+)
+def test_defaults_apply_at_a_mod_folders_top_only_where_mod_folders_stand(root, parts):
+    assert not DEFAULTS.covers(root, parts)
+
+
+def test_the_top_of_the_workshop_root_is_protected_like_any_root_top():
+    assert DEFAULTS.covers("ROOT_STEAM", (".github", "workflows", "ci.yml"))
