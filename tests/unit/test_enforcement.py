@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from domain.policy import capabilities
 from domain.policy.capabilities import MATRIX
-from domain.policy.enforcement import ActiveContract, Target, enforce
+from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each
+from domain.replies.frozen import thaw
 from domain.vocabulary import Mode, Operation, ReplyType, RootCategory
 
 R = RootCategory
@@ -298,3 +299,94 @@ def test_a_contract_for_another_root_or_without_the_operation_still_needs_a_cont
 
     assert (other_root.code, other_root.data["required"]) == ("EN-WRITE-D-003", "contract")
     assert (no_delete.code, no_delete.data["required"]) == ("EN-WRITE-D-004", "contract")
+
+
+# ---------------------------------------------------------------- the way out a denial names
+
+
+def test_a_write_without_a_contract_carries_the_call_that_opens_one_for_it():
+    reply = enforce(D, W, target(R.ROOT_REPO, "src", "x.py"), None)
+
+    assert reply.code == "EN-WRITE-D-002"
+    assert reply.data["root_category"] == "ROOT_REPO"
+    assert thaw(reply.data["request"]) == {
+        "tool": "ck3_contract",
+        "arguments": {
+            "command": "open",
+            "root_category": "ROOT_REPO",
+            "operations": ["WRITE"],
+            "targets": [{"path": "ROOT_REPO:/src/x.py", "edit_kind": "modify"}],
+            "intent": "<why the work is done>",
+            "work_declaration": "<what the work is>",
+        },
+    }
+
+
+def test_the_ready_call_declares_the_edit_kind_the_call_makes():
+    reply = enforce(D, W, target(R.ROOT_REPO, "new.py"), None, edit_kind="add")
+
+    assert thaw(reply.data["request"]["arguments"]["targets"]) == [
+        {"path": "ROOT_REPO:/new.py", "edit_kind": "add"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mods", "name"), [(("Local Fix",), "Local Fix"), (("A", "B"), "<one of data.mods>")]
+)
+def test_a_write_to_a_game_file_names_the_local_mods_and_the_override_call(mods, name):
+    game = target(R.ROOT_GAME, "common", "traits", "00_traits.txt")
+
+    reply = enforce(L, W, game, None, copy_into=mods)
+
+    assert reply.code == "EN-WRITE-D-001"
+    assert (reply.data["required"], thaw(reply.data["mods"])) == ("local_mod", list(mods))
+    assert thaw(reply.data["request"]) == {
+        "tool": "ck3_file",
+        "arguments": {"command": "override", "path": game.address, "name": name},
+    }
+
+
+def test_a_delete_of_a_game_file_or_a_write_with_no_local_mod_names_no_override():
+    game = target(R.ROOT_GAME, "common", "x.txt")
+
+    assert "request" not in enforce(L, X, game, None, copy_into=("Local Fix",)).data
+    assert "request" not in enforce(L, W, game, None).data
+    assert "request" not in enforce(L, W, target(R.ROOT_REPO, "x"), None, copy_into=("Local Fix",)).data
+
+
+def test_enforcing_each_target_permits_when_every_one_is_permitted():
+    contract = contract_for(R.ROOT_REPO)
+    targets = [(target(R.ROOT_REPO, "a.py"), "modify"), (target(R.ROOT_REPO, "b.py"), "add")]
+
+    assert enforce_each(D, W, targets, contract) is None
+
+
+def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_root_that_needs_it():
+    targets = [
+        (target(R.ROOT_CK3RAVEN_DATA, "wip", "scratch.txt"), "add"),  # needs no contract
+        (target(R.ROOT_REPO, "a.py"), "modify"),
+        (target(R.ROOT_REPO, "b.py"), "add"),
+        (target(R.ROOT_USER_DOCS, "mod", "M", "x.txt"), "modify"),  # another root: its own contract
+    ]
+
+    reply = enforce_each(D, W, targets, None)
+
+    assert reply is not None
+    assert (reply.code, reply.data["address"], reply.data["rule"]) == (
+        "EN-WRITE-D-002",
+        "ROOT_REPO:/a.py",
+        "ck3raven-dev.repo",
+    )
+    assert thaw(reply.data["request"]["arguments"]["targets"]) == [
+        {"path": "ROOT_REPO:/a.py", "edit_kind": "modify"},
+        {"path": "ROOT_REPO:/b.py", "edit_kind": "add"},
+    ]
+
+
+def test_enforcing_each_target_answers_the_first_refusal_a_contract_cannot_mend_as_it_is():
+    targets = [(target(R.ROOT_REPO, "a.py"), "modify"), (target(R.ROOT_GAME, "x.txt"), "modify")]
+
+    reply = enforce_each(D, W, targets, contract_for(R.ROOT_REPO))
+
+    assert reply is not None
+    assert (reply.code, reply.data["address"]) == ("EN-WRITE-D-001", "ROOT_GAME:/x.txt")
