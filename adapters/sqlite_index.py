@@ -51,7 +51,7 @@ class SqliteIndex:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA cache_size=-65536")  # 64 MiB: a build's index pages stay in memory
             self._db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise Unavailable("the content index cannot be opened") from exc
         self._lock = threading.RLock()
         self._words: dict[str, int] = {}

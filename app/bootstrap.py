@@ -46,6 +46,7 @@ from ports.approvals import ApprovalStore
 from ports.audit import AuditLog
 from ports.clock import Clock
 from ports.contracts import ContractStore
+from ports.errors import PortError
 from ports.evidence import EvidenceStore
 from ports.files import Files
 from ports.journal import Journal
@@ -91,6 +92,15 @@ def _own_places(settings: Settings) -> tuple[str, ...]:
 def state_folder(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
     """The state directory for `settings` (contracts, approvals, evidence, the socket, the log)."""
     return settings.state_path(os.environ if environ is None else environ)
+
+
+def _content_index(state: Path) -> SqliteIndex | None:
+    """The playset's content index in the state directory; none where it cannot be kept (a read-only or
+    full state directory): its answers then say so, and no governed call waits on it (SPEC §15)."""
+    try:
+        return SqliteIndex(state / "content-index.db")
+    except PortError:
+        return None
 
 
 def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder stands in
@@ -140,7 +150,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         journal=stores.journal,
         patterns=Re2Patterns(),
         clock=clock,
-        index=SqliteIndex(state / "content-index.db"),
+        index=_content_index(state),
         background=BackgroundWork(),
         budget=settings.budget_kib * 1024,
     )
