@@ -52,3 +52,14 @@ def folding(case_insensitive_mount: Path) -> Path:
     folder = case_insensitive_mount / f"t{next(_FOLDERS)}"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture(autouse=True)
+def cold_decisions() -> None:
+    """Each test starts with no enforcement decision or record identity kept from another: a decision one test made must not
+    answer for the next (and mutation testing sees every decision made by the code under test)."""
+    from domain.contracts import records
+    from domain.policy.enforcement import _decision
+
+    _decision.cache_clear()
+    records._identity.cache_clear()
