@@ -56,8 +56,8 @@ def folding(case_insensitive_mount: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def cold_decisions() -> None:
-    """Each test starts with no enforcement decision or record identity kept from another: a decision one test made must not
-    answer for the next (and mutation testing sees every decision made by the code under test)."""
+    """Each test starts with no enforcement decision or record identity kept from another: what one test
+    made must not answer for the next (and mutation testing sees every decision the code under test makes)."""
     from domain.contracts import records
     from domain.policy.enforcement import _decision
 
