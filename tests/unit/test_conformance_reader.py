@@ -1,17 +1,11 @@
 """The conformance check reads every normative word of a seed and every bullet and normative line of SPEC.md,
 and finds one that no entry covers."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("conformance", ROOT / ".ci" / "conformance.py")
-assert _spec is not None
-assert _spec.loader is not None
-conformance = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(conformance)
+from tests.ci_scripts import load
+
+conformance = load("conformance")
 
 WORDS = ["must", "MUST NOT", "shall", "Never", "forbidden", "required", "requires", "mandatory", "only"]
 WORDS += ["cannot", "may not", "ALWAYS", "prohibited", "banned", "not allowed", "not permitted"]

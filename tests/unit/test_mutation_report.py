@@ -1,16 +1,11 @@
 """The mutation report counts a mutant as killed only when a test failed or timed out, holds survivors and
 untested mutants against the score, and takes a mutant as equivalent only when the checked-in file says so."""
 
-import importlib.util
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("mutants_report", ROOT / ".ci" / "mutants.py")
-assert _spec is not None
-assert _spec.loader is not None
-report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(report)
+from tests.ci_scripts import load
+
+report = load("mutants")
 
 RESULTS = {
     "domain.policy.enforcement.x_enforce__mutmut_1": 1,  # a test failed
