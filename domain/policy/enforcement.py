@@ -113,7 +113,8 @@ def enforce_each(
 ) -> Reply | None:
     """None when `operation` is permitted on every target (each with its edit kind); otherwise the first
     refusal, whose ready call, when it opens a contract, declares every target of that root needing one."""
-    decisions = [(t, kind, enforce(mode, operation, t, contract, edit_kind=kind)) for t, kind in targets]
+    # a refusal's own ready call is not used: the one below declares every target that needs the contract
+    decisions = [(t, kind, enforce(mode, operation, t, contract)) for t, kind in targets]
     refused = next((found for found in decisions if found[2].terminal), None)
     if refused is None:
         return None
