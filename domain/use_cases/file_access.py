@@ -22,6 +22,17 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import content_queries
+from domain.use_cases.arguments import (
+    Arg,
+    address,
+    described,
+    expected_sha256,
+    flag,
+    number,
+    objects,
+    record,
+    text,
+)
 from domain.use_cases.file_contents import (
     FILE_LIMIT,
     READ_LIMIT,
@@ -39,6 +50,17 @@ from ports.errors import PortError
 WRITE_LIMIT: Final = 2 * 1024 * 1024
 MAX_EDITS: Final = 50
 """The most replacements one edit call makes (each may scan the whole file)."""
+DRY_RUN: Final = "answer with a unified diff, write nothing"
+REPLACEMENT: Final = record(
+    "One replacement of an edit.",
+    {
+        "old_string": described(
+            "text that occurs exactly once when this replacement's turn comes", {"type": "string"}
+        ),
+        "new_string": described("its replacement", {"type": "string"}),
+    },
+    ("old_string", "new_string"),
+)
 
 
 @frozen
@@ -47,6 +69,13 @@ class Read(Request):
     `tail` lines."""
 
     TOOL: ClassVar[str] = "ck3_read"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        address(),
+        number("offset", "the first line (1-based)"),
+        number("limit", "how many lines from offset"),
+        number("head", "the first N lines"),
+        number("tail", "the last N lines"),
+    )
     path: str | None
     offset: int | None = None
     limit: int | None = None
@@ -57,6 +86,13 @@ class Read(Request):
 @frozen
 class Write(Request):
     TOOL: ClassVar[str] = "ck3_file"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        address(),
+        text("content", "the whole new text", required=True),
+        expected_sha256(),
+        flag("create_only", "refuse if the file exists (false)"),
+        flag("dry_run", DRY_RUN),
+    )
     MUTATES: ClassVar[bool] = True
     path: str | None
     content: str
@@ -70,6 +106,14 @@ class Edit(Request):
     """Replacements applied in order, all or none."""
 
     TOOL: ClassVar[str] = "ck3_file"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        address(),
+        text("old_string", "text that occurs exactly once"),
+        text("new_string", "its replacement"),
+        objects("edits", "several replacements (up to 50), in order, all or none", REPLACEMENT, most=50),
+        expected_sha256(),
+        flag("dry_run", DRY_RUN),
+    )
     MUTATES: ClassVar[bool] = True
     path: str | None
     replacements: tuple[Replacement, ...]
@@ -80,6 +124,10 @@ class Edit(Request):
 @frozen
 class Delete(Request):
     TOOL: ClassVar[str] = "ck3_file"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        address(),
+        expected_sha256(),
+    )
     MUTATES: ClassVar[bool] = True
     path: str | None
     expected_sha256: str | None = None
