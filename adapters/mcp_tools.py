@@ -8,26 +8,23 @@ files (destructive). A `read_only` server lists the read and session tools only.
 """
 
 from collections.abc import Callable
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import anyio.from_thread
 from fastmcp import Context, FastMCP
-from mcp.types import InputRequiredResult
+from fastmcp.tools import FunctionTool
+from mcp.types import InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.mcp_dispatch import Dispatcher, HumanLoop
 from adapters.output_schemas import output_schema
 from adapters.reply_middleware import ReplyResult
+from adapters.tool_schemas import input_schema
 
-Address = Annotated[
-    str | None, Field(description="ROOT_X:/rel/path, mod:<Name>:/rel/path or a path relative to the home")
-]
-RootCategory = Annotated[
-    str | None, Field(description="a root category, e.g. ROOT_USER_DOCS (ck3_mode status lists them)")
-]
-ContractId = Annotated[
-    str | None, Field(description="a contract's id (default: the session's open contract)")
-]
+Address = str | None
+ContractId = str | None
+Flag = bool | None
+"""A flag argument: clients name every argument, so none is positional."""
 
 
 def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
@@ -55,54 +52,81 @@ class Replacement(BaseModel):
     """One replacement of an edit."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    old_string: str = Field(description="text that occurs exactly once when this replacement's turn comes")
-    new_string: str = Field(description="its replacement")
+    old_string: str
+    new_string: str
 
 
-Sha256 = Annotated[
-    str | None,
-    Field(
-        pattern="^[0-9a-fA-F]{64}$",
-        description="the sha256 a read returned: refused if the file changed since (a missing file too)",
-    ),
-]
+Sha256 = Annotated[str | None, Field(pattern="^[0-9a-fA-F]{64}$")]
 
 
 class Symbol(BaseModel):
     """A symbol intended as new: its name, and the address of the file it is in (optional)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: str = Field(description="the symbol's name, or * for every symbol the file adds")
-    path: str | None = Field(default=None, description="the address of the file it is in")
-    kind: str | None = Field(default=None, description="removal: the key's kind, e.g. traits")
+    name: str
+    path: str | None = None
+    kind: str | None = None
 
 
 class DeclaredTarget(BaseModel):
     """A target declared in a contract."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    path: str = Field(description="the target's address")
-    edit_kind: Literal["add", "modify", "delete"] = Field(description="what the work does to it")
+    path: str
+    edit_kind: Literal["add", "modify", "delete"]
+
+
+def _tool(server: FastMCP, annotations: dict[str, bool]) -> Callable[[Callable[..., Any]], FunctionTool]:
+    """Register a tool; it lists the input schema its commands' requests declare (adapters.tool_schemas),
+    while its signature, which must give the same names, types and bounds, validates each call."""
+
+    def register(shim: Callable[..., Any]) -> FunctionTool:
+        name = shim.__name__
+        hints = ToolAnnotations.model_validate(annotations)
+        tool = FunctionTool.from_function(
+            shim, output_schema=output_schema(name), annotations=hints, run_in_thread=True
+        )
+        listed = input_schema(name)
+        if _bare(tool.parameters) != _bare(listed):
+            raise ValueError(f"{name}: its signature and its commands' requests disagree on an argument")
+        tool.parameters = listed
+        server.add_tool(tool)
+        return tool
+
+    return register
+
+
+def _bare(schema: dict[str, Any]) -> object:
+    """A schema without its descriptions, its shared definitions inlined: what a signature must agree
+    on with the requests."""
+    shared = schema.get("$defs", {})
+
+    def bare(part: object) -> object:
+        if isinstance(part, dict):
+            if "$ref" in part:
+                return bare(shared[part["$ref"].removeprefix("#/$defs/")])
+            return {key: bare(value) for key, value in part.items() if key not in {"description", "$defs"}}
+        if isinstance(part, list):
+            return [bare(item) for item in part]
+        return part
+
+    return bare(schema)
 
 
 def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
-    @server.tool(output_schema=output_schema("ck3_dir"), annotations=READS)
+    @_tool(server, READS)
     def ck3_dir(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[Literal["pwd", "list", "tree"], Field(description="what to do")] = "pwd",
+        command: Literal["pwd", "list", "tree"] = "pwd",
         path: Address = None,
-        depth: Annotated[
-            int | None, Field(ge=1, le=64, description="tree: folder levels to descend (3)")
-        ] = None,
-        glob: Annotated[str | None, Field(description="list: only names matching, e.g. *.yml")] = None,
-        cursor: Annotated[str | None, Field(description="list: next_cursor of the page before")] = None,
+        depth: Annotated[int | None, Field(ge=1, le=64)] = None,
+        glob: str | None = None,
+        cursor: str | None = None,
         limit: Annotated[
             int | None,
-            Field(ge=1, le=20_000, description="list: entries per page; tree: folders (what fits)"),
+            Field(ge=1, le=20_000),
         ] = None,
-        include_ignored: Annotated[
-            bool | None, Field(description="list, tree: include git-ignored entries and .git (false)")
-        ] = None,
+        include_ignored: Flag = None,
     ) -> ReplyResult:
         """Look around the visible world (changes nothing). `pwd`: the session home. `list`: the children
         of a folder (address, kind file/dir/symlink/special, size), sorted by name, in pages: `limit` per
@@ -116,14 +140,14 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         args |= {"limit": limit, "include_ignored": include_ignored}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_dir", command, args))
 
-    @server.tool(output_schema=output_schema("ck3_read"), annotations=READS)
+    @_tool(server, READS)
     def ck3_read(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
         path: Address,
-        offset: Annotated[int | None, Field(ge=1, description="the first line (1-based)")] = None,
-        limit: Annotated[int | None, Field(ge=1, description="how many lines from offset")] = None,
-        head: Annotated[int | None, Field(ge=1, description="the first N lines")] = None,
-        tail: Annotated[int | None, Field(ge=1, description="the last N lines")] = None,
+        offset: Annotated[int | None, Field(ge=1)] = None,
+        limit: Annotated[int | None, Field(ge=1)] = None,
+        head: Annotated[int | None, Field(ge=1)] = None,
+        tail: Annotated[int | None, Field(ge=1)] = None,
     ) -> ReplyResult:
         """Read a visible text file (changes nothing), whole or a window of lines: `offset`+`limit`,
         `head` or `tail`. The reply gives total_lines, the lines shown (first_line, last_line),
@@ -132,34 +156,20 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         args = {"path": path, "offset": offset, "limit": limit, "head": head, "tail": tail}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_read", "read", args))
 
-    @server.tool(output_schema=output_schema("ck3_search"), annotations=READS)
+    @_tool(server, READS)
     def ck3_search(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[Literal["names", "contents"], Field(description="what to search")],
-        glob: Annotated[
-            str | None, Field(description="names: the glob to match; contents: only in files it matches")
-        ] = None,
-        pattern: Annotated[str | None, Field(description="contents: the text to find")] = None,
-        regex: Annotated[
-            bool | None, Field(description="contents: pattern is an RE2 regex, no lookaround (false)")
-        ] = None,
-        ignore_case: Annotated[bool | None, Field(description="match case-insensitively (false)")] = None,
-        path: Annotated[
-            str | None, Field(description="the folder to search, an address (default: the whole world)")
-        ] = None,
-        include_ignored: Annotated[
-            bool | None, Field(description="include git-ignored files and .git (false)")
-        ] = None,
-        limit: Annotated[
-            int | None, Field(ge=1, le=10_000, description="names: matches (500); contents: lines (200)")
-        ] = None,
-        max_files: Annotated[
-            int | None, Field(ge=1, le=200_000, description="contents: files read (20000)")
-        ] = None,
-        max_bytes: Annotated[int | None, Field(ge=1, le=2**31, description="contents: bytes read")] = None,
-        max_seconds: Annotated[
-            int | None, Field(ge=1, le=120, description="contents: time budget in seconds (2)")
-        ] = None,
+        command: Literal["names", "contents"],
+        glob: str | None = None,
+        pattern: str | None = None,
+        regex: Flag = None,
+        ignore_case: Flag = None,
+        path: str | None = None,
+        include_ignored: Flag = None,
+        limit: Annotated[int | None, Field(ge=1, le=10_000)] = None,
+        max_files: Annotated[int | None, Field(ge=1, le=200_000)] = None,
+        max_bytes: Annotated[int | None, Field(ge=1, le=2**31)] = None,
+        max_seconds: Annotated[int | None, Field(ge=1, le=120)] = None,
     ) -> ReplyResult:
         """Search the visible world, or the folder `path` (changes nothing). `names`: files and folders
         whose path matches `glob` (`*.yml` matches a name at any depth; `common/**/*.txt` a path below
@@ -173,15 +183,12 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         args |= {"max_bytes": max_bytes, "max_seconds": max_seconds}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", command, args))
 
-    @server.tool(output_schema=output_schema("ck3_git"), annotations=READS)
+    @_tool(server, READS)
     def ck3_git(
         ctx: Context,
-        command: Annotated[Literal["status", "diff", "log"], Field(description="what to show")],
-        path: Annotated[
-            str | None,
-            Field(description="status, log: an address in the repository (ROOT_REPO); diff: the file"),
-        ] = None,
-        limit: Annotated[int | None, Field(ge=1, le=200, description="log: newest commits (20)")] = None,
+        command: Literal["status", "diff", "log"],
+        path: str | None = None,
+        limit: Annotated[int | None, Field(ge=1, le=200)] = None,
     ) -> ReplyResult:
         """Git history of the repository holding `path` (changes nothing): a root (default ROOT_REPO)
         or any visible address, such as `mod:Name:/` for a mod folder that is its own repository.
@@ -192,16 +199,12 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
 
 
 def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:
-    @server.tool(output_schema=output_schema("ck3_mode"), annotations=SESSION)
+    @_tool(server, SESSION)
     async def ck3_mode(
         ctx: Context,
-        command: Annotated[Literal["status", "init", "cd"], Field(description="what to do")] = "status",
-        mode: Annotated[
-            Literal["ck3lens", "ck3raven-dev"] | None, Field(description="init: the mode to ask for")
-        ] = None,
-        root_category: Annotated[
-            str | None, Field(description="cd: the root to make home, e.g. ROOT_GAME")
-        ] = None,
+        command: Literal["status", "init", "cd"] = "status",
+        mode: Literal["ck3lens", "ck3raven-dev"] | None = None,
+        root_category: str | None = None,
     ) -> ReplyResult | InputRequiredResult:
         """This session's settings (no file changes). `status`: the mode (ck3lens or ck3raven-dev) or
         that none is initialised. `init`: ask for `mode`; it takes effect only once a human approves:
@@ -210,36 +213,28 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
         args = {"mode": mode, "root_category": root_category}
         return await loop.answer(ctx, "ck3_mode", command, args)
 
-    @server.tool(output_schema=output_schema("ck3_playset"), annotations=SESSION)
+    @_tool(server, SESSION)
     def ck3_playset(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[
-            Literal[
-                "list",
-                "show",
-                "switch",
-                "which",
-                "overrides",
-                "define",
-                "conflicts",
-                "mentions",
-                "missing",
-                "index",
-            ],
-            Field(description="what to do"),
+        command: Literal[
+            "list",
+            "show",
+            "switch",
+            "which",
+            "overrides",
+            "define",
+            "conflicts",
+            "mentions",
+            "missing",
+            "index",
         ] = "list",
-        name: Annotated[str | None, Field(description="show, switch: a playset; overrides: a mod")] = None,
-        path: Annotated[
-            str | None,
-            Field(description="which, overrides: a game-relative path, e.g. common/traits/00_traits.txt"),
-        ] = None,
-        key: Annotated[str | None, Field(description="define, mentions: e.g. brave")] = None,
-        kind: Annotated[
-            str | None, Field(description="define, conflicts: traits, event, localisation…")
-        ] = None,
-        language: Annotated[str | None, Field(description="missing: e.g. french (against english)")] = None,
-        cursor: Annotated[str | None, Field(description="next_cursor of the page before")] = None,
-        limit: Annotated[int | None, Field(ge=1, le=1_000, description="rows per page")] = None,
+        name: str | None = None,
+        path: str | None = None,
+        key: str | None = None,
+        kind: str | None = None,
+        language: str | None = None,
+        cursor: str | None = None,
+        limit: Annotated[int | None, Field(ge=1, le=1_000)] = None,
     ) -> ReplyResult:
         """Playsets (no file changes): `list` every playset; `show` one (default: the active one), mods
         in load order with what each descriptor.mod says; `switch` makes the named playset this
@@ -258,26 +253,22 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
 
 
 def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:
-    @server.tool(output_schema=output_schema("ck3_file"), annotations=MUTATES)
+    @_tool(server, MUTATES)
     def ck3_file(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[Literal["write", "edit", "delete", "override"], Field(description="what to do")],
+        command: Literal["write", "edit", "delete", "override"],
         path: Address,
-        content: Annotated[str | None, Field(description="write: the whole new text")] = None,
-        old_string: Annotated[str | None, Field(description="edit: text that occurs exactly once")] = None,
-        new_string: Annotated[str | None, Field(description="edit: its replacement")] = None,
+        content: str | None = None,
+        old_string: str | None = None,
+        new_string: str | None = None,
         edits: Annotated[
             list[Replacement] | None,
-            Field(max_length=50, description="edit: several replacements (up to 50), in order, all or none"),
+            Field(max_length=50),
         ] = None,
         expected_sha256: Sha256 = None,
-        create_only: Annotated[
-            bool | None, Field(description="write: refuse if the file exists (false)")
-        ] = None,
-        dry_run: Annotated[
-            bool | None, Field(description="write, edit: answer with a unified diff, write nothing")
-        ] = None,
-        name: Annotated[str | None, Field(description="override: the local mod to copy into")] = None,
+        create_only: Flag = None,
+        dry_run: Flag = None,
+        name: str | None = None,
     ) -> ReplyResult:
         """Change text files (to read one, use ck3_read). `write` (create or replace) with `content`;
         `edit` replaces `old_string` by `new_string`, or applies `edits` in order, all or none: each
@@ -296,15 +287,13 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         args |= {"name": name}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
 
-    @server.tool(output_schema=output_schema("ck3_commit"), annotations=MUTATES)
+    @_tool(server, MUTATES)
     def ck3_commit(
         ctx: Context,
-        command: Annotated[Literal["add", "commit"], Field(description="what to do")],
-        path: Annotated[
-            str | None, Field(description="commit: an address in the repository (ROOT_REPO)")
-        ] = None,
-        paths: Annotated[list[str] | None, Field(description="add: the files' addresses")] = None,
-        message: Annotated[str | None, Field(description="commit: the commit message")] = None,
+        command: Literal["add", "commit"],
+        path: str | None = None,
+        paths: list[str] | None = None,
+        message: str | None = None,
     ) -> ReplyResult:
         """Stage and commit in the repository holding `path` (default ROOT_REPO, or any visible address).
         `add` (paths) stages the files' current content; `commit` (message, path) commits the index. Both
@@ -313,34 +302,19 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         args = {"path": path, "paths": paths, "message": message}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_commit", command, args))
 
-    @server.tool(output_schema=output_schema("ck3_contract"), annotations=MUTATES)
+    @_tool(server, MUTATES)
     async def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[
-            Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over", "revert"],
-            Field(description="what to do"),
-        ],
-        root_category: Annotated[
-            str | None, Field(description="open, stash_carry_over: the root the work is in")
-        ] = None,
-        intent: Annotated[str | None, Field(description="open: why the work is done")] = None,
-        operations: Annotated[
-            list[Literal["READ", "WRITE", "DELETE"]] | None, Field(description="open: what the work does")
-        ] = None,
-        targets: Annotated[
-            list[DeclaredTarget] | None, Field(description="open: each file the work changes")
-        ] = None,
-        work_declaration: Annotated[
-            str | None, Field(description="open: what the work is, in a sentence")
-        ] = None,
+        command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over", "revert"],
+        root_category: str | None = None,
+        intent: str | None = None,
+        operations: list[Literal["READ", "WRITE", "DELETE"]] | None = None,
+        targets: list[DeclaredTarget] | None = None,
+        work_declaration: str | None = None,
         contract_id: ContractId = None,
-        ttl_minutes: Annotated[
-            int | None, Field(ge=1, le=480, description="open, renew: minutes it lasts (120)")
-        ] = None,
-        dry_run: Annotated[bool | None, Field(description="revert: only show what it would do")] = None,
-        cursor: Annotated[
-            str | None, Field(description="close: the next_cursor of a refusal, for the rest of its list")
-        ] = None,
+        ttl_minutes: Annotated[int | None, Field(ge=1, le=480)] = None,
+        dry_run: Flag = None,
+        cursor: str | None = None,
     ) -> ReplyResult | InputRequiredResult:
         """Contracts of intended work. `open` declares root_category, intent, operations, targets
         (path and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
@@ -370,17 +344,15 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
 
 
 def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
-    @server.tool(output_schema=output_schema("ck3_token"), annotations=ADDS)
+    @_tool(server, ADDS)
     async def ck3_token(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
         ctx: Context,
-        command: Annotated[Literal["nst", "lxe", "removal", "list"], Field(description="what to do")],
-        symbols: Annotated[list[Symbol] | None, Field(description="nst: the symbols intended as new")] = None,
-        reason: Annotated[str | None, Field(description="nst, lxe: why")] = None,
-        rules: Annotated[list[str] | None, Field(description="lxe: rule codes, e.g. F401, CK3-BOM")] = None,
-        paths: Annotated[list[str] | None, Field(description="lxe: addresses in the contract's root")] = None,
-        max_violations: Annotated[
-            int | None, Field(ge=1, le=10_000, description="lxe: at most this many")
-        ] = None,
+        command: Literal["nst", "lxe", "removal", "list"],
+        symbols: list[Symbol] | None = None,
+        reason: str | None = None,
+        rules: list[str] | None = None,
+        paths: list[str] | None = None,
+        max_violations: Annotated[int | None, Field(ge=1, le=10_000)] = None,
         contract_id: ContractId = None,
     ) -> ReplyResult | InputRequiredResult:
         """Compliance tokens for the open contract, checked at close. `nst`: declare `symbols` (name, and
