@@ -1,5 +1,7 @@
-"""The tools an MCP client sees: thin shims whose parameters are the input schema and whose docstrings are
-what the model reads. Each takes primitives, strictly validated, and hands its command to the dispatcher.
+"""The tools an MCP client sees: thin shims whose docstrings are what the model reads. Each takes
+primitives, strictly validated against its signature, and hands its command to the dispatcher. The input
+schema a tool lists is derived from its commands' requests (adapters.tool_schemas), where each argument's
+description lives; the signature gives the same names, types and bounds, or the server is not built.
 
 Tools come in three kinds, and their annotations say which (a test checks every command against them):
 read tools change nothing (read-only, idempotent); session tools change only the caller's own session

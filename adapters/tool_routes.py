@@ -2,7 +2,8 @@
 
 The MCP adapter has already checked each argument's type against the tool's schema; this table adds
 what the schema cannot say: an argument a command does not take is Invalid (never silently ignored), and
-one it needs but lacks is Invalid too. The domain never sees a command string.
+one it needs but lacks is Invalid too. What a command takes and needs is what its request class declares
+(`ARGS`, domain.use_cases.arguments). The domain never sees a command string.
 """
 
 from collections.abc import Callable, Mapping
