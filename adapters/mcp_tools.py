@@ -10,23 +10,19 @@ files (destructive). A `read_only` server lists the read and session tools only.
 """
 
 from collections.abc import Callable
-from typing import Annotated, Any, Final, Literal
+from typing import Any, Final
 
 import anyio.from_thread
 from fastmcp import Context, FastMCP
 from fastmcp.tools import FunctionTool
 from mcp.types import InputRequiredResult, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from adapters.mcp_dispatch import Dispatcher, HumanLoop
 from adapters.output_schemas import output_schema
 from adapters.reply_middleware import ReplyResult
 from adapters.tool_schemas import input_schema
-
-Address = str | None
-ContractId = str | None
-Flag = bool | None
-"""A flag argument: clients name every argument, so none is positional."""
+from adapters.tool_signatures import signature
 
 
 def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
@@ -50,40 +46,13 @@ ADDS: Final = _hints(read_only=False, destructive=False, idempotent=False)
 """A tool that may add files but never changes or removes one."""
 
 
-class Replacement(BaseModel):
-    """One replacement of an edit."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    old_string: str
-    new_string: str
-
-
-Sha256 = Annotated[str | None, Field(pattern="^[0-9a-fA-F]{64}$")]
-
-
-class Symbol(BaseModel):
-    """A symbol intended as new: its name, and the address of the file it is in (optional)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    name: str
-    path: str | None = None
-    kind: str | None = None
-
-
-class DeclaredTarget(BaseModel):
-    """A target declared in a contract."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    path: str
-    edit_kind: Literal["add", "modify", "delete"]
-
-
 def _tool(server: FastMCP, annotations: dict[str, bool]) -> Callable[[Callable[..., Any]], FunctionTool]:
     """Register a tool; it lists the input schema its commands' requests declare (adapters.tool_schemas),
     while its signature, which must give the same names, types and bounds, validates each call."""
 
     def register(shim: Callable[..., Any]) -> FunctionTool:
         name = shim.__name__
+        shim.__signature__, shim.__annotations__ = signature(name, shim.__annotations__["return"])  # type: ignore[attr-defined]
         hints = ToolAnnotations.model_validate(annotations)
         tool = FunctionTool.from_function(
             shim, output_schema=output_schema(name), annotations=hints, run_in_thread=True
@@ -117,127 +86,54 @@ def _bare(schema: dict[str, Any]) -> object:
 
 def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
     @_tool(server, READS)
-    def ck3_dir(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
-        ctx: Context,
-        command: Literal["pwd", "list", "tree"] = "pwd",
-        path: Address = None,
-        depth: Annotated[int | None, Field(ge=1, le=64)] = None,
-        glob: str | None = None,
-        cursor: str | None = None,
-        limit: Annotated[
-            int | None,
-            Field(ge=1, le=20_000),
-        ] = None,
-        include_ignored: Flag = None,
-    ) -> ReplyResult:
+    def ck3_dir(ctx: Context, **args: object) -> ReplyResult:
         """Look around the visible world (changes nothing). `pwd`: the session home. `list`: the children
         of a folder (address, kind file/dir/symlink/special, size), sorted by name, in pages: `limit` per
         page, `cursor` from the reply's next_cursor, `glob` to keep matching names; data.total counts
         all that match. `tree`: the folders below a folder, `depth` levels down. list and tree leave out
         what the repository's .gitignore ignores, and .git, unless include_ignored. list rows name
         entries below the folder (data.address). To move the home, use ck3_mode cd."""
-        progress = _progress(ctx) if command == "tree" else None
-        args: dict[str, object] = {"path": path, "depth": depth, "progress": progress}
-        args |= {"glob": glob, "cursor": cursor}
-        args |= {"limit": limit, "include_ignored": include_ignored}
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_dir", command, args))
+        args["progress"] = _progress(ctx) if args["command"] == "tree" else None
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_dir", str(args.pop("command")), args))
 
     @_tool(server, READS)
-    def ck3_read(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
-        ctx: Context,
-        path: Address,
-        offset: Annotated[int | None, Field(ge=1)] = None,
-        limit: Annotated[int | None, Field(ge=1)] = None,
-        head: Annotated[int | None, Field(ge=1)] = None,
-        tail: Annotated[int | None, Field(ge=1)] = None,
-    ) -> ReplyResult:
+    def ck3_read(ctx: Context, **args: object) -> ReplyResult:
         """Read a visible text file (changes nothing), whole or a window of lines: `offset`+`limit`,
         `head` or `tail`. The reply gives total_lines, the lines shown (first_line, last_line),
         next_offset when there is more, and the whole file's sha256 (pass it to ck3_file as
         expected_sha256 so a write is refused if the file changed since)."""
-        args = {"path": path, "offset": offset, "limit": limit, "head": head, "tail": tail}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_read", "read", args))
 
     @_tool(server, READS)
-    def ck3_search(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
-        ctx: Context,
-        command: Literal["names", "contents"],
-        glob: str | None = None,
-        pattern: str | None = None,
-        regex: Flag = None,
-        ignore_case: Flag = None,
-        path: str | None = None,
-        include_ignored: Flag = None,
-        limit: Annotated[int | None, Field(ge=1, le=10_000)] = None,
-        max_files: Annotated[int | None, Field(ge=1, le=200_000)] = None,
-        max_bytes: Annotated[int | None, Field(ge=1, le=2**31)] = None,
-        max_seconds: Annotated[int | None, Field(ge=1, le=120)] = None,
-    ) -> ReplyResult:
+    def ck3_search(ctx: Context, **args: object) -> ReplyResult:
         """Search the visible world, or the folder `path` (changes nothing). `names`: files and folders
         whose path matches `glob` (`*.yml` matches a name at any depth; `common/**/*.txt` a path below
         the folder searched). `contents`: lines holding `pattern` (literal, or with regex=true a regex in
         RE2 syntax: no lookaround or backreferences), each hit an address, line, column and the line's
         text; binary and large files are skipped and counted; it stops at max_seconds. Both leave out
         what .gitignore ignores unless include_ignored, and report `truncated` and the `cap` reached."""
-        args: dict[str, object] = {"glob": glob, "pattern": pattern, "regex": regex, "path": path}
-        args |= {"ignore_case": ignore_case}
-        args |= {"include_ignored": include_ignored, "limit": limit, "max_files": max_files}
-        args |= {"max_bytes": max_bytes, "max_seconds": max_seconds}
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", command, args))
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", str(args.pop("command")), args))
 
     @_tool(server, READS)
-    def ck3_git(
-        ctx: Context,
-        command: Literal["status", "diff", "log"],
-        path: str | None = None,
-        limit: Annotated[int | None, Field(ge=1, le=200)] = None,
-    ) -> ReplyResult:
+    def ck3_git(ctx: Context, **args: object) -> ReplyResult:
         """Git history of the repository holding `path` (changes nothing): a root (default ROOT_REPO)
         or any visible address, such as `mod:Name:/` for a mod folder that is its own repository.
         `status`: changes since HEAD; `diff`: one file against HEAD; `log` (limit): newest commits.
         To stage and commit, use ck3_commit."""
-        args = {"path": path, "limit": limit}
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_git", command, args))
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_git", str(args.pop("command")), args))
 
 
 def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:
     @_tool(server, SESSION)
-    async def ck3_mode(
-        ctx: Context,
-        command: Literal["status", "init", "cd"] = "status",
-        mode: Literal["ck3lens", "ck3raven-dev"] | None = None,
-        root_category: str | None = None,
-    ) -> ReplyResult | InputRequiredResult:
+    async def ck3_mode(ctx: Context, **args: object) -> ReplyResult | InputRequiredResult:
         """This session's settings (no file changes). `status`: the mode (ck3lens or ck3raven-dev) or
         that none is initialised. `init`: ask for `mode`; it takes effect only once a human approves:
         your client may ask its user directly, otherwise the reply names an approval id for the user to
         approve; then call `init` again. `cd`: make a root (`root_category`) the session home."""
-        args = {"mode": mode, "root_category": root_category}
-        return await loop.answer(ctx, "ck3_mode", command, args)
+        return await loop.answer(ctx, "ck3_mode", str(args.pop("command")), _plain(args))
 
     @_tool(server, SESSION)
-    def ck3_playset(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
-        ctx: Context,
-        command: Literal[
-            "list",
-            "show",
-            "switch",
-            "which",
-            "overrides",
-            "define",
-            "conflicts",
-            "mentions",
-            "missing",
-            "index",
-        ] = "list",
-        name: str | None = None,
-        path: str | None = None,
-        key: str | None = None,
-        kind: str | None = None,
-        language: str | None = None,
-        cursor: str | None = None,
-        limit: Annotated[int | None, Field(ge=1, le=1_000)] = None,
-    ) -> ReplyResult:
+    def ck3_playset(ctx: Context, **args: object) -> ReplyResult:
         """Playsets (no file changes): `list` every playset; `show` one (default: the active one), mods
         in load order with what each descriptor.mod says; `switch` makes the named playset this
         session's lens (its mods become the visible mods at once); `which` answers, for a game-relative
@@ -249,29 +145,12 @@ def add_session_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) 
         `key` the game uses), `conflicts`, `mentions`, `missing` localisation, `index` (its last build);
         `pending` counts files not indexed yet. Replies name the rules they used and whether they are
         confirmed."""
-        args: dict[str, object] = {"name": name, "path": path, "cursor": cursor, "limit": limit}
-        args |= {"key": key, "kind": kind, "language": language}
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", command, args))
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_playset", str(args.pop("command")), args))
 
 
 def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop) -> None:
     @_tool(server, MUTATES)
-    def ck3_file(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
-        ctx: Context,
-        command: Literal["write", "edit", "delete", "override"],
-        path: Address,
-        content: str | None = None,
-        old_string: str | None = None,
-        new_string: str | None = None,
-        edits: Annotated[
-            list[Replacement] | None,
-            Field(max_length=50),
-        ] = None,
-        expected_sha256: Sha256 = None,
-        create_only: Flag = None,
-        dry_run: Flag = None,
-        name: str | None = None,
-    ) -> ReplyResult:
+    def ck3_file(ctx: Context, **args: object) -> ReplyResult:
         """Change text files (to read one, use ck3_read). `write` (create or replace) with `content`;
         `edit` replaces `old_string` by `new_string`, or applies `edits` in order, all or none: each
         old text must occur exactly once (line endings and trailing blanks are disregarded when the
@@ -282,42 +161,18 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         replace; `dry_run` answers with a unified diff and writes nothing. Every command is governed: a
         refusal is a D reply whose data.required says what it needs (contract, human_approval, mode).
         Writes are atomic."""
-        args: dict[str, object] = {"path": path, "content": content}
-        args |= {"old_string": old_string, "new_string": new_string}
-        args |= {"edits": [e.model_dump() for e in edits] if edits is not None else None}
-        args |= {"expected_sha256": expected_sha256, "create_only": create_only, "dry_run": dry_run}
-        args |= {"name": name}
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", command, args))
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_file", str(args.pop("command")), _plain(args)))
 
     @_tool(server, MUTATES)
-    def ck3_commit(
-        ctx: Context,
-        command: Literal["add", "commit"],
-        path: str | None = None,
-        paths: list[str] | None = None,
-        message: str | None = None,
-    ) -> ReplyResult:
+    def ck3_commit(ctx: Context, **args: object) -> ReplyResult:
         """Stage and commit in the repository holding `path` (default ROOT_REPO, or any visible address).
         `add` (paths) stages the files' current content; `commit` (message, path) commits the index. Both
         are governed writes: every file they touch needs a contract that permits WRITE on its root; links,
         special and hard-linked files are refused as ck3_file refuses them."""
-        args = {"path": path, "paths": paths, "message": message}
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_commit", command, args))
+        return ReplyResult.of(dispatcher.answer(ctx, "ck3_commit", str(args.pop("command")), args))
 
     @_tool(server, MUTATES)
-    async def ck3_contract(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
-        ctx: Context,
-        command: Literal["open", "close", "cancel", "renew", "status", "list", "stash_carry_over", "revert"],
-        root_category: str | None = None,
-        intent: str | None = None,
-        operations: list[Literal["READ", "WRITE", "DELETE"]] | None = None,
-        targets: list[DeclaredTarget] | None = None,
-        work_declaration: str | None = None,
-        contract_id: ContractId = None,
-        ttl_minutes: Annotated[int | None, Field(ge=1, le=480)] = None,
-        dry_run: Flag = None,
-        cursor: str | None = None,
-    ) -> ReplyResult | InputRequiredResult:
+    async def ck3_contract(ctx: Context, **args: object) -> ReplyResult | InputRequiredResult:
         """Contracts of intended work. `open` declares root_category, intent, operations, targets
         (path and edit_kind add/modify/delete) and work_declaration; writes needing a contract are
         then permitted on that root. `close` reconciles every change in the contract's scope since it
@@ -331,32 +186,12 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         saves their current content and restores them). Protected targets and the launcher
         registry need a human's approval: your client may ask its user directly, otherwise the reply names
         an approval id; then call again. A contract governs only this session."""
-        args = {
-            "root_category": root_category,
-            "intent": intent,
-            "operations": operations,
-            "targets": [t.model_dump() for t in targets] if targets is not None else None,
-            "work_declaration": work_declaration,
-            "contract_id": contract_id,
-            "ttl_minutes": ttl_minutes,
-            "dry_run": dry_run,
-            "cursor": cursor,
-        }
-        return await loop.answer(ctx, "ck3_contract", command, args)
+        return await loop.answer(ctx, "ck3_contract", str(args.pop("command")), _plain(args))
 
 
 def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
     @_tool(server, ADDS)
-    async def ck3_token(  # noqa: PLR0913, PLR0917 - a tool's parameters are its input schema
-        ctx: Context,
-        command: Literal["nst", "lxe", "removal", "list"],
-        symbols: list[Symbol] | None = None,
-        reason: str | None = None,
-        rules: list[str] | None = None,
-        paths: list[str] | None = None,
-        max_violations: Annotated[int | None, Field(ge=1, le=10_000)] = None,
-        contract_id: ContractId = None,
-    ) -> ReplyResult | InputRequiredResult:
+    async def ck3_token(ctx: Context, **args: object) -> ReplyResult | InputRequiredResult:
         """Compliance tokens for the open contract, checked at close. `nst`: declare `symbols` (name, and
         the file's path) that the work adds on purpose, with a `reason`: close refuses new symbols
         without one and says which (its reply holds the ready ck3_token call). `lxe`: ask for an
@@ -364,12 +199,17 @@ def add_token_tool(server: FastMCP, loop: HumanLoop) -> None:
         it (your client may ask its user; otherwise the reply names an approval id); it is then written
         under policy/tokens/ of the contract's root and lasts 8 hours. `removal`: declare keys (`symbols`
         with kind) the work removes though other files mention them. `list`: the contract's tokens."""
-        args: dict[str, object] = {
-            "symbols": [x.model_dump() for x in symbols] if symbols is not None else None
-        }
-        args |= {"reason": reason, "rules": rules, "paths": paths, "max_violations": max_violations}
-        args |= {"contract_id": contract_id}
-        return await loop.answer(ctx, "ck3_token", command, args)
+        return await loop.answer(ctx, "ck3_token", str(args.pop("command")), _plain(args))
+
+
+def _plain(args: dict[str, object]) -> dict[str, object]:
+    """The arguments as JSON values: each object of a list argument as its fields."""
+    return {
+        name: [item.model_dump() if isinstance(item, BaseModel) else item for item in value]
+        if isinstance(value, list)
+        else value
+        for name, value in args.items()
+    }
 
 
 def _progress(ctx: Context) -> Callable[[int], None]:

@@ -23,13 +23,17 @@ async def test_every_tool_lists_exactly_the_input_schema_clients_know(repo_setti
     assert listed == json.loads(KNOWN.read_text(encoding="utf-8"))
 
 
-def test_a_tool_whose_signature_disagrees_with_its_requests_is_never_served(
+async def test_a_call_is_validated_against_the_bounds_its_request_declares(
     repo_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ):
     from domain.use_cases import navigation
     from domain.use_cases.arguments import number
 
-    tree = tuple(number("depth", "deeper", high=32) if a.name == "depth" else a for a in navigation.Tree.ARGS)
+    tree = tuple(number("depth", "deeper", high=2) if a.name == "depth" else a for a in navigation.Tree.ARGS)
     monkeypatch.setattr(navigation.Tree, "ARGS", tree)
-    with pytest.raises(ValueError, match="ck3_dir"):
-        build(repo_settings)
+    async with Client(build(repo_settings)) as client:
+        deep = await client.call_tool("ck3_dir", {"command": "tree", "depth": 3}, raise_on_error=False)
+        shallow = await client.call_tool("ck3_dir", {"command": "tree", "depth": 2}, raise_on_error=False)
+
+    assert deep.structured_content["code"] == "MCP-VAL-I-001"
+    assert shallow.structured_content["code"] == "WA-READ-S-002"
