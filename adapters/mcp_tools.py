@@ -1,7 +1,7 @@
 """The tools an MCP client sees: thin shims whose docstrings are what the model reads. Each takes
-primitives, strictly validated against its signature, and hands its command to the dispatcher. The input
-schema a tool lists is derived from its commands' requests (adapters.tool_schemas), where each argument's
-description lives; the signature gives the same names, types and bounds, or the server is not built.
+primitives, strictly validated, and hands its command to the dispatcher. The input
+schema a tool lists is derived from its commands' requests (adapters.tool_schemas), where each argument is
+declared; a shim's signature is made from that schema, so a shim declares no argument of its own.
 
 Tools come in three kinds, and their annotations say which (a test checks every command against them):
 read tools change nothing (read-only, idempotent); session tools change only the caller's own session
@@ -48,7 +48,8 @@ ADDS: Final = _hints(read_only=False, destructive=False, idempotent=False)
 
 def _tool(server: FastMCP, annotations: dict[str, bool]) -> Callable[[Callable[..., Any]], FunctionTool]:
     """Register a tool; it lists the input schema its commands' requests declare (adapters.tool_schemas),
-    while its signature, which must give the same names, types and bounds, validates each call."""
+    and FastMCP validates each call against a signature made from that schema (adapters.tool_signatures):
+    should pydantic read the signature as any other schema, the server is not built."""
 
     def register(shim: Callable[..., Any]) -> FunctionTool:
         name = shim.__name__

@@ -37,3 +37,18 @@ async def test_a_call_is_validated_against_the_bounds_its_request_declares(
 
     assert deep.structured_content["code"] == "MCP-VAL-I-001"
     assert shallow.structured_content["code"] == "WA-READ-S-002"
+
+
+def test_a_signature_pydantic_reads_as_another_schema_is_never_served(
+    repo_settings: Settings, monkeypatch: pytest.MonkeyPatch
+):
+    from adapters import tool_signatures
+
+    made = tool_signatures._value
+    monkeypatch.setattr(
+        tool_signatures,
+        "_value",
+        lambda name, shape: str if shape["type"] == "integer" else made(name, shape),
+    )
+    with pytest.raises(ValueError, match="ck3_dir"):
+        build(repo_settings)
