@@ -9,10 +9,9 @@ one it needs but lacks is Invalid too. What a command takes and needs is what it
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from attrs import frozen
+from attrs import NOTHING, fields, frozen
 
 from domain.ck3 import key_queries
-from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
 from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.edits import Replacement
@@ -66,15 +65,26 @@ class Route:
 
 def _route(
     kind: type[Request],
-    build: Callable[[Args], Request | Reply],
-    *inner: str,
+    build: Callable[[Args], Request | Reply] | None = None,
+    *,
+    inner: tuple[str, ...] = (),
     relative: tuple[str, ...] = (),
 ) -> Route:
     """The route of the command whose request is `kind`: it takes the arguments `kind` declares (and the
-    `inner` ones the adapter itself passes, never listed to clients)."""
+    `inner` ones the adapter itself passes, never listed to clients). Unless `build` says otherwise, the
+    request is made from the arguments of the same names: those not given take the field's default, or
+    None."""
     taken = frozenset(arg.name for arg in kind.ARGS) | frozenset(inner)
     required = frozenset(arg.name for arg in kind.ARGS if arg.required)
-    return Route(build, kind, taken, required, frozenset(relative))
+    return Route(build or _fields(kind), kind, taken, required, frozenset(relative))
+
+
+def _fields(kind: type[Request]) -> Callable[[Args], Request]:
+    def build(args: Args) -> Request:
+        given = {f.name: args.get(f.name) for f in fields(kind) if f.name in args or f.default is NOTHING}
+        return kind(**given)
+
+    return build
 
 
 def _open(args: Args) -> Request:
@@ -111,162 +121,75 @@ def _edit(args: Args) -> Request | Reply:
 
 
 DIR: Final = {
-    "pwd": _route(navigation.Pwd, lambda _: navigation.Pwd()),
-    "list": _route(
-        navigation.ListFolder,
-        lambda a: navigation.ListFolder(
-            a.get("path"),
-            a.get("glob"),
-            a.get("cursor"),
-            a.get("limit"),
-            a.get("include_ignored", False),
-        ),
-    ),
-    "tree": _route(
-        navigation.Tree,
-        lambda a: navigation.Tree(
-            a.get("path"),
-            a.get("depth", 3),
-            a.get("progress"),
-            a.get("include_ignored", False),
-            a.get("limit"),
-        ),
-        "progress",
-    ),
+    "pwd": _route(navigation.Pwd),
+    "list": _route(navigation.ListFolder),
+    "tree": _route(navigation.Tree, inner=("progress",)),
 }
 READ: Final = {
-    "read": _route(
-        file_access.Read,
-        lambda a: file_access.Read(
-            a.get("path"), a.get("offset"), a.get("limit"), a.get("head"), a.get("tail")
-        ),
-    ),
+    "read": _route(file_access.Read),
 }
 FILE: Final = {
-    "write": _route(
-        file_access.Write,
-        lambda a: file_access.Write(
-            a.get("path"),
-            a["content"],
-            a.get("expected_sha256"),
-            a.get("create_only", False),
-            a.get("dry_run", False),
-        ),
-    ),
+    "write": _route(file_access.Write),
     "edit": _route(
         file_access.Edit,
         _edit,
     ),
-    "delete": _route(
-        file_access.Delete,
-        lambda a: file_access.Delete(a.get("path"), a.get("expected_sha256")),
-    ),
-    "override": _route(
-        mod_override.Override,
-        lambda a: mod_override.Override(a.get("path"), a["name"]),
-    ),
+    "delete": _route(file_access.Delete),
+    "override": _route(mod_override.Override),
 }
 _SCOPE = ("path", "include_ignored", "ignore_case", "limit")
 SEARCH: Final = {
-    "names": _route(
-        search.SearchNames,
-        lambda a: search.SearchNames(
-            a["glob"],
-            a.get("path"),
-            a.get("include_ignored", False),
-            a.get("ignore_case", False),
-            a.get("limit"),
-        ),
-    ),
-    "contents": _route(
-        search.SearchContents,
-        lambda a: search.SearchContents(
-            a["pattern"],
-            a.get("regex", False),
-            a.get("ignore_case", False),
-            a.get("glob"),
-            a.get("path"),
-            a.get("include_ignored", False),
-            a.get("max_files", 20_000),
-            a.get("limit"),
-            a.get("max_bytes", 256 * 1024 * 1024),
-            a.get("max_seconds", search.SECONDS),
-        ),
-    ),
+    "names": _route(search.SearchNames),
+    "contents": _route(search.SearchContents),
 }
 MODE: Final = {
-    "status": _route(mode_switch.ModeStatus, lambda _: mode_switch.ModeStatus()),
+    "status": _route(mode_switch.ModeStatus),
     "init": _route(mode_switch.ModeInit, lambda a: mode_switch.ModeInit(Mode(a["mode"]))),
-    "cd": _route(navigation.Cd, lambda a: navigation.Cd(a.get("root_category"))),
+    "cd": _route(navigation.Cd),
 }
 PLAYSET: Final = {
-    "list": _route(playset_choice.ListPlaysets, lambda _: playset_choice.ListPlaysets()),
-    "show": _route(playset_choice.ShowPlayset, lambda a: playset_choice.ShowPlayset(a.get("name"))),
-    "switch": _route(playset_choice.SwitchPlayset, lambda a: playset_choice.SwitchPlayset(a["name"])),
+    "list": _route(playset_choice.ListPlaysets),
+    "show": _route(playset_choice.ShowPlayset),
+    "switch": _route(playset_choice.SwitchPlayset),
     "which": _route(
         playset_choice.Which,
-        lambda a: playset_choice.Which(a["path"]),
         relative=("path",),
     ),
     "overrides": _route(
         playset_choice.Overrides,
-        lambda a: playset_choice.Overrides(
-            a.get("name"), a.get("path"), a.get("cursor"), a.get("limit", overrides_view.PAGE)
-        ),
         relative=("path",),
     ),
-    "define": _route(
-        content_queries.Define,
-        lambda a: content_queries.Define(a["key"], a.get("kind")),
-    ),
-    "conflicts": _route(
-        content_queries.Conflicts,
-        lambda a: content_queries.Conflicts(a.get("kind"), a.get("cursor"), a.get("limit", key_queries.PAGE)),
-    ),
-    "mentions": _route(
-        content_queries.Mentions,
-        lambda a: content_queries.Mentions(a["key"], a.get("cursor"), a.get("limit", key_queries.PAGE)),
-    ),
+    "define": _route(content_queries.Define),
+    "conflicts": _route(content_queries.Conflicts),
+    "mentions": _route(content_queries.Mentions),
     "missing": _route(
         content_queries.Missing,
         lambda a: content_queries.Missing(
             a["language"], "english", a.get("cursor"), a.get("limit", key_queries.PAGE)
         ),
     ),
-    "index": _route(content_queries.Status, lambda _: content_queries.Status()),
+    "index": _route(content_queries.Status),
 }
 CONTRACT: Final = {
     "open": _route(
         contract_work.Open,
         _open,
     ),
-    "close": _route(
-        contract_work.Close,
-        lambda a: contract_work.Close(a.get("contract_id"), a.get("cursor")),
-    ),
-    "cancel": _route(contract_work.Cancel, lambda a: contract_work.Cancel(a.get("contract_id"))),
-    "renew": _route(
-        contract_work.Renew,
-        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", DEFAULT_TTL_MINUTES)),
-    ),
-    "status": _route(contract_work.Status, lambda _: contract_work.Status()),
-    "list": _route(contract_work.ListContracts, lambda _: contract_work.ListContracts()),
+    "close": _route(contract_work.Close),
+    "cancel": _route(contract_work.Cancel),
+    "renew": _route(contract_work.Renew),
+    "status": _route(contract_work.Status),
+    "list": _route(contract_work.ListContracts),
     "stash_carry_over": _route(
         contract_work.StashCarryOver,
         lambda a: contract_work.StashCarryOver(a.get("root_category", "ROOT_REPO"), a.get("contract_id")),
     ),
-    "revert": _route(
-        contract_work.Revert,
-        lambda a: contract_work.Revert(a.get("contract_id"), a.get("dry_run", False)),
-    ),
+    "revert": _route(contract_work.Revert),
 }
 GIT: Final = {
-    "status": _route(repository.GitStatus, lambda a: repository.GitStatus(a.get("path", "ROOT_REPO"))),
-    "diff": _route(repository.GitDiff, lambda a: repository.GitDiff(a.get("path"))),
-    "log": _route(
-        repository.GitLog,
-        lambda a: repository.GitLog(a.get("path", "ROOT_REPO"), a.get("limit", 20)),
-    ),
+    "status": _route(repository.GitStatus),
+    "diff": _route(repository.GitDiff),
+    "log": _route(repository.GitLog),
 }
 TOKEN: Final = {
     "nst": _route(
@@ -289,7 +212,7 @@ TOKEN: Final = {
             a.get("contract_id"),
         ),
     ),
-    "list": _route(token_work.ListTokens, lambda a: token_work.ListTokens(a.get("contract_id"))),
+    "list": _route(token_work.ListTokens),
 }
 COMMIT: Final = {
     "add": _route(repository.GitAdd, lambda a: repository.GitAdd(tuple(a.get("paths", ())))),

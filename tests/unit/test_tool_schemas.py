@@ -32,3 +32,14 @@ def test_commands_that_disagree_on_an_arguments_shape_cannot_share_one_schema(
     monkeypatch.setattr(navigation.Tree, "ARGS", (number("limit", "folders", high=5),))
     with pytest.raises(ValueError, match="limit"):
         input_schema("ck3_dir")
+
+
+def test_a_request_made_from_a_calls_arguments_keeps_its_defaults_for_those_not_given():
+    from domain.use_cases import repository
+
+    log = ROUTES["ck3_git"]["log"]
+    diff = ROUTES["ck3_git"]["diff"]
+
+    assert log.request("log", {}) == repository.GitLog("ROOT_REPO", 20)
+    assert log.request("log", {"limit": 3}) == repository.GitLog("ROOT_REPO", 3)
+    assert diff.request("diff", {}) == repository.GitDiff(None)
