@@ -2,16 +2,16 @@
 
 The MCP adapter has already checked each argument's type against the tool's schema; this table adds
 what the schema cannot say: an argument a command does not take is Invalid (never silently ignored), and
-one it needs but lacks is Invalid too. The domain never sees a command string.
+one it needs but lacks is Invalid too. What a command takes and needs is what its request class declares
+(`ARGS`, domain.use_cases.arguments). The domain never sees a command string.
 """
 
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from attrs import frozen
+from attrs import NOTHING, fields, frozen
 
 from domain.ck3 import key_queries
-from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
 from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.edits import Replacement
@@ -42,6 +42,8 @@ class Route:
     finds the request's handler by its type: domain.use_cases.handlers)."""
 
     build: Callable[[Args], Request | Reply]
+    kind: type[Request]
+    """The request's type: the arguments it declares are the command's (domain.use_cases.arguments)."""
     takes: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
     relative: frozenset[str] = frozenset()
@@ -62,13 +64,27 @@ class Route:
 
 
 def _route(
-    build: Callable[[Args], Request | Reply],
-    *takes: str,
-    requires: tuple[str, ...] = (),
+    kind: type[Request],
+    build: Callable[[Args], Request | Reply] | None = None,
+    *,
+    inner: tuple[str, ...] = (),
     relative: tuple[str, ...] = (),
 ) -> Route:
-    taken = frozenset(takes) | frozenset(requires)
-    return Route(build, taken, frozenset(requires), frozenset(relative))
+    """The route of the command whose request is `kind`: it takes the arguments `kind` declares (and the
+    `inner` ones the adapter itself passes, never listed to clients). Unless `build` says otherwise, the
+    request is made from the arguments of the same names: those not given take the field's default, or
+    None."""
+    taken = frozenset(arg.name for arg in kind.ARGS) | frozenset(inner)
+    required = frozenset(arg.name for arg in kind.ARGS if arg.required)
+    return Route(build or _fields(kind), kind, taken, required, frozenset(relative))
+
+
+def _fields(kind: type[Request]) -> Callable[[Args], Request]:
+    def build(args: Args) -> Request:
+        given = {f.name: args.get(f.name) for f in fields(kind) if f.name in args or f.default is NOTHING}
+        return kind(**given)
+
+    return build
 
 
 def _open(args: Args) -> Request:
@@ -105,244 +121,104 @@ def _edit(args: Args) -> Request | Reply:
 
 
 DIR: Final = {
-    "pwd": _route(lambda _: navigation.Pwd()),
-    "list": _route(
-        lambda a: navigation.ListFolder(
-            a.get("path"),
-            a.get("glob"),
-            a.get("cursor"),
-            a.get("limit"),
-            a.get("include_ignored", False),
-        ),
-        "path",
-        "glob",
-        "cursor",
-        "limit",
-        "include_ignored",
-    ),
-    "tree": _route(
-        lambda a: navigation.Tree(
-            a.get("path"),
-            a.get("depth", 3),
-            a.get("progress"),
-            a.get("include_ignored", False),
-            a.get("limit"),
-        ),
-        "path",
-        "depth",
-        "progress",
-        "include_ignored",
-        "limit",
-    ),
+    "pwd": _route(navigation.Pwd),
+    "list": _route(navigation.ListFolder),
+    "tree": _route(navigation.Tree, inner=("progress",)),
 }
 READ: Final = {
-    "read": _route(
-        lambda a: file_access.Read(
-            a.get("path"), a.get("offset"), a.get("limit"), a.get("head"), a.get("tail")
-        ),
-        "path",
-        "offset",
-        "limit",
-        "head",
-        "tail",
-    ),
+    "read": _route(file_access.Read),
 }
 FILE: Final = {
-    "write": _route(
-        lambda a: file_access.Write(
-            a.get("path"),
-            a["content"],
-            a.get("expected_sha256"),
-            a.get("create_only", False),
-            a.get("dry_run", False),
-        ),
-        "path",
-        "expected_sha256",
-        "create_only",
-        "dry_run",
-        requires=("content",),
-    ),
+    "write": _route(file_access.Write),
     "edit": _route(
+        file_access.Edit,
         _edit,
-        "path",
-        "old_string",
-        "new_string",
-        "edits",
-        "expected_sha256",
-        "dry_run",
     ),
-    "override": _route(
-        lambda a: mod_override.Override(a.get("path"), a["name"]),
-        "path",
-        requires=("name",),
-    ),
-    "delete": _route(
-        lambda a: file_access.Delete(a.get("path"), a.get("expected_sha256")),
-        "path",
-        "expected_sha256",
-    ),
+    "delete": _route(file_access.Delete),
+    "override": _route(mod_override.Override),
 }
 _SCOPE = ("path", "include_ignored", "ignore_case", "limit")
 SEARCH: Final = {
-    "names": _route(
-        lambda a: search.SearchNames(
-            a["glob"],
-            a.get("path"),
-            a.get("include_ignored", False),
-            a.get("ignore_case", False),
-            a.get("limit"),
-        ),
-        *_SCOPE,
-        requires=("glob",),
-    ),
-    "contents": _route(
-        lambda a: search.SearchContents(
-            a["pattern"],
-            a.get("regex", False),
-            a.get("ignore_case", False),
-            a.get("glob"),
-            a.get("path"),
-            a.get("include_ignored", False),
-            a.get("max_files", 20_000),
-            a.get("limit"),
-            a.get("max_bytes", 256 * 1024 * 1024),
-            a.get("max_seconds", search.SECONDS),
-        ),
-        *_SCOPE,
-        "regex",
-        "glob",
-        "max_files",
-        "max_bytes",
-        "max_seconds",
-        requires=("pattern",),
-    ),
+    "names": _route(search.SearchNames),
+    "contents": _route(search.SearchContents),
 }
 MODE: Final = {
-    "status": _route(lambda _: mode_switch.ModeStatus()),
-    "init": _route(lambda a: mode_switch.ModeInit(Mode(a["mode"])), requires=("mode",)),
-    "cd": _route(lambda a: navigation.Cd(a.get("root_category")), "root_category"),
+    "status": _route(mode_switch.ModeStatus),
+    "init": _route(mode_switch.ModeInit, lambda a: mode_switch.ModeInit(Mode(a["mode"]))),
+    "cd": _route(navigation.Cd),
 }
 PLAYSET: Final = {
-    "list": _route(lambda _: playset_choice.ListPlaysets()),
-    "show": _route(lambda a: playset_choice.ShowPlayset(a.get("name")), "name"),
-    "switch": _route(lambda a: playset_choice.SwitchPlayset(a["name"]), requires=("name",)),
+    "list": _route(playset_choice.ListPlaysets),
+    "show": _route(playset_choice.ShowPlayset),
+    "switch": _route(playset_choice.SwitchPlayset),
     "which": _route(
-        lambda a: playset_choice.Which(a["path"]),
-        requires=("path",),
+        playset_choice.Which,
         relative=("path",),
     ),
     "overrides": _route(
-        lambda a: playset_choice.Overrides(
-            a.get("name"), a.get("path"), a.get("cursor"), a.get("limit", overrides_view.PAGE)
-        ),
-        "name",
-        "path",
-        "cursor",
-        "limit",
+        playset_choice.Overrides,
         relative=("path",),
     ),
-    "index": _route(lambda _: content_queries.Status()),
-    "define": _route(
-        lambda a: content_queries.Define(a["key"], a.get("kind")),
-        "kind",
-        requires=("key",),
-    ),
-    "conflicts": _route(
-        lambda a: content_queries.Conflicts(a.get("kind"), a.get("cursor"), a.get("limit", key_queries.PAGE)),
-        "kind",
-        "cursor",
-        "limit",
-    ),
-    "mentions": _route(
-        lambda a: content_queries.Mentions(a["key"], a.get("cursor"), a.get("limit", key_queries.PAGE)),
-        "cursor",
-        "limit",
-        requires=("key",),
-    ),
+    "define": _route(content_queries.Define),
+    "conflicts": _route(content_queries.Conflicts),
+    "mentions": _route(content_queries.Mentions),
     "missing": _route(
+        content_queries.Missing,
         lambda a: content_queries.Missing(
             a["language"], "english", a.get("cursor"), a.get("limit", key_queries.PAGE)
         ),
-        "cursor",
-        "limit",
-        requires=("language",),
     ),
+    "index": _route(content_queries.Status),
 }
 CONTRACT: Final = {
     "open": _route(
+        contract_work.Open,
         _open,
-        "root_category",
-        "intent",
-        "operations",
-        "targets",
-        "work_declaration",
-        "ttl_minutes",
     ),
-    "close": _route(
-        lambda a: contract_work.Close(a.get("contract_id"), a.get("cursor")),
-        "contract_id",
-        "cursor",
-    ),
-    "cancel": _route(lambda a: contract_work.Cancel(a.get("contract_id")), "contract_id"),
-    "renew": _route(
-        lambda a: contract_work.Renew(a.get("contract_id"), a.get("ttl_minutes", DEFAULT_TTL_MINUTES)),
-        "contract_id",
-        "ttl_minutes",
-    ),
-    "status": _route(lambda _: contract_work.Status()),
-    "list": _route(lambda _: contract_work.ListContracts()),
-    "revert": _route(
-        lambda a: contract_work.Revert(a.get("contract_id"), a.get("dry_run", False)),
-        "contract_id",
-        "dry_run",
-    ),
+    "close": _route(contract_work.Close),
+    "cancel": _route(contract_work.Cancel),
+    "renew": _route(contract_work.Renew),
+    "status": _route(contract_work.Status),
+    "list": _route(contract_work.ListContracts),
     "stash_carry_over": _route(
+        contract_work.StashCarryOver,
         lambda a: contract_work.StashCarryOver(a.get("root_category", "ROOT_REPO"), a.get("contract_id")),
-        "root_category",
-        "contract_id",
     ),
+    "revert": _route(contract_work.Revert),
 }
 GIT: Final = {
-    "status": _route(lambda a: repository.GitStatus(a.get("path", "ROOT_REPO")), "path"),
-    "diff": _route(lambda a: repository.GitDiff(a.get("path")), "path"),
-    "log": _route(
-        lambda a: repository.GitLog(a.get("path", "ROOT_REPO"), a.get("limit", 20)),
-        "path",
-        "limit",
-    ),
+    "status": _route(repository.GitStatus),
+    "diff": _route(repository.GitDiff),
+    "log": _route(repository.GitLog),
 }
 TOKEN: Final = {
     "nst": _route(
+        token_work.DeclareNst,
         lambda a: token_work.DeclareNst(
             tuple((s["name"], s.get("path")) for s in a["symbols"]), a["reason"], a.get("contract_id")
         ),
-        "contract_id",
-        requires=("symbols", "reason"),
     ),
     "lxe": _route(
+        token_work.ProposeLxe,
         lambda a: token_work.ProposeLxe(
             tuple(a["rules"]), tuple(a["paths"]), a["max_violations"], a["reason"], a.get("contract_id")
         ),
-        "contract_id",
-        requires=("rules", "paths", "max_violations", "reason"),
     ),
     "removal": _route(
+        token_work.DeclareRemoval,
         lambda a: token_work.DeclareRemoval(
             tuple((s["name"], s.get("kind"), s.get("path")) for s in a["symbols"]),
             a["reason"],
             a.get("contract_id"),
         ),
-        "contract_id",
-        requires=("symbols", "reason"),
     ),
-    "list": _route(lambda a: token_work.ListTokens(a.get("contract_id")), "contract_id"),
+    "list": _route(token_work.ListTokens),
 }
 COMMIT: Final = {
-    "add": _route(lambda a: repository.GitAdd(tuple(a.get("paths", ()))), "paths"),
+    "add": _route(repository.GitAdd, lambda a: repository.GitAdd(tuple(a.get("paths", ())))),
     "commit": _route(
+        repository.GitCommit,
         lambda a: repository.GitCommit(a.get("message", ""), a.get("path", "ROOT_REPO")),
-        "message",
-        "path",
     ),
 }
 ROUTES: Final[Mapping[str, Mapping[str, Route]]] = {

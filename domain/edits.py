@@ -18,6 +18,20 @@ DIFF_LIMIT: Final = 256 * 1024
 
 Matched = Literal["exact", "tolerant"]
 BOM: Final = "\ufeff"
+SHAPE: Final = {
+    "type": "object",
+    "description": "One replacement of an edit.",
+    "properties": {
+        "old_string": {
+            "type": "string",
+            "description": "text that occurs exactly once when this replacement's turn comes",
+        },
+        "new_string": {"type": "string", "description": "its replacement"},
+    },
+    "required": ["old_string", "new_string"],
+    "additionalProperties": False,
+}
+"""A replacement as a call gives it (the JSON schema of one item of an edit's list)."""
 
 
 @frozen

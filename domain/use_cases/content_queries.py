@@ -15,6 +15,7 @@ from domain.ck3 import definitions as defs
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases.arguments import PAGES, Arg, text
 from domain.use_cases.request import Request
 from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
@@ -22,11 +23,16 @@ from ports.content_index import Build, ContentIndex
 from ports.errors import PortError
 
 _TOOL = "ck3_playset"
+KIND = "traits, event, localisation…"
 
 
 @frozen
 class Define(Request):
     TOOL: ClassVar[str] = _TOOL
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("key", "e.g. brave", required=True),
+        text("kind", KIND),
+    )
     key: str
     kind: str | None = None
 
@@ -34,6 +40,10 @@ class Define(Request):
 @frozen
 class Conflicts(Request):
     TOOL: ClassVar[str] = _TOOL
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("kind", KIND),
+        *PAGES,
+    )
     kind: str | None = None
     cursor: str | None = None
     limit: int = key_queries.PAGE
@@ -42,6 +52,10 @@ class Conflicts(Request):
 @frozen
 class Mentions(Request):
     TOOL: ClassVar[str] = _TOOL
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("key", "e.g. brave", required=True),
+        *PAGES,
+    )
     key: str
     cursor: str | None = None
     limit: int = key_queries.PAGE
@@ -50,6 +64,10 @@ class Mentions(Request):
 @frozen
 class Missing(Request):
     TOOL: ClassVar[str] = _TOOL
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("language", "e.g. french (against english)", required=True),
+        *PAGES,
+    )
     language: str
     reference: str = "english"
     cursor: str | None = None

@@ -15,18 +15,50 @@ from domain.contracts.lifecycle import OpenRequest
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases.arguments import Arg, contract_id, flag, number, objects, record, text
 from domain.use_cases.request import Request
+
+ROOT_OF_WORK = "the root the work is in"
+TTL = "minutes it lasts (120)"
+TARGET = record(
+    "A target declared in a contract.",
+    {
+        "path": {"type": "string", "description": "the target's address"},
+        "edit_kind": {
+            "type": "string",
+            "enum": ["add", "modify", "delete"],
+            "description": "what the work does to it",
+        },
+    },
+    ("path", "edit_kind"),
+)
 
 
 @frozen
 class Open(Request):
     TOOL: ClassVar[str] = "ck3_contract"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("root_category", ROOT_OF_WORK),
+        text("intent", "why the work is done"),
+        Arg(
+            "operations",
+            "what the work does",
+            {"type": "array", "items": {"type": "string", "enum": ["READ", "WRITE", "DELETE"]}},
+        ),
+        objects("targets", "each file the work changes", TARGET),
+        text("work_declaration", "what the work is, in a sentence"),
+        number("ttl_minutes", TTL, high=480),
+    )
     declared: OpenRequest
 
 
 @frozen
 class Close(Request):
     TOOL: ClassVar[str] = "ck3_contract"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        contract_id(),
+        text("cursor", "the next_cursor of a refusal, for the rest of its list"),
+    )
     contract_id: str | None = None
     cursor: str | None = None
     """Where a refusal's list goes on (the `next_cursor` of the refusal before)."""
@@ -35,12 +67,17 @@ class Close(Request):
 @frozen
 class Cancel(Request):
     TOOL: ClassVar[str] = "ck3_contract"
+    ARGS: ClassVar[tuple[Arg, ...]] = (contract_id(),)
     contract_id: str | None = None
 
 
 @frozen
 class Renew(Request):
     TOOL: ClassVar[str] = "ck3_contract"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        contract_id(),
+        number("ttl_minutes", TTL, high=480),
+    )
     contract_id: str | None
     ttl_minutes: int = records.DEFAULT_TTL_MINUTES
 
@@ -58,6 +95,10 @@ class ListContracts(Request):
 @frozen
 class StashCarryOver(Request):
     TOOL: ClassVar[str] = "ck3_contract"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("root_category", ROOT_OF_WORK),
+        contract_id(),
+    )
     MUTATES: ClassVar[bool] = True
     root: str = "ROOT_REPO"
     cluster: str | None = None
@@ -66,6 +107,10 @@ class StashCarryOver(Request):
 @frozen
 class Revert(Request):
     TOOL: ClassVar[str] = "ck3_contract"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        contract_id(),
+        flag("dry_run", "only show what it would do"),
+    )
     MUTATES: ClassVar[bool] = True
     contract_id: str | None = None
     dry_run: bool = False

@@ -14,6 +14,7 @@ from attrs import frozen
 
 from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
+from domain.edits import SHAPE as EDIT
 from domain.edits import Matched, Missed, Replacement, apply, nearest, unified_diff
 from domain.failures import port_failure
 from domain.policy.enforcement import enforce
@@ -21,6 +22,7 @@ from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases import arguments as wire
 from domain.use_cases import content_queries
 from domain.use_cases.file_contents import (
     FILE_LIMIT,
@@ -39,6 +41,7 @@ from ports.errors import PortError
 WRITE_LIMIT: Final = 2 * 1024 * 1024
 MAX_EDITS: Final = 50
 """The most replacements one edit call makes (each may scan the whole file)."""
+DRY_RUN: Final = "answer with a unified diff, write nothing"
 
 
 @frozen
@@ -47,6 +50,13 @@ class Read(Request):
     `tail` lines."""
 
     TOOL: ClassVar[str] = "ck3_read"
+    ARGS: ClassVar[tuple[wire.Arg, ...]] = (
+        wire.address(),
+        wire.number("offset", "the first line (1-based)"),
+        wire.number("limit", "how many lines from offset"),
+        wire.number("head", "the first N lines"),
+        wire.number("tail", "the last N lines"),
+    )
     path: str | None
     offset: int | None = None
     limit: int | None = None
@@ -57,6 +67,13 @@ class Read(Request):
 @frozen
 class Write(Request):
     TOOL: ClassVar[str] = "ck3_file"
+    ARGS: ClassVar[tuple[wire.Arg, ...]] = (
+        wire.address(),
+        wire.text("content", "the whole new text", required=True),
+        wire.expected_sha256(),
+        wire.flag("create_only", "refuse if the file exists (false)"),
+        wire.flag("dry_run", DRY_RUN),
+    )
     MUTATES: ClassVar[bool] = True
     path: str | None
     content: str
@@ -70,6 +87,14 @@ class Edit(Request):
     """Replacements applied in order, all or none."""
 
     TOOL: ClassVar[str] = "ck3_file"
+    ARGS: ClassVar[tuple[wire.Arg, ...]] = (
+        wire.address(),
+        wire.text("old_string", "text that occurs exactly once"),
+        wire.text("new_string", "its replacement"),
+        wire.objects("edits", "several replacements (up to 50), in order, all or none", EDIT, most=50),
+        wire.expected_sha256(),
+        wire.flag("dry_run", DRY_RUN),
+    )
     MUTATES: ClassVar[bool] = True
     path: str | None
     replacements: tuple[Replacement, ...]
@@ -80,6 +105,7 @@ class Edit(Request):
 @frozen
 class Delete(Request):
     TOOL: ClassVar[str] = "ck3_file"
+    ARGS: ClassVar[tuple[wire.Arg, ...]] = (wire.address(), wire.expected_sha256())
     MUTATES: ClassVar[bool] = True
     path: str | None
     expected_sha256: str | None = None

@@ -16,6 +16,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import file_access
+from domain.use_cases.arguments import Arg, address, text
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation, RootCategory
 from ports.errors import PortError, TooLarge
@@ -26,6 +27,10 @@ class Override(Request):
     """Copy the game or workshop file at `path` into the local mod `name`, at the same game path."""
 
     TOOL: ClassVar[str] = "ck3_file"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        address(),
+        text("name", "the local mod to copy into", required=True),
+    )
     MUTATES: ClassVar[bool] = True
     path: str | None
     name: str

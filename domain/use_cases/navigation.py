@@ -19,6 +19,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
 from domain.services import Services
 from domain.session import Session, home_address
+from domain.use_cases.arguments import Arg, address, flag, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.vocabulary import RootCategory
@@ -34,6 +35,7 @@ MAX_DEPTH: Final = 64
 PROGRESS_EVERY: Final = 1_000
 
 Progress = Callable[[int], None]
+IGNORED: Final = "include git-ignored entries and .git (false)"
 
 
 @frozen
@@ -45,6 +47,7 @@ class Pwd(Request):
 @frozen
 class Cd(Request):
     TOOL: ClassVar[str] = "ck3_mode"
+    ARGS: ClassVar[tuple[Arg, ...]] = (text("root_category", "the root to make home, e.g. ROOT_GAME"),)
     root_category: str | None
 
 
@@ -53,6 +56,13 @@ class ListFolder(Request):
     """A page of a folder's children: those whose name matches `glob`, after the name `cursor`."""
 
     TOOL: ClassVar[str] = "ck3_dir"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        address(),
+        text("glob", "only names matching, e.g. *.yml"),
+        text("cursor", "next_cursor of the page before"),
+        number("limit", "entries per page", high=20_000),
+        flag("include_ignored", IGNORED),
+    )
     path: str | None
     glob: str | None = None
     cursor: str | None = None
@@ -64,6 +74,12 @@ class ListFolder(Request):
 @frozen
 class Tree(Request):
     TOOL: ClassVar[str] = "ck3_dir"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        address(),
+        number("depth", "folder levels to descend (3)", high=MAX_DEPTH),
+        flag("include_ignored", IGNORED),
+        number("limit", "folders (what fits)", high=TREE_CAP),
+    )
     path: str | None
     depth: int = 3
     progress: Progress | None = field(default=None, eq=False)

@@ -13,11 +13,14 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import content_queries
+from domain.use_cases.arguments import PAGES, Arg, text
 from domain.use_cases.request import Request
 from domain.world import catalog
 from domain.world.catalog import Catalog
 from domain.world.playsets import mod_folders
 from ports.errors import PortError, Unavailable
+
+GAME_PATH = "a game-relative path, e.g. common/traits/00_traits.txt"
 
 
 @frozen
@@ -28,6 +31,7 @@ class ListPlaysets(Request):
 @frozen
 class ShowPlayset(Request):
     TOOL: ClassVar[str] = "ck3_playset"
+    ARGS: ClassVar[tuple[Arg, ...]] = (text("name", "a playset"),)
     name: str | None = None
 
 
@@ -36,6 +40,7 @@ class Which(Request):
     """Which source the game loads a game-relative path from (a file), or each file of a folder."""
 
     TOOL: ClassVar[str] = "ck3_playset"
+    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", GAME_PATH, required=True),)
     path: str
 
 
@@ -44,6 +49,11 @@ class Overrides(Request):
     """Recursively, what a mod (or every mod) overrides below a game-relative folder, a page at a time."""
 
     TOOL: ClassVar[str] = "ck3_playset"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("name", "a mod"),
+        text("path", GAME_PATH),
+        *PAGES,
+    )
     name: str | None = None
     path: str | None = None
     cursor: str | None = None
@@ -53,6 +63,7 @@ class Overrides(Request):
 @frozen
 class SwitchPlayset(Request):
     TOOL: ClassVar[str] = "ck3_playset"
+    ARGS: ClassVar[tuple[Arg, ...]] = (text("name", "a playset", required=True),)
     name: str
 
 

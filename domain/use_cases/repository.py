@@ -23,6 +23,7 @@ from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_e
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases.arguments import Arg, number, text, texts
 from domain.use_cases.file_contents import READ_LIMIT
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation
@@ -31,11 +32,13 @@ from ports.errors import PortError, TooLarge
 from ports.history import Change
 
 AUTHOR: Final = "ck3raven agent <agent@ck3raven>"
+IN_REPOSITORY: Final = "an address in the repository (ROOT_REPO)"
 
 
 @frozen
 class GitStatus(Request):
     TOOL: ClassVar[str] = "ck3_git"
+    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", IN_REPOSITORY),)
     path: str = "ROOT_REPO"
     """A root, or any visible address: the repository holding it is the one read."""
 
@@ -43,12 +46,17 @@ class GitStatus(Request):
 @frozen
 class GitDiff(Request):
     TOOL: ClassVar[str] = "ck3_git"
+    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", "the file"),)
     path: str | None
 
 
 @frozen
 class GitLog(Request):
     TOOL: ClassVar[str] = "ck3_git"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("path", IN_REPOSITORY),
+        number("limit", "newest commits (20)", high=200),
+    )
     path: str = "ROOT_REPO"
     limit: int = 20
 
@@ -56,6 +64,7 @@ class GitLog(Request):
 @frozen
 class GitAdd(Request):
     TOOL: ClassVar[str] = "ck3_commit"
+    ARGS: ClassVar[tuple[Arg, ...]] = (texts("paths", "the files' addresses"),)
     MUTATES: ClassVar[bool] = True
     paths: tuple[str, ...]
 
@@ -63,6 +72,10 @@ class GitAdd(Request):
 @frozen
 class GitCommit(Request):
     TOOL: ClassVar[str] = "ck3_commit"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("path", "an address in the repository (ROOT_REPO)"),
+        text("message", "the commit message"),
+    )
     MUTATES: ClassVar[bool] = True
     message: str
     path: str = "ROOT_REPO"

@@ -8,6 +8,7 @@ from attrs import frozen
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases.arguments import Arg
 
 
 @frozen
@@ -18,6 +19,8 @@ class Request:
     TOOL: ClassVar[str] = ""
     MODELESS: ClassVar[bool] = False
     MUTATES: ClassVar[bool] = False
+    ARGS: ClassVar[tuple[Arg, ...]] = ()
+    """The arguments the command takes on the wire (domain.use_cases.arguments)."""
 
 
 R = TypeVar("R", bound=Request)

@@ -30,6 +30,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases.arguments import Arg, flag, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.world.adapter import Found, Skip
@@ -62,6 +63,12 @@ HINTS: Final = {
     "max_files": "Search under a folder or with a glob; max_files caps the files read.",
     "max_bytes": "Search under a folder or with a glob; max_bytes caps the bytes read.",
 }
+LIMIT_CAP: Final = 10_000
+_SCOPE: Final = (
+    text("path", "the folder to search, an address (default: the whole world)", plain=True),
+    flag("include_ignored", "include git-ignored files and .git (false)", plain=True),
+    flag("ignore_case", "match case-insensitively (false)", plain=True),
+)
 
 
 @frozen
@@ -69,6 +76,11 @@ class SearchNames(Request):
     """Files and folders whose path below the searched folder matches `glob`."""
 
     TOOL: ClassVar[str] = "ck3_search"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("glob", "the glob to match", required=True),
+        *_SCOPE,
+        number("limit", "matches (500)", high=LIMIT_CAP),
+    )
     glob: str
     path: str | None = None
     include_ignored: bool = False
@@ -82,6 +94,16 @@ class SearchContents(Request):
     """Lines of text files that hold `pattern` (a literal, or a regex), in files `glob` matches."""
 
     TOOL: ClassVar[str] = "ck3_search"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("pattern", "the text to find", required=True),
+        flag("regex", "pattern is an RE2 regex, no lookaround (false)"),
+        text("glob", "only in files it matches"),
+        *_SCOPE,
+        number("limit", "lines (200)", high=LIMIT_CAP),
+        number("max_files", "files read (20000)", high=200_000),
+        number("max_bytes", "bytes read", high=2**31),
+        number("max_seconds", "time budget in seconds (2)", high=120),
+    )
     pattern: str
     regex: bool = False
     ignore_case: bool = False

@@ -22,6 +22,7 @@ from domain.policy.approvals import State
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases.arguments import Arg, contract_id, number, objects, optional, record, text, texts
 from domain.use_cases.request import Request
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
@@ -30,6 +31,15 @@ from ports.errors import PortError
 MAX_NAME: Final = 200
 MAX_VIOLATIONS: Final = 10_000
 _RULE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$")
+SYMBOL: Final = record(
+    "A symbol intended as new: its name, and the address of the file it is in (optional).",
+    {
+        "name": {"type": "string", "description": "the symbol's name, or * for every symbol the file adds"},
+        "path": optional("the address of the file it is in", {"type": "string"}),
+        "kind": optional("removal: the key's kind, e.g. traits", {"type": "string"}),
+    },
+    ("name",),
+)
 
 
 @frozen
@@ -37,6 +47,11 @@ class DeclareNst(Request):
     """Symbols (name, and optionally the address of the file it is in) intended as new, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        objects("symbols", "the symbols intended as new", SYMBOL, required=True),
+        text("reason", "why", required=True),
+        contract_id(),
+    )
     symbols: tuple[tuple[str, str | None], ...]
     reason: str
     contract_id: str | None = None
@@ -47,6 +62,13 @@ class ProposeLxe(Request):
     """An exception from lint rules for paths, up to a number of violations, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        texts("rules", "rule codes, e.g. F401, CK3-BOM", required=True),
+        texts("paths", "addresses in the contract's root", required=True),
+        number("max_violations", "at most this many", high=10_000, required=True),
+        text("reason", "why", required=True),
+        contract_id(),
+    )
     rules: tuple[str, ...]
     paths: tuple[str, ...]
     max_violations: int
@@ -59,6 +81,11 @@ class DeclareRemoval(Request):
     """Keys (name, kind, the address of the file they leave) the work removes on purpose, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        objects("symbols", None, SYMBOL, required=True),
+        text("reason", None, required=True),
+        contract_id(),
+    )
     symbols: tuple[tuple[str, str | None, str | None], ...]
     reason: str
     contract_id: str | None = None
@@ -67,6 +94,7 @@ class DeclareRemoval(Request):
 @frozen
 class ListTokens(Request):
     TOOL: ClassVar[str] = "ck3_token"
+    ARGS: ClassVar[tuple[Arg, ...]] = (contract_id(),)
     contract_id: str | None = None
 
 
