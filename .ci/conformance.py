@@ -232,6 +232,7 @@ def render(data: dict) -> str:
     for name in names:
         out += ["", f"## {titles[name]}", "", "| id | § | rule | status | tests |", "|---|---|---|---|---|"]
         out += [_row(rule, name) for rule in own[name]]
+    out += _mutation_section(data.get("mutation", []))
     out += ["", "## Open: what nothing tests yet", ""]
     out += [
         f"- `{r.get('id')}` ({', '.join(r.get('source', []))}): {_cell(r.get('text'))}"
@@ -239,6 +240,24 @@ def render(data: dict) -> str:
         if r.get("status") == "open"
     ]
     return "\n".join(out) + "\n"
+
+
+def _mutation_section(runs: list[dict]) -> list[str]:
+    """The mutation scores `make mutate` measured (`[[mutation]]` entries of the map), each with its date."""
+    if not runs:
+        return []
+    out = ["", "## Mutation score (`make mutate`)", ""]
+    out += ["| package | date | commit | tests | mutants | killed | equivalent | not killed | score |"]
+    out += ["|---|---|---|---|---|---|---|---|---|"]
+    for run in runs:
+        judged = run["mutants"] - run["equivalent"]
+        score = 100.0 * run["killed"] / judged if judged else 100.0
+        lost = judged - run["killed"]
+        out.append(
+            f"| {run['package']} | {run['date']} | `{run['commit']}` | {_cell(run['tests'])} "
+            f"| {run['mutants']} | {run['killed']} | {run['equivalent']} | {lost} | {score:.1f}% |"
+        )
+    return out
 
 
 def main(argv: list[str]) -> int:
