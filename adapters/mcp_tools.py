@@ -95,7 +95,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
             int | None, Field(ge=1, le=64, description="tree: folder levels to descend (3)")
         ] = None,
         glob: Annotated[str | None, Field(description="list: only names matching, e.g. *.yml")] = None,
-        cursor: Annotated[str | None, Field(description="list: next_cursor of the page before")] = None,
+        cursor: Annotated[str | None, Field(description="list, tree: next_cursor of the page before")] = None,
         limit: Annotated[
             int | None,
             Field(ge=1, le=20_000, description="list: entries per page; tree: folders (what fits)"),
@@ -160,6 +160,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         max_seconds: Annotated[
             int | None, Field(ge=1, le=120, description="contents: time budget in seconds (2)")
         ] = None,
+        cursor: Annotated[str | None, Field(description="next_cursor of the search before")] = None,
     ) -> ReplyResult:
         """Search the visible world, or the folder `path` (changes nothing). `names`: files and folders
         whose path matches `glob` (`*.yml` matches a name at any depth; `common/**/*.txt` a path below
@@ -170,7 +171,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         args: dict[str, object] = {"glob": glob, "pattern": pattern, "regex": regex, "path": path}
         args |= {"ignore_case": ignore_case}
         args |= {"include_ignored": include_ignored, "limit": limit, "max_files": max_files}
-        args |= {"max_bytes": max_bytes, "max_seconds": max_seconds}
+        args |= {"max_bytes": max_bytes, "max_seconds": max_seconds, "cursor": cursor}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", command, args))
 
     @server.tool(output_schema=output_schema("ck3_git"), annotations=READS)

@@ -136,7 +136,7 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec(
         "WA-READ-S-002",
         "{count:folder|folders} below {address}, down {depth:level|levels}.",
-        {"address", "depth", "directories", "count", "truncated", "hint"},
+        {"address", "depth", "directories", "count", "truncated", "next_cursor", "hint"},
     ),
     CodeSpec(
         "WA-RES-I-017", "{address} is a folder or a root; {command} takes a file.", {"address", "command"}
@@ -160,7 +160,7 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec(
         "WA-READ-S-007",
         "{count:name matches|names match} {glob} ({scanned:entry|entries} looked at).",
-        {"glob", "matches", "count", "scanned", "truncated", "hint"},
+        {"glob", "matches", "count", "scanned", "truncated", "next_cursor", "hint"},
     ),
     CodeSpec(
         "WA-READ-S-008",
@@ -178,6 +178,7 @@ _WORLD: tuple[CodeSpec, ...] = (
             "syntax",
             "hint",
             "unreached",
+            "next_cursor",
         },
         opaque={"hits", "pattern"},  # lines of files are people's text, like file content
     ),
