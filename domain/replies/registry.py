@@ -547,8 +547,12 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-I-010",
-        "Lint findings in the changed files exceed what live LXEs excuse (data.over, data.findings).",
-        {"contract_id", "over", "findings"},
+        "Lint findings in the changed files exceed what live LXEs excuse (data.over: {over_count:rule and "
+        "file|rules and files}; data.findings: a page of {count:finding|findings}, the rest with close's "
+        "cursor).",
+        {"contract_id", "over", "over_count", "findings", "count"},
+        shapes={"over_count": COUNT},
+        optional={"next_cursor"},
     ),
     CodeSpec(
         "CT-GATE-I-011",

@@ -1,0 +1,54 @@
+"""Lists of governance facts fit the operator's budget (SPEC §16): a refusal counts its list in full, shows
+what fits, and gives the rest by cursor; the decision is taken on the whole list."""
+
+from typing import Any
+
+import pytest
+from attrs import evolve
+from fastmcp import Client
+
+from app.bootstrap import build
+from app.config import Settings
+
+pytestmark = pytest.mark.anyio
+BUDGET = 4 * 1024
+IMPORTS = 400
+"""Unused imports in one file: one lint finding each (F401)."""
+
+
+async def _reply(client: Client, tool: str, args: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    return len(result.content[0].text.encode("utf-8")), dict(result.structured_content)
+
+
+async def test_lint_findings_past_the_budget_come_a_page_at_a_time_and_keep_the_contract_open(
+    git_settings: Settings,
+):
+    settings = evolve(git_settings, budget_kib=4)
+    content = "".join(f"import module_{n:04}\n" for n in range(IMPORTS))
+    opening = {"command": "open", "root_category": "ROOT_REPO", "intent": "Imports", "operations": ["WRITE"]}
+    opening |= {"work_declaration": "Add imports", "targets": [{"path": "src/b.py", "edit_kind": "add"}]}
+    findings: list[dict[str, Any]] = []
+    sizes = []
+    async with Client(build(settings)) as client:
+        await _reply(client, "ck3_contract", opening)
+        await _reply(client, "ck3_file", {"command": "write", "path": "src/b.py", "content": content})
+        cursor = None
+        while True:
+            size, env = await _reply(
+                client, "ck3_contract", {"command": "close"} | ({"cursor": cursor} if cursor else {})
+            )
+            assert env["code"] == "CT-GATE-I-010", env
+            sizes.append(size)
+            findings += env["data"]["findings"]
+            cursor = env["data"]["next_cursor"]
+            if cursor is None:
+                break
+
+    assert max(sizes) <= BUDGET
+    assert len(sizes) > 1
+    assert env["data"]["count"] == IMPORTS
+    assert env["data"]["over"] == [
+        {"rule": "F401", "path": "ROOT_REPO:/src/b.py", "found": IMPORTS, "excused": 0}
+    ]
+    assert len({f["line"] for f in findings}) == len(findings) == IMPORTS
