@@ -197,7 +197,7 @@ def _lint_refused(contract_id: str, start: int, assessed: closeout.Assessment, s
         {"rule": f.rule, "path": f.path, "line": f.line, "message": f.message} for f in assessed.findings
     ]
     over = assessed.over[: budget.rows_fitting(assessed.over, space // 3)]
-    page = _page(cast("list[dict[str, object]]", findings), start, space - budget.cost(over))
+    page = _page(findings, start, space - budget.cost(over))
     data = {"contract_id": contract_id, "over": over, "over_count": len(assessed.over)}
     data |= {"findings": page["shown"], "count": len(findings), "next_cursor": page["next_cursor"]}
     return ReplyBuilder().invalid("CT-GATE-I-010", data)
