@@ -236,7 +236,11 @@ _WORLD: tuple[CodeSpec, ...] = (
         {"root", "commits", "count"},
         opaque={"commits"},  # messages and authors are people's text, like file content
     ),
-    CodeSpec("WA-WRITE-S-003", "Staged the named files.", {"staged"}),
+    CodeSpec(
+        "WA-WRITE-S-003",
+        "Staged {count:file|files} (data.staged: those that fit a reply).",
+        {"staged", "count"},
+    ),
     CodeSpec(
         "WA-WRITE-S-004", "Committed {sha}.", {"sha", "message", "paths"}, opaque={"message"}
     ),  # the message is a person's text, checked before the commit as content is
@@ -382,8 +386,12 @@ _GOVERNANCE: tuple[CodeSpec, ...] = (
     CodeSpec(
         "EN-WRITE-D-002",
         "{operation} on {address} needs an open contract on {root_category} ({rule}); data.request is the "
-        "call that opens one (fill in intent and work_declaration).",
+        "call that opens one (fill in intent and work_declaration; when data.count is there, it declares "
+        "data.declared of the data.count targets, as many as a reply holds; close lists any undeclared "
+        "change, a page at a time).",
         {*_MUTATION, "required", "root_category", "request"},
+        optional={"count", "declared"},
+        shapes={"declared": COUNT},
     ),
     CodeSpec(
         "EN-WRITE-D-003",

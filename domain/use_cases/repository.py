@@ -20,6 +20,7 @@ from domain.contracts.lifecycle import active_contract
 from domain.contracts.reconciliation import visible_changes
 from domain.failures import history_failure, port_failure
 from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -157,7 +158,9 @@ def add(session: Session, services: Services, request: GitAdd) -> Reply:
         services.history.stage(repo.root, files, repo.folder)
     except PortError:
         return history_failure(targets[0].root.value)
-    return ReplyBuilder().success("WA-WRITE-S-003", {"staged": [ref.address for ref, _ in staged]})
+    addresses = [ref.address for ref, _ in staged]
+    shown = addresses[: budget.rows_fitting(addresses, budget.room(services.budget))]
+    return ReplyBuilder().success("WA-WRITE-S-003", {"staged": shown, "count": len(addresses)})
 
 
 def _governed_contents(
@@ -175,7 +178,10 @@ def _governed_contents(
         kind = _kind_since_head(services, target.root.value, target.parts, exists=ref.kind is not None)
         refs.append(ref)
         targets.append((target, kind))
-    refusal = enforce_each(session.mode, Operation.WRITE, targets, contract)
+    # the ready call of a refusal holds what fits half the reply (the refusal also names the first target)
+    refusal = enforce_each(
+        session.mode, Operation.WRITE, targets, contract, budget.room(services.budget) // 2
+    )
     if refusal is not None:
         return refusal
     staged: list[tuple[VisibilityRef, bytes | None]] = []

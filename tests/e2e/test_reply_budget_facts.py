@@ -9,11 +9,14 @@ from fastmcp import Client
 
 from app.bootstrap import build
 from app.config import Settings
+from domain.vocabulary import RootCategory
 
 pytestmark = pytest.mark.anyio
 BUDGET = 4 * 1024
 IMPORTS = 400
 """Unused imports in one file: one lint finding each (F401)."""
+STAGED = 200
+"""Files staged at once: their addresses alone take several budgets."""
 
 
 async def _reply(client: Client, tool: str, args: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -52,3 +55,26 @@ async def test_lint_findings_past_the_budget_come_a_page_at_a_time_and_keep_the_
         {"rule": "F401", "path": "ROOT_REPO:/src/b.py", "found": IMPORTS, "excused": 0}
     ]
     assert len({f["line"] for f in findings}) == len(findings) == IMPORTS
+
+
+async def test_the_ready_call_for_staging_many_files_fits_the_budget_and_opens_the_contract_they_need(
+    git_settings: Settings,
+):
+    settings = evolve(git_settings, budget_kib=4)
+    repo = settings.roots[RootCategory.ROOT_REPO]
+    paths = [f"src/module_with_a_long_name_{n:04}.py" for n in range(STAGED)]
+    for path in paths:
+        (repo / path).write_text("x = 1\n", encoding="utf-8")
+    async with Client(build(settings)) as client:
+        refused_size, refused = await _reply(client, "ck3_commit", {"command": "add", "paths": paths})
+        opening = refused["data"]["request"]["arguments"] | {"intent": "Stage", "work_declaration": "Stage"}
+        _, opened = await _reply(client, "ck3_contract", opening)
+        staged_size, staged = await _reply(client, "ck3_commit", {"command": "add", "paths": paths})
+
+    assert refused["code"] == "EN-WRITE-D-002"
+    assert refused_size <= BUDGET
+    assert refused["data"]["count"] == STAGED
+    assert 0 < refused["data"]["declared"] == len(opening["targets"]) < STAGED
+    assert (opened["code"], staged["code"]) == ("CT-GATE-S-001", "WA-WRITE-S-003")
+    assert staged_size <= BUDGET
+    assert staged["data"]["count"] == STAGED
