@@ -183,12 +183,13 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
             Field(description="status, log: an address in the repository (ROOT_REPO); diff: the file"),
         ] = None,
         limit: Annotated[int | None, Field(ge=1, le=200, description="log: newest commits (20)")] = None,
+        cursor: Annotated[str | None, Field(description="status: next_cursor of the status before")] = None,
     ) -> ReplyResult:
         """Git history of the repository holding `path` (changes nothing): a root (default ROOT_REPO)
         or any visible address, such as `mod:Name:/` for a mod folder that is its own repository.
         `status`: changes since HEAD; `diff`: one file against HEAD; `log` (limit): newest commits.
         To stage and commit, use ck3_commit."""
-        args = {"path": path, "limit": limit}
+        args = {"path": path, "limit": limit, "cursor": cursor}
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_git", command, args))
 
 

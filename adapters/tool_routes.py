@@ -309,10 +309,12 @@ CONTRACT: Final = {
     ),
 }
 GIT: Final = {
-    "status": _route(lambda a: repository.GitStatus(a.get("path", "ROOT_REPO")), "path"),
+    "status": _route(
+        lambda a: repository.GitStatus(a.get("path", "ROOT_REPO"), a.get("cursor")), "path", "cursor"
+    ),
     "diff": _route(lambda a: repository.GitDiff(a.get("path")), "path"),
     "log": _route(
-        lambda a: repository.GitLog(a.get("path", "ROOT_REPO"), a.get("limit", 20)),
+        lambda a: repository.GitLog(a.get("path", "ROOT_REPO"), a.get("limit")),
         "path",
         "limit",
     ),

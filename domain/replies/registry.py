@@ -226,14 +226,22 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-WRITE-I-004", "An edit needs a non-empty old text.", {"rule"}),
     CodeSpec(
         "WA-READ-S-004",
-        "{count:change|changes} under {root} since HEAD.",
-        {"root", "head", "changes", "count"},
+        "{count:change|changes} under {root} since HEAD (data.changes: those that fit a reply; the rest "
+        "with cursor=data.next_cursor).",
+        {"root", "head", "changes", "count", "next_cursor"},
     ),
-    CodeSpec("WA-READ-S-005", "The changes of {address} since HEAD.", {"address", "diff"}, opaque={"diff"}),
+    CodeSpec(
+        "WA-READ-S-005",
+        "The changes of {address} since HEAD (truncated: cut at a line to fit a reply; read the file whole "
+        "with ck3_read).",
+        {"address", "diff", "truncated"},
+        opaque={"diff"},
+    ),
     CodeSpec(
         "WA-READ-S-006",
-        "The newest {count:commit|commits} of the repository holding {root}.",
-        {"root", "commits", "count"},
+        "The newest {count:commit|commits} of the repository holding {root} (truncated: those that fit a "
+        "reply; ask for more with limit).",
+        {"root", "commits", "count", "truncated"},
         opaque={"commits"},  # messages and authors are people's text, like file content
     ),
     CodeSpec(

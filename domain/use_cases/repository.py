@@ -32,6 +32,8 @@ from ports.errors import PortError, TooLarge
 from ports.history import Change
 
 AUTHOR: Final = "ck3raven agent <agent@ck3raven>"
+LOG_LIMIT: Final = 20
+"""The commits a log shows when the call names no limit."""
 
 
 @frozen
@@ -39,6 +41,8 @@ class GitStatus(Request):
     TOOL: ClassVar[str] = "ck3_git"
     path: str = "ROOT_REPO"
     """A root, or any visible address: the repository holding it is the one read."""
+    cursor: str | None = None
+    """The next_cursor of the status before: the changes it showed are passed over."""
 
 
 @frozen
@@ -51,7 +55,8 @@ class GitDiff(Request):
 class GitLog(Request):
     TOOL: ClassVar[str] = "ck3_git"
     path: str = "ROOT_REPO"
-    limit: int = 20
+    limit: int | None = None
+    """The newest commits; None: LOG_LIMIT, and only those that fit the reply budget."""
 
 
 @frozen
@@ -80,7 +85,12 @@ class Repository:
 
 
 def status(session: Session, services: Services, request: GitStatus) -> Reply:
-    """Every change of the working tree against HEAD under a root, as canonical addresses."""
+    """Every change of the working tree against HEAD under a root, as canonical addresses: counted in
+    full, those that fit the reply budget shown, from the call's cursor on."""
+    start = budget.position(request.cursor)
+    if start is None:
+        problem = "cursor is the next_cursor of an earlier status"
+        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "cursor", "problem": problem}]})
     repo = _repository(session, services, request.path)
     if isinstance(repo, Reply):
         return repo
@@ -90,8 +100,10 @@ def status(session: Session, services: Services, request: GitStatus) -> Reply:
     except PortError:
         return history_failure(repo.root)
     entries = visible_changes(session.world, repo.root, changes)
+    end = start + budget.rows_fitting(entries[start:], budget.room(services.budget, repo.root, head))
+    data = {"root": repo.root, "head": head, "changes": entries[start:end], "count": len(entries)}
     return ReplyBuilder().success(
-        "WA-READ-S-004", {"root": repo.root, "head": head, "changes": entries, "count": len(entries)}
+        "WA-READ-S-004", {**data, "next_cursor": str(end) if end < len(entries) else None}
     )
 
 
@@ -115,10 +127,15 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
         old = services.history.content_at(root, head, target.parts) if head else None
     except PortError:
         return history_failure(root)
-    lines = difflib.unified_diff(
-        _lines(old), _lines(new), fromfile=f"HEAD:{ref.address}", tofile=ref.address, lineterm=""
+    lines = list(
+        difflib.unified_diff(
+            _lines(old), _lines(new), fromfile=f"HEAD:{ref.address}", tofile=ref.address, lineterm=""
+        )
     )
-    return ReplyBuilder().success("WA-READ-S-005", {"address": ref.address, "diff": "\n".join(lines)})
+    # cut at a line to fit the reply budget; the whole file is read with ck3_read
+    shown = lines[: budget.text_fitting(lines, budget.room(services.budget, ref.address, ref.address))]
+    data = {"address": ref.address, "diff": "\n".join(shown), "truncated": len(shown) < len(lines)}
+    return ReplyBuilder().success("WA-READ-S-005", data)
 
 
 def log(session: Session, services: Services, request: GitLog) -> Reply:
@@ -129,11 +146,14 @@ def log(session: Session, services: Services, request: GitLog) -> Reply:
     try:
         if services.history.head(repo.root, repo.folder) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.path})
-        commits = services.history.log(repo.root, request.limit, repo.folder)
+        commits = services.history.log(repo.root, request.limit or LOG_LIMIT, repo.folder)
     except PortError:
         return history_failure(repo.root)
     rows = [{"sha": c.sha, "message": c.message, "author": c.author, "time": c.time} for c in commits]
-    return ReplyBuilder().success("WA-READ-S-006", {"root": repo.root, "commits": rows, "count": len(rows)})
+    if request.limit is None:  # the call did not ask: the newest that fit the budget
+        rows = rows[: budget.rows_fitting(rows, budget.room(services.budget, repo.root))]
+    data = {"root": repo.root, "commits": rows, "count": len(rows)}
+    return ReplyBuilder().success("WA-READ-S-006", {**data, "truncated": len(rows) < len(commits)})
 
 
 def add(session: Session, services: Services, request: GitAdd) -> Reply:
