@@ -24,6 +24,7 @@ from domain.policy import approvals
 from domain.policy.approvals import State
 from domain.policy.capabilities import Condition, row_for
 from domain.policy.enforcement import place_of
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -85,7 +86,9 @@ def open_contract(
             services.ledger.save(root.value, counts)
     session.contract_id = record.contract_id
     code = "CT-GATE-S-006" if renewed_from else "CT-GATE-S-001"
-    return ReplyBuilder().success(code, {**summary(record), "carry_over": section})
+    space = budget.room(services.budget) // 2  # half for the targets, half for the carry-over
+    shown = carry_over.within(section, space) if section else None
+    return ReplyBuilder().success(code, {**summary(record, space), "carry_over": shown})
 
 
 def renew(session: Session, services: Services, contract_id: str | None, ttl_minutes: int) -> Reply:

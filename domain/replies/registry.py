@@ -438,6 +438,7 @@ _SCOPE = {
     "root_category",
     "operations",
     "targets",
+    "target_count",
     "expires_at",
     "baseline_sha",
     "baseline",
