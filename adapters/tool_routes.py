@@ -10,7 +10,6 @@ from typing import Any, Final
 
 from attrs import frozen
 
-from domain.ck3 import key_queries
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import OpenRequest
 from domain.contracts.records import DEFAULT_TTL_MINUTES
@@ -254,21 +253,19 @@ PLAYSET: Final = {
         requires=("key",),
     ),
     "conflicts": _route(
-        lambda a: content_queries.Conflicts(a.get("kind"), a.get("cursor"), a.get("limit", key_queries.PAGE)),
+        lambda a: content_queries.Conflicts(a.get("kind"), a.get("cursor"), a.get("limit")),
         "kind",
         "cursor",
         "limit",
     ),
     "mentions": _route(
-        lambda a: content_queries.Mentions(a["key"], a.get("cursor"), a.get("limit", key_queries.PAGE)),
+        lambda a: content_queries.Mentions(a["key"], a.get("cursor"), a.get("limit")),
         "cursor",
         "limit",
         requires=("key",),
     ),
     "missing": _route(
-        lambda a: content_queries.Missing(
-            a["language"], "english", a.get("cursor"), a.get("limit", key_queries.PAGE)
-        ),
+        lambda a: content_queries.Missing(a["language"], "english", a.get("cursor"), a.get("limit")),
         "cursor",
         "limit",
         requires=("language",),

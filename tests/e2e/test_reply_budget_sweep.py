@@ -3,6 +3,7 @@ driven on a world far bigger than a small budget (`[replies] budget_kib = 4`), a
 4 KiB, whatever their outcome."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from fastmcp import Client
 from app.bootstrap import build
 from app.config import Settings
 from domain.vocabulary import RootCategory
+from tests.e2e.test_content_index import index_world, write
 
 pytestmark = pytest.mark.anyio
 BUDGET = 4 * 1024
@@ -113,3 +115,59 @@ async def test_git_status_pages_its_changes_and_log_and_diff_are_cut_to_fit(git_
     assert len(set(changes)) == len(changes) == env["data"]["count"] > MANY
     assert (diff["data"]["truncated"], diff["data"]["diff"].startswith("--- HEAD:")) == (True, True)
     assert (log["data"]["truncated"], asked["data"]["count"]) == (True, 25)
+
+
+def _big_playset(base: Path) -> Settings:
+    """The content index's world grown past the budget: a key mentioned by many files, many keys both mods
+    define, many English keys with no French."""
+    settings = index_world(base)
+    game, steam = settings.roots[RootCategory.ROOT_GAME], settings.roots[RootCategory.ROOT_STEAM]
+    for n in range(MANY):
+        write(game / f"events/many_{n:04}_events.txt", "e = {\n\ttrigger = { has_trait = brave }\n}\n")
+    traits = "".join(f"trait_number_{n:04} = {{\n}}\n" for n in range(MANY))
+    write(game / "common/traits/10_many_traits.txt", f"\ufeff{traits}")
+    write(steam / "1" / "common/traits/10_many_traits.txt", f"\ufeff{traits}")
+    english = "".join(f' key_number_{n:04}:0 "Text"\n' for n in range(MANY))
+    write(game / "localization/english/many_l_english.yml", f"\ufeffl_english:\n{english}")
+    return evolve(settings, budget_kib=4)
+
+
+PLAYSET_CALLS: list[dict[str, Any]] = [
+    {"command": "list"},
+    {"command": "show"},
+    {"command": "which", "path": "common/traits/10_many_traits.txt"},
+    {"command": "overrides"},
+    {"command": "index"},
+    {"command": "define", "key": "brave"},
+    {"command": "conflicts"},
+    {"command": "mentions", "key": "brave"},
+    {"command": "missing", "language": "french"},
+]
+
+
+async def test_no_playset_or_content_index_reply_exceeds_a_small_budget(tmp_path: Path):
+    over = []
+    async with Client(build(_big_playset(tmp_path))) as client:
+        for args in PLAYSET_CALLS:
+            envelope = (await client.call_tool("ck3_playset", args, raise_on_error=False)).structured_content
+            size = len(json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode())
+            if size > BUDGET:
+                over.append((args["command"], envelope["code"], size))
+
+    assert over == [], json.dumps(over)
+
+
+async def test_mentions_past_the_budget_page_by_cursor_to_the_last(tmp_path: Path):
+    files: list[tuple[str, int]] = []
+    async with Client(build(_big_playset(tmp_path))) as client:
+        cursor = None
+        while True:
+            args = {"command": "mentions", "key": "brave"} | ({"cursor": cursor} if cursor else {})
+            envelope = (await client.call_tool("ck3_playset", args)).structured_content
+            assert len(json.dumps(envelope, separators=(",", ":")).encode()) <= BUDGET
+            files += [(f["path"], f["line"]) for f in envelope["data"]["files"]]
+            cursor = envelope["data"]["next_cursor"]
+            if cursor is None:
+                break
+
+    assert len(set(files)) == len(files) == envelope["data"]["total"] > MANY
