@@ -580,7 +580,8 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-010",
-        "NST recorded for contract {contract_id}: {count:symbol|symbols}.",
+        "NST recorded for contract {contract_id}: {count:symbol|symbols} (data.nsts: those that fit a "
+        "reply).",
         {"contract_id", "nsts", "count"},
     ),
     CodeSpec(
@@ -590,8 +591,10 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-012",
-        "The tokens of contract {contract_id}: data.nsts and data.lxes.",
-        {"contract_id", "nsts", "lxes"},
+        "The tokens of contract {contract_id}: {count:NST symbol|NST symbols} and {lxe_count:LXE|LXEs} "
+        "(data.nsts and data.lxes: those that fit a reply).",
+        {"contract_id", "nsts", "lxes", "count", "lxe_count"},
+        shapes={"lxe_count": COUNT},
     ),
     CodeSpec("CT-GATE-E-001", "The history of {root} cannot be read; report the trace id.", {"root"}),
     CodeSpec(

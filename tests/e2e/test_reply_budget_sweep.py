@@ -74,7 +74,26 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("ck3_contract", {"command": "list"}),
     ("ck3_commit", {"command": "add", "paths": [t["path"] for t in _targets()]}),
     ("ck3_token", {"command": "list"}),
+    ("ck3_file", {"command": "edit", "path": "long.txt", "old_string": "line", "new_string": "LINE"}),
+    (
+        "ck3_file",
+        {"command": "write", "path": "many/file_0000_with_a_longer_name.txt", "content": "x\n" * 5000},
+    ),
+    (
+        "ck3_token",
+        {
+            "command": "nst",
+            "symbols": [{"name": f"symbol_{n:04}", "path": "src/a.py"} for n in range(MANY)],
+            "reason": "many",
+        },
+    ),
+    ("ck3_token", {"command": "list"}),
+    ("ck3_contract", {"command": "renew"}),
+    ("ck3_contract", {"command": "revert", "dry_run": True}),
     ("ck3_contract", {"command": "close"}),
+    ("ck3_contract", {"command": "list"}),
+    ("ck3_contract", {"command": "cancel"}),
+    ("ck3_mode", {"command": "cd", "root_category": "ROOT_CK3RAVEN_DATA"}),
 ]
 
 
