@@ -71,9 +71,10 @@ def close_contract(
             services.contracts.put(closed)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
-    return ReplyBuilder().success(
-        "CT-GATE-S-002", {"contract_id": record.contract_id, "changes": changes, "artifact": artifact}
-    )
+    # every change is in the evidence (data.artifact): the reply shows those that fit and counts them all
+    shown = changes[: budget.rows_fitting(changes, budget.room(services.budget, artifact))]
+    data = {"contract_id": record.contract_id, "changes": shown, "count": len(changes), "artifact": artifact}
+    return ReplyBuilder().success("CT-GATE-S-002", data)
 
 
 def _declaring(uncovered: list[dict[str, str]]) -> list[dict[str, str]]:

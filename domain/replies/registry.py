@@ -455,8 +455,9 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-002",
-        "Contract {contract_id} is closed; the work matches its declaration.",
-        {"contract_id", "changes", "artifact"},
+        "Contract {contract_id} is closed; the work matches its declaration ({count:change|changes}; "
+        "data.changes: those that fit a reply, the evidence data.artifact: all).",
+        {"contract_id", "changes", "count", "artifact"},
     ),
     CodeSpec("CT-GATE-S-003", "Contract {contract_id} is cancelled.", {"contract_id"}),
     CodeSpec(

@@ -78,3 +78,23 @@ async def test_the_ready_call_for_staging_many_files_fits_the_budget_and_opens_t
     assert (opened["code"], staged["code"]) == ("CT-GATE-S-001", "WA-WRITE-S-003")
     assert staged_size <= BUDGET
     assert staged["data"]["count"] == STAGED
+
+
+async def test_a_close_of_many_declared_changes_counts_them_all_and_shows_what_fits(git_settings: Settings):
+    settings = evolve(git_settings, budget_kib=4)
+    repo = settings.roots[RootCategory.ROOT_REPO]
+    paths = [f"notes/a_note_with_a_long_name_{n:04}.txt" for n in range(STAGED)]
+    targets = [{"path": path, "edit_kind": "add"} for path in paths]
+    opening = {"command": "open", "root_category": "ROOT_REPO", "intent": "Modules", "operations": ["WRITE"]}
+    opening |= {"work_declaration": "Add the modules", "targets": targets}
+    async with Client(build(settings)) as client:
+        _, opened = await _reply(client, "ck3_contract", opening)
+        for path in paths:  # made outside the server: the contract's scope sees them all the same
+            (repo / path).parent.mkdir(exist_ok=True)
+            (repo / path).write_text("a note\n", encoding="utf-8")
+        size, closed = await _reply(client, "ck3_contract", {"command": "close"})
+
+    assert (opened["code"], closed["code"]) == ("CT-GATE-S-001", "CT-GATE-S-002")
+    assert size <= BUDGET
+    assert closed["data"]["count"] == STAGED
+    assert 0 < len(closed["data"]["changes"]) < STAGED
