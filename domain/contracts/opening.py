@@ -74,10 +74,8 @@ def open_contract(
             )
         counts = carry_over.escalate(services.ledger.load(root.value), carried, declared)
         section = carry_over.report(carried, counts) if carried else None
-        if carry_over.required(counts):
-            return ReplyBuilder().invalid(
-                "CT-GATE-I-008", {"required": carry_over.required(counts), "carry_over": section}
-            )
+        if carry_over.required(counts):  # decided on every file; a reply's worth of them shown
+            return _carry_over_refused(carry_over.required(counts), section, budget.room(services.budget))
         bound = _bound(session, services, taken, renewed_from)
         record = _record(session, services, request, targets, (bound, approved, renewed_from))
         services.contracts.put(record)
@@ -89,6 +87,17 @@ def open_contract(
     space = budget.room(services.budget) // 2  # half for the targets, half for the carry-over
     shown = carry_over.within(section, space) if section else None
     return ReplyBuilder().success(code, {**summary(record, space), "carry_over": shown})
+
+
+def _carry_over_refused(required: list[str], section: dict[str, object] | None, space: int) -> Reply:
+    """CT-GATE-I-008: the files that must be declared or stashed (counted, those that fit a third of
+    `space` listed) and the carry-over section in the rest."""
+    shown = required[: budget.rows_fitting(required, space // 3)]
+    rest = space - budget.cost(shown)
+    data = {"required": shown, "count": len(required)}
+    return ReplyBuilder().invalid(
+        "CT-GATE-I-008", {**data, "carry_over": carry_over.within(section, rest) if section else None}
+    )
 
 
 def renew(session: Session, services: Services, contract_id: str | None, ttl_minutes: int) -> Reply:

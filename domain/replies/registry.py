@@ -536,8 +536,9 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-I-008",
-        "Carry-over files have outlived three opens: declare them or stash them; see data.required.",
-        {"required", "carry_over"},
+        "{count:carry-over file has|carry-over files have} outlived three opens: declare them or stash "
+        "them; see data.required (those that fit a reply).",
+        {"required", "count", "carry_over"},
         shapes={"required": TEXTS},
     ),
     CodeSpec(

@@ -98,3 +98,23 @@ async def test_a_close_of_many_declared_changes_counts_them_all_and_shows_what_f
     assert size <= BUDGET
     assert closed["data"]["count"] == STAGED
     assert 0 < len(closed["data"]["changes"]) < STAGED
+
+
+async def test_carry_over_of_many_files_is_counted_and_fits_the_budget_at_every_open(git_settings: Settings):
+    settings = evolve(git_settings, budget_kib=4)
+    repo = settings.roots[RootCategory.ROOT_REPO]
+    (repo / "notes").mkdir()
+    for n in range(STAGED):  # made through no contract: carried over into every open until declared
+        (repo / f"notes/a_note_with_a_long_name_{n:04}.txt").write_text("a note\n", encoding="utf-8")
+    opening = {"command": "open", "root_category": "ROOT_REPO", "intent": "Tidy", "operations": ["WRITE"]}
+    opening |= {"work_declaration": "Tidy a.py", "targets": [{"path": "src/a.py", "edit_kind": "modify"}]}
+    answered = []
+    async with Client(build(settings)) as client:
+        for _ in range(3):
+            answered.append(await _reply(client, "ck3_contract", opening))
+            await _reply(client, "ck3_contract", {"command": "cancel"})
+
+    assert [env["code"] for _, env in answered] == ["CT-GATE-S-001", "CT-GATE-S-001", "CT-GATE-I-008"]
+    assert max(size for size, _ in answered) <= BUDGET
+    assert [env["data"]["carry_over"]["count"] for _, env in answered] == [STAGED] * 3
+    assert answered[2][1]["data"]["count"] == STAGED
