@@ -11,7 +11,6 @@ from typing import Any, Final
 
 from attrs import NOTHING, fields, frozen
 
-from domain.ck3 import key_queries
 from domain.contracts.lifecycle import OpenRequest
 from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.edits import Replacement
@@ -165,7 +164,7 @@ PLAYSET: Final = {
     "missing": _route(
         content_queries.Missing,
         lambda a: content_queries.Missing(
-            a["language"], "english", a.get("cursor"), a.get("limit", key_queries.PAGE)
+            a["language"], "english", a.get("cursor"), a.get("limit")
         ),
     ),
     "index": _route(content_queries.Status),

@@ -14,6 +14,7 @@ from attrs import frozen
 from domain.ck3 import merge_rules
 from domain.ck3.definitions import LOCALISATION
 from domain.ck3.merged import SAME_PATH, Rule, Source, hider
+from domain.replies import budget
 from ports.content_index import ContentIndex, Defined
 
 PAGE: Final = 50
@@ -167,16 +168,11 @@ def missing(playset: Playset, language: str, reference: str) -> list[str]:
     return sorted(have[reference] - have[language])
 
 
-def page(rows: list[object], cursor: str | None, limit: int) -> tuple[list[object], str | None]:
-    """The rows from the offset `cursor` names (digits; None: the start), at most `limit` and about
-    PAGE_BYTES of text; and the cursor of the next page."""
+def page(
+    rows: list[object], cursor: str | None, limit: int | None, space: int = PAGE_BYTES
+) -> tuple[list[object], str | None]:
+    """The rows from the offset `cursor` names (digits; None: the start), at most `limit` (None: PAGE)
+    and `space` bytes of the reply's JSON (at least one row); and the cursor of the next page."""
     start = int(cursor) if cursor else 0
-    taken: list[object] = []
-    used = 0
-    for row in rows[start:]:
-        used += len(repr(row))
-        if taken and (len(taken) == limit or used > PAGE_BYTES):
-            break
-        taken.append(row)
-    end = start + len(taken)
-    return taken, str(end) if end < len(rows) else None
+    end = start + min(limit or PAGE, budget.rows_fitting(rows[start:], space))
+    return rows[start:end], str(end) if end < len(rows) else None

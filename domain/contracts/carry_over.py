@@ -6,10 +6,11 @@ leaves it out and falls back to zero once it is committed, stashed or declared: 
 informational, at 2 a warning, from 3 on the open is refused until the file is declared or stashed.
 """
 
-from typing import Final
+from typing import Final, cast
 
 from attrs import frozen
 
+from domain.replies import budget
 from ports.contracts import ContractRecord
 
 SEVERITY: Final = {1: "informational", 2: "warning"}
@@ -60,6 +61,20 @@ def report(carried: list[CarriedFile], counts: dict[str, int]) -> dict[str, obje
         "severity": "required" if highest >= REQUIRED else SEVERITY.get(highest, "informational"),
         "clusters": clusters,
         "template": [{"path": item.address, "edit_kind": item.kind} for item in carried],
+    }
+
+
+def within(section: dict[str, object], space: int) -> dict[str, object]:
+    """A carry-over section that fits `space` bytes: each cluster's files and the template cut to their
+    share, with how many files are carried in all (`count`)."""
+    clusters = cast("dict[str, list[dict[str, object]]]", section["clusters"])
+    template = cast("list[dict[str, object]]", section["template"])
+    share = space // (2 * max(1, len(clusters)))
+    return {
+        **section,
+        "count": len(template),
+        "clusters": {origin: rows[: budget.rows_fitting(rows, share)] for origin, rows in clusters.items()},
+        "template": template[: budget.rows_fitting(template, space // 2)],
     }
 
 

@@ -71,9 +71,10 @@ def close_contract(
             services.contracts.put(closed)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
-    return ReplyBuilder().success(
-        "CT-GATE-S-002", {"contract_id": record.contract_id, "changes": changes, "artifact": artifact}
-    )
+    # every change is in the evidence (data.artifact): the reply shows those that fit and counts them all
+    shown = changes[: budget.rows_fitting(changes, budget.room(services.budget, artifact))]
+    data = {"contract_id": record.contract_id, "changes": shown, "count": len(changes), "artifact": artifact}
+    return ReplyBuilder().success("CT-GATE-S-002", data)
 
 
 def _declaring(uncovered: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -187,12 +188,20 @@ def _refused(
         )
     if assessed.problem == "removals":
         return _removals_refused(contract_id, start, assessed.keys.blocked, budget.room(services.budget) // 2)
+    return _lint_refused(contract_id, start, assessed, budget.room(services.budget))
+
+
+def _lint_refused(contract_id: str, start: int, assessed: closeout.Assessment, space: int) -> Reply:
+    """CT-GATE-I-010: what exceeds the live LXEs (per rule and file, what fits a third of `space`) and a
+    page of the findings (from `start`, in the rest), each counted in full."""
     findings = [
         {"rule": f.rule, "path": f.path, "line": f.line, "message": f.message} for f in assessed.findings
     ]
-    return ReplyBuilder().invalid(
-        "CT-GATE-I-010", {"contract_id": contract_id, "over": assessed.over, "findings": findings}
-    )
+    over = assessed.over[: budget.rows_fitting(assessed.over, space // 3)]
+    page = _page(findings, start, space - budget.cost(over))
+    data = {"contract_id": contract_id, "over": over, "over_count": len(assessed.over)}
+    data |= {"findings": page["shown"], "count": len(findings), "next_cursor": page["next_cursor"]}
+    return ReplyBuilder().invalid("CT-GATE-I-010", data)
 
 
 def _removals_refused(contract_id: str, start: int, blocked: list[dict[str, object]], space: int) -> Reply:

@@ -14,6 +14,7 @@ from attrs import frozen
 from domain.contracts import records
 from domain.contracts.records import Status
 from domain.policy.enforcement import ActiveContract
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session, Verified
@@ -123,7 +124,11 @@ def status(session: Session, services: Services) -> Reply:
             "compliance": compliance,
         }
     return ReplyBuilder().success(
-        "CT-GATE-S-004", {"active": summary(record) if record else None, "last_closed": closed}
+        "CT-GATE-S-004",
+        {
+            "active": summary(record, budget.room(services.budget) // 2) if record else None,
+            "last_closed": closed,
+        },
     )
 
 
@@ -144,13 +149,16 @@ def list_all(services: Services) -> Reply:
     return ReplyBuilder().success("CT-GATE-S-005", {"contracts": rows, "count": len(rows)})
 
 
-def summary(record: ContractRecord) -> dict[str, object]:
-    """What a reply says about a contract."""
+def summary(record: ContractRecord, space: int | None = None) -> dict[str, object]:
+    """What a reply says about a contract: its targets counted in full, and listed (those that fit
+    `space` bytes, when given; the contract's status lists them all within a larger budget)."""
+    targets = [{"address": t.address, "edit_kind": t.edit_kind} for t in record.targets]
     return {
         "contract_id": record.contract_id,
         "root_category": record.root_category,
         "operations": list(record.operations),
-        "targets": [{"address": t.address, "edit_kind": t.edit_kind} for t in record.targets],
+        "targets": targets if space is None else targets[: budget.rows_fitting(targets, space)],
+        "target_count": len(targets),
         "expires_at": record.expires_at,
         "baseline_sha": record.baseline_sha,
         "baseline": (

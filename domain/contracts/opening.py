@@ -24,6 +24,7 @@ from domain.policy import approvals
 from domain.policy.approvals import State
 from domain.policy.capabilities import Condition, row_for
 from domain.policy.enforcement import place_of
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -73,10 +74,8 @@ def open_contract(
             )
         counts = carry_over.escalate(services.ledger.load(root.value), carried, declared)
         section = carry_over.report(carried, counts) if carried else None
-        if carry_over.required(counts):
-            return ReplyBuilder().invalid(
-                "CT-GATE-I-008", {"required": carry_over.required(counts), "carry_over": section}
-            )
+        if carry_over.required(counts):  # decided on every file; a reply's worth of them shown
+            return _carry_over_refused(carry_over.required(counts), section, budget.room(services.budget))
         bound = _bound(session, services, taken, renewed_from)
         record = _record(session, services, request, targets, (bound, approved, renewed_from))
         services.contracts.put(record)
@@ -85,7 +84,20 @@ def open_contract(
             services.ledger.save(root.value, counts)
     session.contract_id = record.contract_id
     code = "CT-GATE-S-006" if renewed_from else "CT-GATE-S-001"
-    return ReplyBuilder().success(code, {**summary(record), "carry_over": section})
+    space = budget.room(services.budget) // 2  # half for the targets, half for the carry-over
+    shown = carry_over.within(section, space) if section else None
+    return ReplyBuilder().success(code, {**summary(record, space), "carry_over": shown})
+
+
+def _carry_over_refused(required: list[str], section: dict[str, object] | None, space: int) -> Reply:
+    """CT-GATE-I-008: the files that must be declared or stashed (counted, those that fit a third of
+    `space` listed) and the carry-over section in the rest."""
+    shown = required[: budget.rows_fitting(required, space // 3)]
+    rest = space - budget.cost(shown)
+    data = {"required": shown, "count": len(required)}
+    return ReplyBuilder().invalid(
+        "CT-GATE-I-008", {**data, "carry_over": carry_over.within(section, rest) if section else None}
+    )
 
 
 def renew(session: Session, services: Services, contract_id: str | None, ttl_minutes: int) -> Reply:

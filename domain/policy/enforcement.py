@@ -20,6 +20,7 @@ from attrs import frozen
 from domain.addresses import canonical
 from domain.policy.capabilities import MATRIX, Condition, row_for
 from domain.policy.pacing import Bucket
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.vocabulary import Mode, Operation, RootCategory
 
@@ -110,9 +111,11 @@ def enforce_each(
     operation: Operation,
     targets: list[tuple[Target, str]],
     contract: ActiveContract | None,
+    space: int | None = None,
 ) -> Reply | None:
     """None when `operation` is permitted on every target (each with its edit kind); otherwise the first
-    refusal, whose ready call, when it opens a contract, declares every target of that root needing one."""
+    refusal, whose ready call, when it opens a contract, declares every target of that root needing one
+    (those that fit `space` bytes, when given: the refusal counts them all, and says how many it declares)."""
     # a refusal's own ready call is not used: the one below declares every target that needs the contract
     decisions = [(t, kind, enforce(mode, operation, t, contract)) for t, kind in targets]
     refused = next((found for found in decisions if found[2].terminal), None)
@@ -125,22 +128,31 @@ def enforce_each(
     declared = [
         (t.address, kind) for t, kind, d in decisions if d.code == "EN-WRITE-D-002" and t.root is first.root
     ]
-    return _contract_needed(facts, first.root, operation, declared)
+    return _contract_needed(facts, first.root, operation, declared, space)
 
 
 def _contract_needed(
-    facts: Mapping[str, object], root: RootCategory, operation: Operation, targets: list[tuple[str, str]]
+    facts: Mapping[str, object],
+    root: RootCategory,
+    operation: Operation,
+    targets: list[tuple[str, str]],
+    space: int | None = None,
 ) -> Reply:
-    """D for work with no contract open: the root to open one on, and the call that opens it."""
+    """D for work with no contract open: the root to open one on, and the call that opens it (declaring
+    the targets that fit `space` bytes, when given; the rest are counted)."""
     opening: dict[str, object] = {
         "command": "open",
         "root_category": root.value,
         "operations": [operation.value],
     }
-    opening |= {"targets": [{"path": address, "edit_kind": kind} for address, kind in targets]}
+    rows = [{"path": address, "edit_kind": kind} for address, kind in targets]
+    shown = rows if space is None else rows[: budget.rows_fitting(rows, space)]
+    opening |= {"targets": shown}
     opening |= {"intent": "<why the work is done>", "work_declaration": "<what the work is>"}
     request = {"tool": "ck3_contract", "arguments": opening}
     data = {**facts, "required": "contract", "root_category": root.value, "request": request}
+    if len(shown) < len(rows):  # the ready call declares a part: how many need one, how many it names
+        data |= {"count": len(rows), "declared": len(shown)}
     return ReplyBuilder().denied("EN-WRITE-D-002", data)
 
 

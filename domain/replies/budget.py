@@ -49,3 +49,29 @@ def clip(text: str, space: int) -> str:
     while end and cost(text[:end]) > space:
         end = min(end - 1, end * space // cost(text[:end]))
     return text[:end]
+
+
+CURSOR_DIGITS: Final = 9
+"""The longest cursor of a search or a tree: a count of rows, far past any cap."""
+
+
+def position(cursor: str | None) -> int | None:
+    """The rows a cursor of a window moved past (a `next_cursor` of a search or a tree: the count of rows
+    already shown, in the order the window walks them); None for a cursor that is not one."""
+    if cursor is None:
+        return 0
+    return int(cursor) if cursor.isascii() and cursor.isdigit() and len(cursor) <= CURSOR_DIGITS else None
+
+
+class Passing:
+    """Rows an earlier window showed, passed over as a walk finds them again."""
+
+    def __init__(self, shown: int) -> None:
+        self.left = shown
+
+    def past(self) -> bool:
+        """Whether the row just found is past those shown before (else it is passed over)."""
+        if self.left:
+            self.left -= 1
+            return False
+        return True

@@ -136,7 +136,7 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec(
         "WA-READ-S-002",
         "{count:folder|folders} below {address}, down {depth:level|levels}.",
-        {"address", "depth", "directories", "count", "truncated", "hint"},
+        {"address", "depth", "directories", "count", "truncated", "next_cursor", "hint"},
     ),
     CodeSpec(
         "WA-RES-I-017", "{address} is a folder or a root; {command} takes a file.", {"address", "command"}
@@ -160,7 +160,7 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec(
         "WA-READ-S-007",
         "{count:name matches|names match} {glob} ({scanned:entry|entries} looked at).",
-        {"glob", "matches", "count", "scanned", "truncated", "hint"},
+        {"glob", "matches", "count", "scanned", "truncated", "next_cursor", "hint"},
     ),
     CodeSpec(
         "WA-READ-S-008",
@@ -178,6 +178,7 @@ _WORLD: tuple[CodeSpec, ...] = (
             "syntax",
             "hint",
             "unreached",
+            "next_cursor",
         },
         opaque={"hits", "pattern"},  # lines of files are people's text, like file content
     ),
@@ -225,17 +226,29 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-WRITE-I-004", "An edit needs a non-empty old text.", {"rule"}),
     CodeSpec(
         "WA-READ-S-004",
-        "{count:change|changes} under {root} since HEAD.",
-        {"root", "head", "changes", "count"},
+        "{count:change|changes} under {root} since HEAD (data.changes: those that fit a reply; the rest "
+        "with cursor=data.next_cursor).",
+        {"root", "head", "changes", "count", "next_cursor"},
     ),
-    CodeSpec("WA-READ-S-005", "The changes of {address} since HEAD.", {"address", "diff"}, opaque={"diff"}),
+    CodeSpec(
+        "WA-READ-S-005",
+        "The changes of {address} since HEAD (truncated: cut at a line to fit a reply; read the file whole "
+        "with ck3_read).",
+        {"address", "diff", "truncated"},
+        opaque={"diff"},
+    ),
     CodeSpec(
         "WA-READ-S-006",
-        "The newest {count:commit|commits} of the repository holding {root}.",
-        {"root", "commits", "count"},
+        "The newest {count:commit|commits} of the repository holding {root} (truncated: those that fit a "
+        "reply; ask for more with limit).",
+        {"root", "commits", "count", "truncated"},
         opaque={"commits"},  # messages and authors are people's text, like file content
     ),
-    CodeSpec("WA-WRITE-S-003", "Staged the named files.", {"staged"}),
+    CodeSpec(
+        "WA-WRITE-S-003",
+        "Staged {count:file|files} (data.staged: those that fit a reply).",
+        {"staged", "count"},
+    ),
     CodeSpec(
         "WA-WRITE-S-004", "Committed {sha}.", {"sha", "message", "paths"}, opaque={"message"}
     ),  # the message is a person's text, checked before the commit as content is
@@ -381,8 +394,12 @@ _GOVERNANCE: tuple[CodeSpec, ...] = (
     CodeSpec(
         "EN-WRITE-D-002",
         "{operation} on {address} needs an open contract on {root_category} ({rule}); data.request is the "
-        "call that opens one (fill in intent and work_declaration).",
+        "call that opens one (fill in intent and work_declaration; when data.count is there, it declares "
+        "data.declared of the data.count targets, as many as a reply holds; close lists any undeclared "
+        "change, a page at a time).",
         {*_MUTATION, "required", "root_category", "request"},
+        optional={"count", "declared"},
+        shapes={"declared": COUNT},
     ),
     CodeSpec(
         "EN-WRITE-D-003",
@@ -421,6 +438,7 @@ _SCOPE = {
     "root_category",
     "operations",
     "targets",
+    "target_count",
     "expires_at",
     "baseline_sha",
     "baseline",
@@ -437,8 +455,9 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-002",
-        "Contract {contract_id} is closed; the work matches its declaration.",
-        {"contract_id", "changes", "artifact"},
+        "Contract {contract_id} is closed; the work matches its declaration ({count:change|changes}; "
+        "data.changes: those that fit a reply, the evidence data.artifact: all).",
+        {"contract_id", "changes", "count", "artifact"},
     ),
     CodeSpec("CT-GATE-S-003", "Contract {contract_id} is cancelled.", {"contract_id"}),
     CodeSpec(
@@ -517,8 +536,9 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-I-008",
-        "Carry-over files have outlived three opens: declare them or stash them; see data.required.",
-        {"required", "carry_over"},
+        "{count:carry-over file has|carry-over files have} outlived three opens: declare them or stash "
+        "them; see data.required (those that fit a reply).",
+        {"required", "count", "carry_over"},
         shapes={"required": TEXTS},
     ),
     CodeSpec(
@@ -546,8 +566,12 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-I-010",
-        "Lint findings in the changed files exceed what live LXEs excuse (data.over, data.findings).",
-        {"contract_id", "over", "findings"},
+        "Lint findings in the changed files exceed what live LXEs excuse (data.over: {over_count:rule and "
+        "file|rules and files}; data.findings: a page of {count:finding|findings}, the rest with close's "
+        "cursor).",
+        {"contract_id", "over", "over_count", "findings", "count"},
+        shapes={"over_count": COUNT},
+        optional={"next_cursor"},
     ),
     CodeSpec(
         "CT-GATE-I-011",
@@ -558,7 +582,8 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-010",
-        "NST recorded for contract {contract_id}: {count:symbol|symbols}.",
+        "NST recorded for contract {contract_id}: {count:symbol|symbols} (data.nsts: those that fit a "
+        "reply).",
         {"contract_id", "nsts", "count"},
     ),
     CodeSpec(
@@ -568,8 +593,10 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-012",
-        "The tokens of contract {contract_id}: data.nsts and data.lxes.",
-        {"contract_id", "nsts", "lxes"},
+        "The tokens of contract {contract_id}: {count:NST symbol|NST symbols} and {lxe_count:LXE|LXEs} "
+        "(data.nsts and data.lxes: those that fit a reply).",
+        {"contract_id", "nsts", "lxes", "count", "lxe_count"},
+        shapes={"lxe_count": COUNT},
     ),
     CodeSpec("CT-GATE-E-001", "The history of {root} cannot be read; report the trace id.", {"root"}),
     CodeSpec(

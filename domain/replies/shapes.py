@@ -48,6 +48,7 @@ _CONTRACT = record(
     {
         "operations": TEXTS,
         "targets": items(_SCOPE_TARGET),
+        "target_count": COUNT,
         "expires_at": TEXT,
         "baseline": TEXT,
         "baseline_sha": maybe(TEXT),
@@ -101,6 +102,7 @@ FIELDS: Mapping[str, Shape] = MappingProxyType(
         "expires_at": TEXT,
         # counts and positions
         "count": COUNT,
+        "target_count": COUNT,
         "unnamed": COUNT,
         "unshown": COUNT,
         "total": COUNT,

@@ -12,6 +12,7 @@ from attrs import frozen
 from domain.addresses import canonical
 from domain.ck3 import content_index, key_queries, merge_rules, merged
 from domain.ck3 import definitions as defs
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -46,7 +47,8 @@ class Conflicts(Request):
     )
     kind: str | None = None
     cursor: str | None = None
-    limit: int = key_queries.PAGE
+    limit: int | None = None
+    """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
 
 
 @frozen
@@ -58,7 +60,8 @@ class Mentions(Request):
     )
     key: str
     cursor: str | None = None
-    limit: int = key_queries.PAGE
+    limit: int | None = None
+    """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
 
 
 @frozen
@@ -71,7 +74,8 @@ class Missing(Request):
     language: str
     reference: str = "english"
     cursor: str | None = None
-    limit: int = key_queries.PAGE
+    limit: int | None = None
+    """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
 
 
 def define(session: Session, services: Services, request: Define) -> Reply:
@@ -112,9 +116,11 @@ def conflicts(session: Session, services: Services, request: Conflicts) -> Reply
         rows = key_queries.conflicts(playset, request.kind)
     except PortError:
         return _unavailable()
-    shown, cursor = key_queries.page(list(rows), request.cursor, request.limit)
+    shown, cursor = key_queries.page(
+        list(rows), request.cursor, request.limit, _space(services, request.limit)
+    )
     data = _paged(shown, cursor, len(rows), pending) | {"conflicts": shown}
-    data["rules"] = [rule.summary() for rule in (merged.SAME_PATH, *merge_rules.RULES)]
+    data["rules"] = _rules()
     return ReplyBuilder().success("WA-READ-S-013", data)
 
 
@@ -131,7 +137,7 @@ def mentions(session: Session, services: Services, request: Mentions) -> Reply:
         return _unavailable()
     labels = {source.folder: source.label for source in playset.found}
     rows: list[object] = [{"source": labels[s], "path": p, "line": line} for s, p, line in found]
-    shown, cursor = key_queries.page(rows, request.cursor, request.limit)
+    shown, cursor = key_queries.page(rows, request.cursor, request.limit, _space(services, request.limit))
     data = _paged(shown, cursor, len(rows), pending) | {"key": request.key, "files": shown}
     return ReplyBuilder().success("WA-READ-S-014", data)
 
@@ -147,7 +153,7 @@ def missing(session: Session, services: Services, request: Missing) -> Reply:
         keys: list[object] = list(key_queries.missing(playset, request.language, request.reference))
     except PortError:
         return _unavailable()
-    shown, cursor = key_queries.page(keys, request.cursor, request.limit)
+    shown, cursor = key_queries.page(keys, request.cursor, request.limit, _space(services, request.limit))
     data = _paged(shown, cursor, len(keys), pending)
     data |= {"language": request.language, "reference": request.reference, "keys": shown}
     return ReplyBuilder().success("WA-READ-S-015", data)
@@ -184,9 +190,20 @@ def _kinds_of(services: Services, session: Session, key: str) -> list[str | None
     return [*sorted(known)] or [None]
 
 
-def _page_arguments(cursor: str | None, limit: int) -> Reply | None:
+def _rules() -> list[object]:
+    """The merge rules a conflicts page names beside its rows."""
+    return [rule.summary() for rule in (merged.SAME_PATH, *merge_rules.RULES)]
+
+
+def _space(services: Services, limit: int | None) -> int:
+    """The bytes a page's rows may take: what the reply budget leaves (the rules listed beside them
+    included), or the hard cap when the call asked for a number of rows."""
+    return budget.room(services.budget, _rules()) if limit is None else key_queries.PAGE_BYTES
+
+
+def _page_arguments(cursor: str | None, limit: int | None) -> Reply | None:
     problems = []
-    if not 1 <= limit <= key_queries.MAX_PAGE:
+    if limit is not None and not 1 <= limit <= key_queries.MAX_PAGE:
         problems.append({"field": "limit", "problem": f"must be from 1 to {key_queries.MAX_PAGE}"})
     if cursor is not None and not cursor.isdigit():
         problems.append({"field": "cursor", "problem": "give the next_cursor of the page before"})

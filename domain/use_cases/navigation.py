@@ -79,6 +79,7 @@ class Tree(Request):
         number("depth", "folder levels to descend (3)", high=MAX_DEPTH),
         flag("include_ignored", IGNORED),
         number("limit", "folders (what fits)", high=TREE_CAP),
+        text("cursor", "next_cursor of the page before"),
     )
     path: str | None
     depth: int = 3
@@ -86,6 +87,8 @@ class Tree(Request):
     include_ignored: bool = False
     limit: int | None = None
     """The most folders (up to TREE_CAP); None: what fits the reply budget."""
+    cursor: str | None = None
+    """The next_cursor of the window before: the folders already shown are skipped."""
 
 
 def pwd(session: Session, _: Services, __: Pwd) -> Reply:
@@ -155,20 +158,19 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
 
 def tree(session: Session, services: Services, request: Tree) -> Reply:
     """Visible folders below a folder, `depth` levels down, depth-first, capped at TREE_CAP."""
-    if not 1 <= request.depth <= MAX_DEPTH:
-        return _invalid("depth", f"must be from 1 to {MAX_DEPTH}")
-    if request.limit is not None and not 1 <= request.limit <= TREE_CAP:
-        return _invalid("limit", f"must be from 1 to {TREE_CAP}")
-    opened = _folder(session, request.path)
+    skipped = budget.position(request.cursor)
+    opened = _tree_problem(request, skipped) or _folder(session, request.path)
     if isinstance(opened, Reply):
         return opened
+    skipped = skipped or 0  # a cursor no window gave is a problem, answered above
     folders: list[str] = []
+    passing = budget.Passing(skipped)
     skip = skip_for(session, services, opened, include_ignored=request.include_ignored)
     walk = session.world.walk_dirs(
         opened, request.depth, skip
     )  # a generator: closed below, releasing descriptors
     try:
-        for address in walk:
+        for address in filter(lambda _: passing.past(), walk):  # a later window passes the rows shown
             if len(folders) == TREE_CAP:
                 break
             folders.append(address)
@@ -189,9 +191,20 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
             "directories": folders,
             "count": len(folders),
             "truncated": truncated,
+            "next_cursor": str(skipped + len(folders)) if truncated else None,
             "hint": _hint(truncated),
         },
     )
+
+
+def _tree_problem(request: Tree, skipped: int | None) -> Reply | None:
+    if not 1 <= request.depth <= MAX_DEPTH:
+        return _invalid("depth", f"must be from 1 to {MAX_DEPTH}")
+    if request.limit is not None and not 1 <= request.limit <= TREE_CAP:
+        return _invalid("limit", f"must be from 1 to {TREE_CAP}")
+    if skipped is None:
+        return _invalid("cursor", "must be the next_cursor of a tree before")
+    return None
 
 
 def _relative(folder: str, address: str) -> str:
@@ -227,7 +240,8 @@ def _invalid(name: str, problem: str) -> Reply:
 
 def _hint(truncated: bool) -> str | None:  # noqa: FBT001 - a plain flag from the caller's own count
     return (
-        "The result reached its cap or the reply budget: list a narrower folder or lower depth."
+        "The result reached its cap or the reply budget: call again with cursor=next_cursor, or list a "
+        "narrower folder or lower depth."
         if truncated
         else None
     )

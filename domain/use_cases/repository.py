@@ -20,6 +20,7 @@ from domain.contracts.lifecycle import active_contract
 from domain.contracts.reconciliation import visible_changes
 from domain.failures import history_failure, port_failure
 from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -33,14 +34,21 @@ from ports.history import Change
 
 AUTHOR: Final = "ck3raven agent <agent@ck3raven>"
 IN_REPOSITORY: Final = "an address in the repository (ROOT_REPO)"
+LOG_LIMIT: Final = 20
+"""The commits a log shows when the call names no limit."""
 
 
 @frozen
 class GitStatus(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", IN_REPOSITORY),)
+    ARGS: ClassVar[tuple[Arg, ...]] = (
+        text("path", IN_REPOSITORY),
+        text("cursor", "next_cursor of the status before"),
+    )
     path: str = "ROOT_REPO"
     """A root, or any visible address: the repository holding it is the one read."""
+    cursor: str | None = None
+    """The next_cursor of the status before: the changes it showed are passed over."""
 
 
 @frozen
@@ -58,7 +66,8 @@ class GitLog(Request):
         number("limit", "newest commits (20)", high=200),
     )
     path: str = "ROOT_REPO"
-    limit: int = 20
+    limit: int | None = None
+    """The newest commits; None: LOG_LIMIT, and only those that fit the reply budget."""
 
 
 @frozen
@@ -92,7 +101,12 @@ class Repository:
 
 
 def status(session: Session, services: Services, request: GitStatus) -> Reply:
-    """Every change of the working tree against HEAD under a root, as canonical addresses."""
+    """Every change of the working tree against HEAD under a root, as canonical addresses: counted in
+    full, those that fit the reply budget shown, from the call's cursor on."""
+    start = budget.position(request.cursor)
+    if start is None:
+        problem = "cursor is the next_cursor of an earlier status"
+        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "cursor", "problem": problem}]})
     repo = _repository(session, services, request.path)
     if isinstance(repo, Reply):
         return repo
@@ -102,8 +116,10 @@ def status(session: Session, services: Services, request: GitStatus) -> Reply:
     except PortError:
         return history_failure(repo.root)
     entries = visible_changes(session.world, repo.root, changes)
+    end = start + budget.rows_fitting(entries[start:], budget.room(services.budget, repo.root, head))
+    data = {"root": repo.root, "head": head, "changes": entries[start:end], "count": len(entries)}
     return ReplyBuilder().success(
-        "WA-READ-S-004", {"root": repo.root, "head": head, "changes": entries, "count": len(entries)}
+        "WA-READ-S-004", {**data, "next_cursor": str(end) if end < len(entries) else None}
     )
 
 
@@ -127,10 +143,15 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
         old = services.history.content_at(root, head, target.parts) if head else None
     except PortError:
         return history_failure(root)
-    lines = difflib.unified_diff(
-        _lines(old), _lines(new), fromfile=f"HEAD:{ref.address}", tofile=ref.address, lineterm=""
+    lines = list(
+        difflib.unified_diff(
+            _lines(old), _lines(new), fromfile=f"HEAD:{ref.address}", tofile=ref.address, lineterm=""
+        )
     )
-    return ReplyBuilder().success("WA-READ-S-005", {"address": ref.address, "diff": "\n".join(lines)})
+    # cut at a line to fit the reply budget; the whole file is read with ck3_read
+    shown = lines[: budget.text_fitting(lines, budget.room(services.budget, ref.address, ref.address))]
+    data = {"address": ref.address, "diff": "\n".join(shown), "truncated": len(shown) < len(lines)}
+    return ReplyBuilder().success("WA-READ-S-005", data)
 
 
 def log(session: Session, services: Services, request: GitLog) -> Reply:
@@ -141,11 +162,14 @@ def log(session: Session, services: Services, request: GitLog) -> Reply:
     try:
         if services.history.head(repo.root, repo.folder) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.path})
-        commits = services.history.log(repo.root, request.limit, repo.folder)
+        commits = services.history.log(repo.root, request.limit or LOG_LIMIT, repo.folder)
     except PortError:
         return history_failure(repo.root)
     rows = [{"sha": c.sha, "message": c.message, "author": c.author, "time": c.time} for c in commits]
-    return ReplyBuilder().success("WA-READ-S-006", {"root": repo.root, "commits": rows, "count": len(rows)})
+    if request.limit is None:  # the call did not ask: the newest that fit the budget
+        rows = rows[: budget.rows_fitting(rows, budget.room(services.budget, repo.root))]
+    data = {"root": repo.root, "commits": rows, "count": len(rows)}
+    return ReplyBuilder().success("WA-READ-S-006", {**data, "truncated": len(rows) < len(commits)})
 
 
 def add(session: Session, services: Services, request: GitAdd) -> Reply:
@@ -170,7 +194,9 @@ def add(session: Session, services: Services, request: GitAdd) -> Reply:
         services.history.stage(repo.root, files, repo.folder)
     except PortError:
         return history_failure(targets[0].root.value)
-    return ReplyBuilder().success("WA-WRITE-S-003", {"staged": [ref.address for ref, _ in staged]})
+    addresses = [ref.address for ref, _ in staged]
+    shown = addresses[: budget.rows_fitting(addresses, budget.room(services.budget))]
+    return ReplyBuilder().success("WA-WRITE-S-003", {"staged": shown, "count": len(addresses)})
 
 
 def _governed_contents(
@@ -188,7 +214,10 @@ def _governed_contents(
         kind = _kind_since_head(services, target.root.value, target.parts, exists=ref.kind is not None)
         refs.append(ref)
         targets.append((target, kind))
-    refusal = enforce_each(session.mode, Operation.WRITE, targets, contract)
+    # the ready call of a refusal holds what fits half the reply (the refusal also names the first target)
+    refusal = enforce_each(
+        session.mode, Operation.WRITE, targets, contract, budget.room(services.budget) // 2
+    )
     if refusal is not None:
         return refusal
     staged: list[tuple[VisibilityRef, bytes | None]] = []

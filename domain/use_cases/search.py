@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import ClassVar, Final
 
-from attrs import define, frozen
+from attrs import Factory, define, frozen
 
 from domain.failures import port_failure
 from domain.globs import Glob, compile_glob
@@ -57,9 +57,10 @@ MAX_SECONDS: Final = 120
 HINTS: Final = {
     "max_seconds": f"The search stopped at its time budget: search under a folder or with a glob, or raise "
     f"max_seconds (up to {MAX_SECONDS}).",
-    "limit": "Narrow the pattern or the folder searched; limit caps the lines.",
-    "budget": "The lines shown fill the reply budget: narrow the pattern, the folder or the glob, or ask for "
-    "more with limit.",
+    "limit": "More lines follow: call again with cursor=next_cursor, or narrow the pattern or the folder "
+    "searched; limit caps the lines.",
+    "budget": "The lines shown fill the reply budget: call again with cursor=next_cursor, narrow the "
+    "pattern, the folder or the glob, or ask for more with limit.",
     "max_files": "Search under a folder or with a glob; max_files caps the files read.",
     "max_bytes": "Search under a folder or with a glob; max_bytes caps the bytes read.",
 }
@@ -80,6 +81,7 @@ class SearchNames(Request):
         text("glob", "the glob to match", required=True),
         *_SCOPE,
         number("limit", "matches (500)", high=LIMIT_CAP),
+        text("cursor", "next_cursor of the search before"),
     )
     glob: str
     path: str | None = None
@@ -87,6 +89,8 @@ class SearchNames(Request):
     ignore_case: bool = False
     limit: int | None = None
     """The most matches; None: NAMES_LIMIT, and only what fits the reply budget."""
+    cursor: str | None = None
+    """The next_cursor of the window before: the matches already shown are skipped."""
 
 
 @frozen
@@ -103,6 +107,7 @@ class SearchContents(Request):
         number("max_files", "files read (20000)", high=200_000),
         number("max_bytes", "bytes read", high=2**31),
         number("max_seconds", "time budget in seconds (2)", high=120),
+        text("cursor", "next_cursor of the search before"),
     )
     pattern: str
     regex: bool = False
@@ -115,6 +120,8 @@ class SearchContents(Request):
     """The most lines; None: HITS_LIMIT, and only what fits the reply budget."""
     max_bytes: int = 256 * 1024 * 1024
     max_seconds: int = SECONDS
+    cursor: str | None = None
+    """The next_cursor of the window before: the lines already shown are skipped."""
 
 
 def names(session: Session, services: Services, request: SearchNames) -> Reply:
@@ -122,16 +129,18 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
     glob = _glob(request.glob, ignore_case=request.ignore_case)
     if isinstance(glob, Reply):
         return glob
-    bases = _bases(session, request.path)
+    bases = _bases(session, request.path, request.cursor)
     if isinstance(bases, Reply):
         return bases
     matches: list[FrozenMap] = []
     scanned = [0]
+    passing = budget.Passing(budget.position(request.cursor) or 0)
     for base in bases:
         walk = session.world.walk(base, MAX_DEPTH, _matching(session, services, base, request, glob, scanned))
         try:
             for found in walk:  # files come only when they match: folders always, to be descended
-                if found.kind != "dir" or glob.matches(found.parts):
+                # a later window passes over the matches shown before
+                if (found.kind != "dir" or glob.matches(found.parts)) and passing.past():
                     if len(matches) == (request.limit or NAMES_LIMIT):
                         return _names_reply(services, request, matches, scanned[0], truncated=True)
                     matches.append(FrozenMap(address=found.address, kind=found.kind))
@@ -179,7 +188,9 @@ def _names_reply(
             "count": len(matches),
             "scanned": scanned,
             "truncated": truncated,
-            "hint": "Narrow the glob or search under a folder; limit caps the matches."
+            "next_cursor": str((budget.position(request.cursor) or 0) + len(matches)) if truncated else None,
+            "hint": "More match: call again with cursor=next_cursor, or narrow the glob or search under a "
+            "folder; limit caps the matches."
             if truncated
             else None,
         },
@@ -199,6 +210,8 @@ class _ContentSearch:
     counts: dict[str, int]
     share: tuple[int, int] = (0, 0)
     """How many files and bytes (counted from the search's start) the source being walked may reach."""
+    passing: budget.Passing = Factory(lambda: budget.Passing(0))
+    """The hits an earlier window showed (the call's cursor): found again, and passed over."""
 
     def begin(self, sources_left: int) -> None:
         """Give the next source its share of what is left of the file and byte caps (a source that used
@@ -255,6 +268,8 @@ class _ContentSearch:
         for hit in hits(text, self.matcher, self.over):
             if hit is None:
                 return "max_seconds"
+            if not self.passing.past():  # shown by an earlier window
+                continue
             if len(self.hits) == (request.limit or HITS_LIMIT):
                 return "limit"
             if not matched:
@@ -291,12 +306,13 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
     glob = _glob(request.glob, ignore_case=request.ignore_case) if request.glob is not None else None
     if isinstance(glob, Reply):
         return glob
-    bases = _bases(session, request.path)
+    bases = _bases(session, request.path, request.cursor)
     if isinstance(bases, Reply):
         return bases
     kinds = ("files", "files_matched", "bytes", "binary", "large", "unreadable")
     over = _budget(services, request.max_seconds)
     run = _ContentSearch(session, request, matcher, over, [], dict.fromkeys(kinds, 0))
+    run.passing = budget.Passing(budget.position(request.cursor) or 0)
     cap: str | None = None
     unreached: list[str] = []
     for index, base in enumerate(bases):
@@ -340,6 +356,10 @@ def _contents_reply(services: Services, run: _ContentSearch, cap: str | None, un
             "cap": cap,
             "hint": HINTS.get(cap) if cap is not None else None,
             "unreached": unreached,
+            # only a cut at the lines' count goes on by cursor: a cap of time or reading would cut it again
+            "next_cursor": str((budget.position(request.cursor) or 0) + len(hits))
+            if cap in {"limit", "budget"}
+            else None,
         },
     )
 
@@ -370,8 +390,11 @@ def _glob(pattern: str, *, ignore_case: bool) -> Glob | Reply:
         return _invalid("glob", str(exc))
 
 
-def _bases(session: Session, under: str | None) -> list[VisibilityRef] | Reply:
-    """The folders to walk: the one `under` names (the call's `path`), or every place of the world."""
+def _bases(session: Session, under: str | None, cursor: str | None) -> list[VisibilityRef] | Reply:
+    """The folders to walk: the one `under` names (the call's `path`), or every place of the world; an
+    Invalid for a cursor no window gave."""
+    if budget.position(cursor) is None:
+        return _invalid("cursor", "must be the next_cursor of the same search before")
     world = session.world
     if under is not None:
         reply, ref = world.resolve(under, session.home)

@@ -19,6 +19,7 @@ from domain.compliance.tokens import EVERY_SYMBOL
 from domain.contracts.lifecycle import own
 from domain.policy import approvals
 from domain.policy.approvals import State
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -122,8 +123,9 @@ def declare_nst(session: Session, services: Services, request: DeclareNst) -> Re
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
     rows = [{"name": n.name, "address": n.address, "reason": n.reason} for n in every]
+    shown = rows[: budget.rows_fitting(rows, budget.room(services.budget))]  # all of them are in the evidence
     return ReplyBuilder().success(
-        "CT-GATE-S-010", {"contract_id": record.contract_id, "nsts": rows, "count": len(rows)}
+        "CT-GATE-S-010", {"contract_id": record.contract_id, "nsts": shown, "count": len(rows)}
     )
 
 
@@ -253,9 +255,10 @@ def list_tokens(session: Session, services: Services, request: ListTokens) -> Re
         lxes = [lxe.body() for lxe in closeout.live_lxes(services, record, set(ids))]
     except PortError:
         return ReplyBuilder().error("WA-IO-E-001", {"address": f"{record.root_category}:/policy/tokens"})
-    return ReplyBuilder().success(
-        "CT-GATE-S-012", {"contract_id": record.contract_id, "nsts": nsts, "lxes": lxes}
-    )
+    half = budget.room(services.budget) // 2  # each list counted in full, shown as far as half a reply holds
+    data = {"contract_id": record.contract_id, "count": len(nsts), "lxe_count": len(lxes)}
+    data |= {"nsts": nsts[: budget.rows_fitting(nsts, half)], "lxes": lxes[: budget.rows_fitting(lxes, half)]}
+    return ReplyBuilder().success("CT-GATE-S-012", data)
 
 
 def _nst_problems(request: DeclareNst) -> list[dict[str, str]]:

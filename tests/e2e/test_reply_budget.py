@@ -143,3 +143,52 @@ async def test_a_tree_that_asks_for_more_folders_gets_them_past_the_budget(big: 
 
     assert size > 32 * 1024
     assert (env["data"]["count"], env["data"]["truncated"]) == (1500, False)
+
+
+async def _pages(client: Client, tool: str, args: dict[str, Any], rows: str) -> tuple[list[Any], list[int]]:
+    """Every row of a search or tree, window after window by next_cursor, and each window's bytes."""
+    seen: list[Any] = []
+    sizes: list[int] = []
+    cursor = None
+    while True:
+        result = await client.call_tool(
+            tool, args | ({"cursor": cursor} if cursor else {}), raise_on_error=False
+        )
+        env = result.structured_content
+        assert env["reply_type"] == "S", env
+        sizes.append(len(result.content[0].text.encode("utf-8")))
+        seen += env["data"][rows]
+        cursor = env["data"]["next_cursor"]
+        if cursor is None:
+            return seen, sizes
+
+
+async def test_searches_and_trees_cut_by_the_budget_go_on_by_cursor_to_the_last_row(big: Settings):
+    async with Client(build(big)) as client:
+        names, name_sizes = await _pages(
+            client, "ck3_search", {"command": "names", "glob": "many/*.txt"}, "matches"
+        )
+        hits, hit_sizes = await _pages(
+            client, "ck3_search", {"command": "contents", "pattern": "needle", "glob": "many/*.txt"}, "hits"
+        )
+        folders, tree_sizes = await _pages(
+            client, "ck3_dir", {"command": "tree", "path": "tree", "depth": 1}, "directories"
+        )
+
+    assert max(name_sizes + hit_sizes + tree_sizes) <= 32 * 1024
+    assert min(len(name_sizes), len(hit_sizes), len(tree_sizes)) > 1
+    assert len({m["address"] for m in names}) == len(names) == 1500
+    assert len({(h["address"], h["line"]) for h in hits}) == len(hits) == 1500
+    assert len(set(folders)) == len(folders) == 1500
+
+
+async def test_a_cursor_that_no_window_gave_is_invalid(big: Settings):
+    answered = await _calls(
+        big,
+        [
+            ("ck3_search", {"command": "names", "glob": "*.txt", "cursor": "/etc/passwd"}),
+            ("ck3_dir", {"command": "tree", "cursor": "-1"}),
+        ],
+    )
+
+    assert [env["reply_type"] for _, env in answered] == ["I", "I"]

@@ -40,6 +40,6 @@ def test_a_request_made_from_a_calls_arguments_keeps_its_defaults_for_those_not_
     log = ROUTES["ck3_git"]["log"]
     diff = ROUTES["ck3_git"]["diff"]
 
-    assert log.request("log", {}) == repository.GitLog("ROOT_REPO", 20)
+    assert log.request("log", {}) == repository.GitLog("ROOT_REPO")  # limit: its default
     assert log.request("log", {"limit": 3}) == repository.GitLog("ROOT_REPO", 3)
     assert diff.request("diff", {}) == repository.GitDiff(None)

@@ -1,0 +1,200 @@
+"""No reply exceeds the operator's budget unless the call asked for more (SPEC §16): every tool's commands,
+driven on a world far bigger than a small budget (`[replies] budget_kib = 4`), answer envelopes of at most
+4 KiB, whatever their outcome."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from attrs import evolve
+from dulwich import porcelain
+from fastmcp import Client
+
+from app.bootstrap import build
+from app.config import Settings
+from domain.vocabulary import RootCategory
+from tests.e2e.test_content_index import index_world, write
+
+pytestmark = pytest.mark.anyio
+BUDGET = 4 * 1024
+MANY = 300
+
+
+def _big(settings: Settings) -> Settings:
+    """The repository grown past the budget every way a reply could grow: a long file, many files and
+    folders, long commit messages, a large change to a committed file, many untracked files."""
+    repo = settings.roots[RootCategory.ROOT_REPO]
+    for n in range(25):
+        (repo / "src" / "a.py").write_text(f"a = {n}\n", encoding="utf-8")
+        porcelain.add(str(repo), paths=[str(repo / "src" / "a.py")])
+        message = f"change {n}: " + "a long commit message that says a great deal " * 12
+        porcelain.commit(str(repo), message=message.encode(), author=b"T <t@x>", committer=b"T <t@x>")
+    (repo / "src" / "a.py").write_text("".join(f"value_{n} = {n}\n" for n in range(2000)), encoding="utf-8")
+    (repo / "long.txt").write_text(
+        "".join(f"line {n:05} of a long file\n" for n in range(3000)), encoding="utf-8"
+    )
+    (repo / "many").mkdir()
+    for n in range(MANY):
+        (repo / "many" / f"file_{n:04}_with_a_longer_name.txt").write_text(f"needle {n}\n", encoding="utf-8")
+        (repo / "tree" / f"folder_{n:04}_with_a_longer_name").mkdir(parents=True)
+    return evolve(settings, budget_kib=4)
+
+
+def _targets() -> list[dict[str, str]]:
+    return [{"path": f"many/file_{n:04}_with_a_longer_name.txt", "edit_kind": "modify"} for n in range(MANY)]
+
+
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("ck3_dir", {"command": "pwd"}),
+    ("ck3_dir", {"command": "list", "path": "many"}),
+    ("ck3_dir", {"command": "tree", "path": "tree"}),
+    ("ck3_read", {"path": "long.txt"}),
+    ("ck3_search", {"command": "names", "glob": "*.txt"}),
+    ("ck3_search", {"command": "contents", "pattern": "needle"}),
+    ("ck3_git", {"command": "status"}),
+    ("ck3_git", {"command": "diff", "path": "src/a.py"}),
+    ("ck3_git", {"command": "log"}),
+    ("ck3_mode", {"command": "status"}),
+    ("ck3_playset", {"command": "list"}),
+    ("ck3_playset", {"command": "show"}),
+    ("ck3_commit", {"command": "add", "paths": [t["path"] for t in _targets()]}),
+    (
+        "ck3_contract",
+        {
+            "command": "open",
+            "root_category": "ROOT_REPO",
+            "intent": "Touch many files",
+            "work_declaration": "Append a line to each file",
+            "operations": ["WRITE"],
+            "targets": _targets(),
+        },
+    ),
+    ("ck3_contract", {"command": "status"}),
+    ("ck3_contract", {"command": "list"}),
+    ("ck3_commit", {"command": "add", "paths": [t["path"] for t in _targets()]}),
+    ("ck3_token", {"command": "list"}),
+    ("ck3_file", {"command": "edit", "path": "long.txt", "old_string": "line", "new_string": "LINE"}),
+    (
+        "ck3_file",
+        {"command": "write", "path": "many/file_0000_with_a_longer_name.txt", "content": "x\n" * 5000},
+    ),
+    (
+        "ck3_token",
+        {
+            "command": "nst",
+            "symbols": [{"name": f"symbol_{n:04}", "path": "src/a.py"} for n in range(MANY)],
+            "reason": "many",
+        },
+    ),
+    ("ck3_token", {"command": "list"}),
+    ("ck3_contract", {"command": "renew"}),
+    ("ck3_contract", {"command": "revert", "dry_run": True}),
+    ("ck3_contract", {"command": "close"}),
+    ("ck3_contract", {"command": "list"}),
+    ("ck3_contract", {"command": "cancel"}),
+    ("ck3_mode", {"command": "cd", "root_category": "ROOT_CK3RAVEN_DATA"}),
+]
+
+
+async def test_no_reply_of_any_tool_exceeds_a_small_budget_on_a_big_world(git_settings: Settings):
+    settings = _big(git_settings)
+    over = []
+    async with Client(build(settings)) as client:
+        for tool, args in CALLS:
+            result = await client.call_tool(tool, args, raise_on_error=False)
+            envelope = result.structured_content
+            size = len(json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode())
+            if size > BUDGET:
+                over.append((tool, args.get("command"), envelope["code"], size))
+
+    assert over == [], json.dumps(over)
+
+
+async def test_git_status_pages_its_changes_and_log_and_diff_are_cut_to_fit(git_settings: Settings):
+    settings = _big(git_settings)
+    changes: list[str] = []
+    sizes = []
+    async with Client(build(settings)) as client:
+        cursor = None
+        while True:
+            args = {"command": "status"} | ({"cursor": cursor} if cursor else {})
+            env = (await client.call_tool("ck3_git", args, raise_on_error=False)).structured_content
+            sizes.append(len(json.dumps(env, separators=(",", ":")).encode()))
+            changes += [change["address"] for change in env["data"]["changes"]]
+            cursor = env["data"]["next_cursor"]
+            if cursor is None:
+                break
+        diff = (await client.call_tool("ck3_git", {"command": "diff", "path": "src/a.py"})).structured_content
+        log = (await client.call_tool("ck3_git", {"command": "log"})).structured_content
+        asked = (await client.call_tool("ck3_git", {"command": "log", "limit": 25})).structured_content
+
+    assert max(sizes) <= BUDGET
+    assert len(sizes) > 1
+    assert len(set(changes)) == len(changes) == env["data"]["count"] > MANY
+    assert (diff["data"]["truncated"], diff["data"]["diff"].startswith("--- HEAD:")) == (True, True)
+    assert (log["data"]["truncated"], asked["data"]["count"]) == (True, 25)
+
+
+def _big_playset(base: Path) -> Settings:
+    """The content index's world grown past the budget: a key mentioned by many files, many keys both mods
+    define, many English keys with no French."""
+    settings = index_world(base)
+    game, steam = settings.roots[RootCategory.ROOT_GAME], settings.roots[RootCategory.ROOT_STEAM]
+    for n in range(MANY):
+        write(game / f"events/many_{n:04}_events.txt", "e = {\n\ttrigger = { has_trait = brave }\n}\n")
+    traits = "".join(f"trait_number_{n:04} = {{\n}}\n" for n in range(MANY))
+    write(game / "common/traits/10_many_traits.txt", f"\ufeff{traits}")
+    write(steam / "1" / "common/traits/10_many_traits.txt", f"\ufeff{traits}")
+    english = "".join(f' key_number_{n:04}:0 "Text"\n' for n in range(MANY))
+    write(game / "localization/english/many_l_english.yml", f"\ufeffl_english:\n{english}")
+    return evolve(settings, budget_kib=4)
+
+
+PLAYSET_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("ck3_playset", {"command": "list"}),
+    ("ck3_playset", {"command": "show"}),
+    ("ck3_playset", {"command": "which", "path": "common/traits/10_many_traits.txt"}),
+    ("ck3_playset", {"command": "overrides"}),
+    ("ck3_playset", {"command": "index"}),
+    ("ck3_playset", {"command": "define", "key": "brave"}),
+    ("ck3_playset", {"command": "conflicts"}),
+    ("ck3_playset", {"command": "mentions", "key": "brave"}),
+    ("ck3_playset", {"command": "missing", "language": "french"}),
+    ("ck3_dir", {"command": "tree", "path": "ROOT_GAME:/", "depth": 5}),
+    ("ck3_dir", {"command": "list", "path": "ROOT_GAME:/events"}),
+    ("ck3_search", {"command": "names", "glob": "*.txt"}),
+    ("ck3_search", {"command": "contents", "pattern": "brave"}),
+    ("ck3_read", {"path": "ROOT_GAME:/common/traits/10_many_traits.txt"}),
+    ("ck3_file", {"command": "write", "path": "ROOT_GAME:/common/traits/10_many_traits.txt", "content": "x"}),
+    ("ck3_file", {"command": "delete", "path": "ROOT_GAME:/events/many_0000_events.txt"}),
+    ("ck3_mode", {"command": "status"}),
+]
+
+
+async def test_no_playset_or_content_index_reply_exceeds_a_small_budget(tmp_path: Path):
+    over = []
+    async with Client(build(_big_playset(tmp_path))) as client:
+        for tool, args in PLAYSET_CALLS:
+            envelope = (await client.call_tool(tool, args, raise_on_error=False)).structured_content
+            size = len(json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode())
+            if size > BUDGET:
+                over.append((tool, args.get("command"), envelope["code"], size))
+
+    assert over == [], json.dumps(over)
+
+
+async def test_mentions_past_the_budget_page_by_cursor_to_the_last(tmp_path: Path):
+    files: list[tuple[str, int]] = []
+    async with Client(build(_big_playset(tmp_path))) as client:
+        cursor = None
+        while True:
+            args = {"command": "mentions", "key": "brave"} | ({"cursor": cursor} if cursor else {})
+            envelope = (await client.call_tool("ck3_playset", args)).structured_content
+            assert len(json.dumps(envelope, separators=(",", ":")).encode()) <= BUDGET
+            files += [(f["path"], f["line"]) for f in envelope["data"]["files"]]
+            cursor = envelope["data"]["next_cursor"]
+            if cursor is None:
+                break
+
+    assert len(set(files)) == len(files) == envelope["data"]["total"] > MANY
