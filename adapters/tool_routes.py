@@ -163,9 +163,7 @@ PLAYSET: Final = {
     "mentions": _route(content_queries.Mentions),
     "missing": _route(
         content_queries.Missing,
-        lambda a: content_queries.Missing(
-            a["language"], "english", a.get("cursor"), a.get("limit")
-        ),
+        lambda a: content_queries.Missing(a["language"], "english", a.get("cursor"), a.get("limit")),
     ),
     "index": _route(content_queries.Status),
 }
