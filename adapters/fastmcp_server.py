@@ -3,9 +3,15 @@ domain's handlers, every call answered as a `ReplyResult` the `ReplyMiddleware` 
 envelope. A `read_only` server lists the read and session tools only: no tool it offers changes a file.
 """
 
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Final
+
+import anyio.to_thread
 from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
 
+from adapters.after_reply import AfterReply
 from adapters.call_facts import ServerCalls
 from adapters.elicitation import Elicitor
 from adapters.mcp_dispatch import Dispatcher, HumanLoop, Routes
@@ -45,8 +51,11 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
     """A FastMCP server exposing the ck3raven tools over `core`, guarded by the reply middleware; `auth`
     guards its HTTP transport; `read_only` leaves out every tool that can change a file; `calls` numbers
     its calls for the audit (the server id the log's anchors name)."""
+    names = READ_TOOLS + SESSION_TOOLS + (() if read_only else MUTATION_TOOLS)
+    middleware = ReplyMiddleware(gate, frozenset(names), core.services.audit, calls)
     server = FastMCP(
         "ck3raven",
+        lifespan=_settling(middleware.after_reply),
         auth=auth,
         instructions=INSTRUCTIONS,
         version=version,
@@ -54,8 +63,7 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
         mask_error_details=True,
         on_duplicate="error",
     )
-    names = READ_TOOLS + SESSION_TOOLS + (() if read_only else MUTATION_TOOLS)
-    server.add_middleware(ReplyMiddleware(gate, frozenset(names), core.services.audit, calls))
+    server.add_middleware(middleware)
     dispatcher = Dispatcher(core, routes)
     loop = HumanLoop(
         dispatcher, Elicitor(lambda approval_id, approve: core.decide_approval(approval_id, approve=approve))
@@ -67,6 +75,24 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
         add_token_tool(server, loop)
     _serve_only_tools(server)
     return server
+
+
+SETTLE_SECONDS: Final = 10.0
+"""How long a stopping server waits for the rows and log lines of replies already made."""
+
+
+def _settling(after_reply: AfterReply) -> Callable[[FastMCP], AbstractAsyncContextManager[dict[str, Any]]]:
+    """The server's lifespan: when it ends (end of input, shutdown, an in-memory client leaving), what the
+    replies made left to write is written first."""
+
+    @asynccontextmanager
+    async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            await anyio.to_thread.run_sync(after_reply.settle, SETTLE_SECONDS)
+
+    return lifespan
 
 
 _UNSERVED = ("prompts/", "resources/")

@@ -9,6 +9,7 @@ read tools change nothing (read-only, idempotent); session tools change only the
 files (destructive). A `read_only` server lists the read and session tools only.
 """
 
+import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -55,8 +56,15 @@ def _tool(server: FastMCP, annotations: dict[str, bool]) -> Callable[[Callable[.
         name = shim.__name__
         shim.__signature__, shim.__annotations__ = signature(name, shim.__annotations__["return"])  # type: ignore[attr-defined]
         hints = ToolAnnotations.model_validate(annotations)
+        # The docstring is the description as it stands: given outright, so FastMCP does not load a
+        # docstring parser (griffe) at start-up to look for sections the shims never have.
+        description, shim.__doc__ = inspect.getdoc(shim), None
         tool = FunctionTool.from_function(
-            shim, output_schema=output_schema(name), annotations=hints, run_in_thread=True
+            shim,
+            description=description,
+            output_schema=output_schema(name),
+            annotations=hints,
+            run_in_thread=True,
         )
         listed = input_schema(name)
         if _bare(tool.parameters) != _bare(listed):

@@ -6,8 +6,10 @@ not Replies, and runs the leak gate over the whole envelope before anything leav
 writes the call's audit row: what the reply says, never the arguments' contents; an audit store that fails
 is logged and never changes the reply (the work it describes has happened, and its own row, written before
 it happened, holds). Each call is numbered as it arrives, so a row that never reached the store is a gap.
+The row and the call's log line are written after the reply is on its way (`adapters.after_reply`).
 """
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -16,7 +18,6 @@ from time import perf_counter
 from typing import Any
 from uuid import uuid4
 
-import anyio.to_thread
 import structlog
 from fastmcp.exceptions import NotFoundError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
@@ -25,6 +26,7 @@ from mcp.types import CallToolRequestParams, TextContent
 from pydantic import PrivateAttr
 from pydantic import ValidationError as PydanticValidationError
 
+from adapters.after_reply import AfterReply
 from adapters.call_facts import CALL, ServerCalls, client_name
 from adapters.output_schemas import codes_of
 from adapters.wire import Envelope, envelope_of, envelope_text
@@ -71,6 +73,7 @@ class ReplyMiddleware(Middleware):
         self._tool_names = tool_names
         self._audit = audit
         self.calls = calls or ServerCalls()
+        self.after_reply = AfterReply()
         self._codes = {tool: frozenset(codes_of(tool)) for tool in tool_names}
 
     async def on_call_tool(
@@ -95,12 +98,13 @@ class ReplyMiddleware(Middleware):
                 result = await self._answer(context, call_next, (trace_id, started, tool))
         finally:
             CALL.reset(token)
+        # the row and the log line wait for no one: the reply goes now, they follow in order
+        call = (trace_id, _ms(started), tool)
         if isinstance(result, tuple):
             reply, answered = result
-            # off the event loop: a database write (and its fsync) never holds up other sessions' calls
-            await anyio.to_thread.run_sync(self._record, reply, (trace_id, started, tool), facts)
+            self.after_reply(functools.partial(self._record, reply, call, facts))
             return answered
-        await anyio.to_thread.run_sync(self._record, None, (trace_id, started, tool), facts)
+        self.after_reply(functools.partial(self._record, None, call, facts))
         return result
 
     async def _answer(
@@ -124,13 +128,17 @@ class ReplyMiddleware(Middleware):
         if tool is not None and reply.code not in self._codes.get(tool, ()):
             # the tool's output schema does not name this code: a client that validates will refuse it
             log.error("reply.code_not_in_output_schema", code=reply.code)
-        log.info("tool.replied", code=reply.code, duration_ms=round(_ms(started), 3))
         return reply, _tool_result(text, sent, is_error=reply.terminal)
 
     def _record(
         self, reply: Reply | None, call: tuple[str, float, str | None], facts: dict[str, Any]
     ) -> None:
-        """The call's row (`reply` None: the call asked the client's human a question, and ends there)."""
+        """The call's log line and row (`reply` None: the call asked the client's human a question, and
+        ends there); `call` is its trace id, its duration in ms and its tool."""
+        if reply is not None:
+            trace_id, duration_ms, tool = call
+            ms = round(duration_ms, 3)
+            log.info("tool.replied", code=reply.code, duration_ms=ms, trace_id=trace_id, tool=tool)
         if self._audit is None:
             return
         try:
@@ -190,7 +198,7 @@ class ReplyMiddleware(Middleware):
 def _entry(reply: Reply | None, call: tuple[str, float, str | None], facts: dict[str, Any]) -> AuditEntry:
     """The audit row of one call: what the reply says, never the arguments' contents; a call that asked
     the client's human a question has a row too (stage "question"), so its number leaves no gap."""
-    trace_id, started, tool = call
+    trace_id, duration_ms, tool = call
     data = reply.data if reply is not None else {}
     return AuditEntry(
         at=datetime.now(UTC).isoformat(),
@@ -203,7 +211,7 @@ def _entry(reply: Reply | None, call: tuple[str, float, str | None], facts: dict
         code=reply.code if reply is not None else "",
         contract_id=facts.get("contract_id"),  # the governing one: a reply may echo the agent's text
         approval_id=_server_id(data.get("approval_id")),
-        duration_ms=round(_ms(started), 3),
+        duration_ms=round(duration_ms, 3),
         notes=_notes(data),
         server_id=facts.get("server_id"),
         call=facts.get("call"),

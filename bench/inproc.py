@@ -4,8 +4,9 @@ server exposes on its own:
 - `Direct`: a tool command answered straight by the core (`Core.answer` with the route's typed
   request, as the MCP adapter routes it), no MCP, no middleware. The core is built from the bench's
   config with in-memory state, so it never shares a database with a running server.
-- `Middleware`: the reply middleware (`ReplyMiddleware`: trace id, envelope, leak gate, the tool result,
-  log line, audit row) of a server composed as `ck3raven serve` composes it, run on a reply the core
+- `Middleware`: the reply middleware (`ReplyMiddleware`: trace id, envelope, leak gate, the tool result;
+  its log line and audit row follow the reply on the writer thread, settled between rounds) of a server
+  composed as `ck3raven serve` composes it, run on a reply the core
   already made, its audit log in an SQLite database of its own, logging configured as served (to a log
   file and a stderr stand-in).
 """
@@ -90,7 +91,9 @@ class Middleware:
             result = await self.middleware.on_call_tool(context, handler)
             return time.perf_counter() - started, result
 
-        return self._loop.run_until_complete(timed())
+        answered = self._loop.run_until_complete(timed())
+        self.middleware.after_reply.settle(10.0)  # the row of this round is written before the next round
+        return answered
 
     def envelope(self, reply: Reply, tool: str) -> str:
         return envelope_text(reply, trace_id="0" * 32, duration_ms=1.0, tool=tool)

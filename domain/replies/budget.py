@@ -15,7 +15,13 @@ OVERHEAD: Final = 2 * 1024
 
 def cost(value: object) -> int:
     """The bytes `value` takes in the envelope's JSON."""
+    if isinstance(value, str):  # most of what is counted: a string's own encoder, without json.dumps's set-up
+        return len(_json_string(value).encode("utf-8", "surrogatepass"))
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+
+
+_json_string: Final = json.encoder.encode_basestring
+"""A string as JSON (quoted and escaped, non-ASCII kept): what json.dumps(..., ensure_ascii=False) writes."""
 
 
 def room(budget: int, *fixed: object) -> int:
@@ -35,6 +41,8 @@ def rows_fitting(rows: Sequence[object], space: int) -> int:
 
 def text_fitting(lines: Sequence[str], space: int) -> int:
     """How many leading lines, joined into one JSON string, fit in `space` bytes (at least one)."""
+    if cost("".join(lines)) <= space:  # a string's JSON is its characters' escapes: lines add up exactly
+        return len(lines)
     used = 2  # the string's quotes
     for count, line in enumerate(lines):
         used += cost(line) - 2

@@ -163,6 +163,8 @@ def _window(total: int, request: Read) -> tuple[int, int]:
 
 def _bounded(lines: list[str]) -> tuple[list[str], bool]:
     """The leading lines that fit READ_LIMIT bytes (at least one, itself cut if it alone is larger)."""
+    if len("".join(lines).encode("utf-8", "surrogatepass")) <= READ_LIMIT:
+        return lines, False
     kept: list[str] = []
     size = 0
     for line in lines:

@@ -5,6 +5,8 @@ call that left no row is a gap; the log's anchors report a database deleted, rep
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +142,29 @@ async def test_a_call_whose_row_never_reached_the_store_is_a_gap_verify_names(
     problems = stored.audit.verify()
     assert len(problems) == 1
     assert problems[0].endswith("call 2 left no audit row")
+
+
+async def test_a_reply_is_on_its_way_before_its_audit_row_and_a_stopping_server_writes_the_row(
+    git_settings: Settings, state_db: Path
+):
+    stored = SqliteState(state_db)
+    appended = stored.audit.append
+    replied = threading.Event()
+    seen: list[bool] = []
+
+    def after_the_reply(entry: Any) -> None:
+        seen.append(replied.wait(timeout=30))  # the reply is out before this row is written
+        time.sleep(0.3)  # and the row is slow to come: the client has left before it is written
+        appended(entry)
+
+    stored.audit.append = after_the_reply  # type: ignore[method-assign]
+    async with Client(build(git_settings, core=build_core(git_settings, stored=stored))) as client:
+        answered = await call(client, "ck3_dir", {"command": "pwd"})
+        replied.set()
+
+    assert answered["code"] == "MCP-CFG-S-001"
+    assert seen == [True]
+    assert [row.entry.trace_id for row in stored.audit.rows()] == [answered["meta"]["trace_id"]]
 
 
 def _append_many(path: Path, server: str, count: int) -> subprocess.Popen[bytes]:
