@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from app.collection import resumed
 from app.config import ConfigError, Settings, config_path, load
 from domain.vocabulary import Mode, RootCategory
 from ports.errors import PortError
@@ -19,6 +20,8 @@ from ports.errors import PortError
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one operator command; the return value is the process exit status."""
     args = _parser().parse_args(argv)
+    if args.command != "serve":  # serve resumes collection once its server is built
+        resumed(started=False)
     handler = {
         "serve": _serve,
         "codes": _codes,

@@ -14,8 +14,9 @@ import socket
 import sys
 import threading
 from pathlib import Path
-from typing import NoReturn, Protocol
+from typing import NoReturn, Protocol, TypeVar
 
+from app.collection import resumed
 from app.config import MAX_PORT, ConfigError, Settings
 from ports.errors import PortError
 
@@ -151,7 +152,7 @@ def _serve_locked(
     if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
         sweep_in_background(core)
     calls = ServerCalls()
-    server = build(settings, core=core, token=token, calls=calls, clients=client_tokens(core))
+    server = _built(build(settings, core=core, token=token, calls=calls, clients=client_tokens(core)))
     anchors = _anchors(core.services.audit, calls.server_id)
     channel = approval_channel(approvals, core)
     try:
@@ -186,6 +187,15 @@ def _serve_locked(
         if made_token:  # a token made for this run ends with it
             (state / "http_token").unlink(missing_ok=True)
     return 0
+
+
+_T = TypeVar("_T")
+
+
+def _built(server: _T) -> _T:
+    """The server, start-up being over: garbage collection resumes (app.collection)."""
+    resumed(started=True)
+    return server
 
 
 def _after_start(settings: Settings, core: object, lost: int | None) -> None:

@@ -1,0 +1,54 @@
+"""The command line starts without the garbage collector and turns it on again once start-up is over:
+`serve` after its server is built (what start-up made is frozen: later collections never walk it), every
+other command before it runs. A process never serves, nor runs a command, with collection off."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.e2e.stdio import write_config
+
+PROBE = """
+import gc, json, sys
+import adapters.stdio_drain
+from ck3raven.__main__ import main
+
+at_import = gc.isenabled()
+
+async def serving(server):  # stands in for serving over stdio: what the server would serve with
+    seen = {"at_import": at_import, "serving": gc.isenabled(), "frozen": gc.get_freeze_count() > 0}
+    print(json.dumps(seen), file=sys.stderr, flush=True)
+
+adapters.stdio_drain.serve_stdio = serving
+main(sys.argv[1:])
+print(json.dumps({"at_import": at_import, "after": gc.isenabled()}), file=sys.stderr, flush=True)
+"""
+
+
+def probe(*argv: str) -> dict[str, bool]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert '{"at_import"' in done.stderr, done.stderr[-2000:]
+    return next(json.loads(line) for line in done.stderr.splitlines() if line.startswith('{"at_import"'))
+
+
+def test_serve_builds_its_server_without_the_collector_and_serves_with_it(tmp_path: Path):
+    (tmp_path / "repo").mkdir()
+    config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
+
+    seen = probe("serve", "--config", str(config))
+
+    assert seen == {"at_import": False, "serving": True, "frozen": True}
+
+
+def test_every_other_command_runs_with_the_collector_on():
+    seen = probe("codes")
+
+    assert seen == {"at_import": False, "after": True}
