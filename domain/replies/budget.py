@@ -31,6 +31,8 @@ def room(budget: int, *fixed: object) -> int:
 
 def rows_fitting(rows: Sequence[object], space: int) -> int:
     """How many leading rows of a list fit in `space` bytes (at least one, so a window always moves on)."""
+    if cost(list(rows)) - 1 <= space:  # a list's JSON is its rows, a comma after each but the last, [ and ]
+        return len(rows)
     used = 0
     for count, row in enumerate(rows):
         used += cost(row) + 1  # the comma between rows

@@ -47,3 +47,16 @@ def test_a_page_of_rows_holds_the_most_leading_rows_that_fit_with_their_commas(
     fits = [count for count in range(len(rows) + 1) if sum(written(row) + 1 for row in rows[:count]) <= space]
 
     assert rows_fitting(rows, space) == (max([1, *fits]) if rows else 0)
+
+
+@given(st.lists(TEXT, min_size=2, max_size=20))
+def test_a_window_one_byte_short_of_its_last_row_or_line_leaves_it_out(texts: list[str]):
+    rows = [{"name": text} for text in texts]
+    needed = sum(written(row) + 1 for row in rows)
+    lines = [text + "\n" for text in texts]
+    joined = written("".join(lines))
+
+    assert rows_fitting(rows, needed) == len(rows)
+    assert rows_fitting(rows, needed - 1) == len(rows) - 1
+    assert text_fitting(lines, joined) == len(lines)
+    assert text_fitting(lines, joined - 1) == len(lines) - 1
