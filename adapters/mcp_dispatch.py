@@ -5,6 +5,7 @@ of a session at a time. `HumanLoop` answers a command whose reply may ask a huma
 elicitation when it can, else the reply names the approval id for the operator's terminal.
 """
 
+import contextlib
 import functools
 from collections.abc import Mapping
 from typing import Any, Final
@@ -19,6 +20,7 @@ from adapters.reply_middleware import CALL, ReplyResult
 from adapters.tool_routes import Route
 from domain.replies.builder import Reply
 from domain.use_cases.core import Core
+from domain.use_cases.request import Request
 
 Routes = Mapping[str, Mapping[str, Route]]
 
@@ -46,6 +48,28 @@ class Dispatcher:
     ) -> Reply:
         """The reply in the caller's session (or in `slot`, the session an approval was asked in). The
         rate limit is counted before the session's lock is waited for (`paced`: counted already)."""
+        reply = self._answer(ctx, (tool, command, args), slot, paced=paced, at_once=False)
+        if reply is None:  # pragma: no cover - only an answer at once may decline
+            raise RuntimeError("a call to be answered was declined")
+        return reply
+
+    def answer_at_once(self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]) -> Reply | None:
+        """The reply, made on the caller's thread (the event loop), of a command that reads the session
+        alone (`SESSION_ONLY`) while its session holds no contract and no other call of it runs: nothing
+        it does can block. None, having counted and changed nothing, for any other call: answer it with
+        `answer` on a worker thread."""
+        return self._answer(ctx, (tool, command, args), None, paced=False, at_once=True)
+
+    def _answer(
+        self,
+        ctx: Context,
+        call: tuple[str, str, Mapping[str, Any]],
+        slot: SessionSlot | None,
+        *,
+        paced: bool,
+        at_once: bool,
+    ) -> Reply | None:
+        tool, command, args = call
         route = self._routes[tool][command]
         given = {name: value for name, value in args.items() if value is not None}
         refusal = self.core.screen(given, route.relative)
@@ -55,6 +79,21 @@ class Dispatcher:
         if isinstance(request, Reply):
             return request
         slot = slot or self._sessions.slot(ctx)
+        if at_once and not (
+            request.SESSION_ONLY and slot.session.contract_id is None and slot.lock.acquire(blocking=False)
+        ):
+            return None
+        try:
+            return self._decided(slot, command, request, paced=paced, locked=at_once)
+        finally:
+            if at_once:
+                slot.lock.release()
+
+    def _decided(
+        self, slot: SessionSlot, command: str, request: Request, *, paced: bool, locked: bool
+    ) -> Reply:
+        """The decision, once the rate limit is counted (unless `paced`) and the session's lock is held (taken
+        here unless `locked` already)."""
         if not paced:
             with slot.pacing:
                 refusal = self.core.pace(slot.session, request)
@@ -64,7 +103,7 @@ class Dispatcher:
         if waiting is None:
             return self.core.busy(MAX_WAITING)
         try:
-            with slot.lock:  # one call of a session at a time; sessions run side by side
+            with contextlib.nullcontext() if locked else slot.lock:  # one call of a session at a time
                 facts = CALL.get()
                 if facts is not None:  # for the row of a change, written before the change
                     facts.update(command=command)

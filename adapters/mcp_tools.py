@@ -9,11 +9,13 @@ read tools change nothing (read-only, idempotent); session tools change only the
 files (destructive). A `read_only` server lists the read and session tools only.
 """
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
 import anyio.from_thread
+import anyio.to_thread
 from fastmcp import Context, FastMCP
 from fastmcp.tools import FunctionTool
 from mcp.types import InputRequiredResult, ToolAnnotations
@@ -95,15 +97,20 @@ def _bare(schema: dict[str, Any]) -> object:
 
 def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
     @_tool(server, READS)
-    def ck3_dir(ctx: Context, **args: object) -> ReplyResult:
+    async def ck3_dir(ctx: Context, **args: object) -> ReplyResult:
         """Look around the visible world (changes nothing). `pwd`: the session home. `list`: the children
         of a folder (address, kind file/dir/symlink/special, size), sorted by name, in pages: `limit` per
         page, `cursor` from the reply's next_cursor, `glob` to keep matching names; data.total counts
         all that match. `tree`: the folders below a folder, `depth` levels down. list and tree leave out
         what the repository's .gitignore ignores, and .git, unless include_ignored. list rows name
         entries below the folder (data.address). To move the home, use ck3_mode cd."""
-        args["progress"] = _progress(ctx) if args["command"] == "tree" else None
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_dir", str(args.pop("command")), args))
+        command = str(args.pop("command"))
+        at_once = dispatcher.answer_at_once(ctx, "ck3_dir", command, args)  # pwd: no worker thread needed
+        if at_once is not None:
+            return ReplyResult.of(at_once)
+        args["progress"] = _progress(ctx) if command == "tree" else None
+        answer = functools.partial(dispatcher.answer, ctx, "ck3_dir", command, args)
+        return ReplyResult.of(await anyio.to_thread.run_sync(answer))
 
     @_tool(server, READS)
     def ck3_read(ctx: Context, **args: object) -> ReplyResult:

@@ -7,11 +7,24 @@ from domain.replies.builder import Reply, ReplyBuilder
 
 def pwd_answered_by(handler, core):
     """`core`, except that `ck3_dir pwd` is answered by `handler(session, services, request)`."""
-    from domain.use_cases.core import Core
-    from domain.use_cases.handlers import HANDLERS
     from domain.use_cases.navigation import Pwd
 
-    return Core(core.services, core.defaults, {**HANDLERS, Pwd: handler})
+    return answered_by(Pwd, handler, core)
+
+
+def list_answered_by(handler, core):
+    """`core`, except that `ck3_dir list` (answered on a worker thread, as a call that may block is) is
+    answered by `handler(session, services, request)`."""
+    from domain.use_cases.navigation import ListFolder
+
+    return answered_by(ListFolder, handler, core)
+
+
+def answered_by(request_type, handler, core):
+    from domain.use_cases.core import Core
+    from domain.use_cases.handlers import HANDLERS
+
+    return Core(core.services, core.defaults, {**HANDLERS, request_type: handler})
 
 
 def raising(session, services, request) -> Reply:

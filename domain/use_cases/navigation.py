@@ -42,6 +42,7 @@ IGNORED: Final = "include git-ignored entries and .git (false)"
 class Pwd(Request):
     TOOL: ClassVar[str] = "ck3_dir"
     MODELESS: ClassVar[bool] = True
+    SESSION_ONLY: ClassVar[bool] = True
 
 
 @frozen

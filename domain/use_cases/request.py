@@ -21,6 +21,9 @@ class Request:
     MUTATES: ClassVar[bool] = False
     ARGS: ClassVar[tuple[Arg, ...]] = ()
     """The arguments the command takes on the wire (domain.use_cases.arguments)."""
+    SESSION_ONLY: ClassVar[bool] = False
+    """Whether the command reads the session alone (no file, no store) while the session holds no contract:
+    a driving adapter may answer it on the caller's own thread."""
 
 
 R = TypeVar("R", bound=Request)

@@ -11,7 +11,7 @@ from adapters.mcp_sessions import MAX_WAITING
 from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.leaks import LeakGate
-from tests.fakes import answering_a_dict, leaking, pwd_answered_by, raising
+from tests.fakes import answering_a_dict, leaking, list_answered_by, pwd_answered_by, raising
 
 pytestmark = pytest.mark.anyio
 
@@ -147,10 +147,10 @@ async def test_calls_of_one_session_reach_the_core_one_at_a_time(repo_settings: 
             inside[0] -= 1
         return ReplyBuilder().success("MCP-CFG-S-001", {"home": "ROOT_REPO", "address": "ROOT_REPO:/"})
 
-    server = build(repo_settings, core=pwd_answered_by(slow, build_core(repo_settings)))
+    server = build(repo_settings, core=list_answered_by(slow, build_core(repo_settings)))
     async with Client(server) as client, anyio.create_task_group() as group:
         for _ in range(MAX_WAITING + 1):  # one running, the rest waiting: none turned away
-            group.start_soon(client.call_tool, "ck3_dir", {})
+            group.start_soon(client.call_tool, "ck3_dir", {"command": "list"})
 
     assert most[0] == 1
 
@@ -173,12 +173,12 @@ async def test_a_call_that_finds_too_many_of_its_session_waiting_is_turned_away_
     codes: list[str] = []
 
     async def one(client: Client) -> None:
-        result = await client.call_tool("ck3_dir", {}, raise_on_error=False)
+        result = await client.call_tool("ck3_dir", {"command": "list"}, raise_on_error=False)
         codes.append(result.structured_content["code"])
         if result.structured_content["code"] == "EN-EXEC-D-002":
             release.set()
 
-    server = build(repo_settings, core=pwd_answered_by(held, build_core(repo_settings)))
+    server = build(repo_settings, core=list_answered_by(held, build_core(repo_settings)))
     async with Client(server) as client, anyio.create_task_group() as group:
         for _ in range(MAX_WAITING + 2):
             group.start_soon(one, client)
