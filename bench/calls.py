@@ -39,7 +39,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import floors
-from common import CONTENT, WIDE, Place, ensure_world, ours, reference, scratch_place, stock
+from common import (
+    CONTENT,
+    INDEX_ASK,
+    WIDE,
+    Place,
+    ensure_world,
+    ours,
+    reference,
+    scratch_place,
+    stock,
+    wait_for_index,
+)
 from inproc import Direct, Middleware
 from report import Row, Target, table
 from rpc import Answer, RawServer
@@ -507,6 +518,9 @@ def measure(place: Place, rounds: int, *, peers: bool) -> tuple[list[Row], list[
     try:
         for server in started:
             server.initialize()
+        mine = started[0]
+        waited = wait_for_index(lambda: mine.call_tool("ck3_playset", INDEX_ASK).result["structuredContent"])
+        print(f"calls: ck3raven's content index built after {waited:.0f} s; timing starts", file=sys.stderr)
         servers = Servers(
             started[0], started[1], started[2] if peers else None, Direct(place.config), middleware
         )

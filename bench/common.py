@@ -13,10 +13,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rpc import RawServer, Spec
 
@@ -114,6 +116,26 @@ def scratch_place(world: Path) -> Iterator[Place]:
             encoding="utf-8",
         )
         yield Place(base, world / "game", config, base / "data" / "wip", base / "logs")
+
+
+INDEX_WAIT = 1800.0
+"""Seconds the benches wait at most for ck3raven's content index of the world to be built."""
+INDEX_ASK = {"command": "index"}
+"""`ck3_playset index`: S (MCP-DB-S-001) once the index of the operator's playset is built."""
+
+
+def wait_for_index(ask: Callable[[], dict[str, Any]]) -> float:
+    """Wait until ck3raven's content index of the world is built; `ask` calls `ck3_playset index` once and
+    gives its structured content. The server builds the index from a second after it starts, parsing
+    every script file of the game (minutes of one core the first time: SPEC §15), on a thread that shares
+    the interpreter with the calls; a bench times calls once that is done, the steady state (the cold
+    build is the index group's). Seconds waited."""
+    started = time.monotonic()
+    while ask().get("reply_type") != "S":
+        if time.monotonic() - started > INDEX_WAIT:
+            sys.exit(f"bench: ck3raven's content index was not built within {INDEX_WAIT:.0f} s")
+        time.sleep(1.0)
+    return time.monotonic() - started
 
 
 def ours(place: Place) -> Spec:

@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import secrets
+import shutil
 import socket
 import statistics
 import subprocess
@@ -30,7 +31,17 @@ from typing import Any
 import httpx2  # the HTTP client the MCP SDK itself installs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CONTENT, SERVER_ENV, Place, ensure_world, ours, scratch_place, stock
+from common import (
+    CONTENT,
+    INDEX_ASK,
+    SERVER_ENV,
+    Place,
+    ensure_world,
+    ours,
+    scratch_place,
+    stock,
+    wait_for_index,
+)
 from report import Row, Target, table
 
 PROTOCOL = "2025-11-25"
@@ -82,6 +93,12 @@ def start_ours(place: Place) -> Served:
     )
     config = place.base / "config-http.toml"
     config.write_text(text + f'[http]\ntoken = "{token}"\n', encoding="utf-8")
+    built = place.base / "state" / "content-index.db"
+    if built.is_file():  # the calls' server (ended by now) built the world's index: the same files, kept
+        (place.base / "state-http").mkdir(exist_ok=True)
+        for part in (built, built.with_name(built.name + "-wal")):  # the log holds what was not checkpointed
+            if part.is_file():
+                shutil.copy2(part, place.base / "state-http" / part.name)
     argv = (*ours(place).argv[:2], "--config", str(config), "--transport", "http", "--port", str(port))
     errors = place.errlog("ck3raven-http").open("ab")
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors, env=_env())
@@ -160,6 +177,15 @@ class Session:
         return calls
 
 
+async def _index_built(served: Served) -> dict[str, Any]:
+    """`ck3_playset index` in a session of its own: its structured content."""
+    async with httpx2.AsyncClient(timeout=60) as client:
+        session = Session(client, served, 0)
+        await session.open()
+        result = await session.post("tools/call", {"name": "ck3_playset", "arguments": INDEX_ASK})
+        return dict(result.get("structuredContent") or {})
+
+
 def _answer(response: httpx2.Response, wanted: int) -> Any:  # noqa: ANN401
     if response.headers.get("content-type", "").startswith("text/event-stream"):
         for line in response.text.splitlines():
@@ -189,6 +215,8 @@ def measure(place: Place, rounds: int, seconds: float = 2.0) -> list[Row]:
     servers = [start_ours(place), start_stock(place)]
     rows = []
     try:
+        waited = wait_for_index(lambda: asyncio.run(_index_built(servers[0])))
+        print(f"http: ck3raven's content index built after {waited:.0f} s; timing starts", file=sys.stderr)
         for clients in LEVELS:
             load = os.getloadavg()[0]
             rates: dict[str, list[float]] = {s.name: [] for s in servers}
