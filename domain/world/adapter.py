@@ -350,8 +350,8 @@ class WorldAdapter:
             if mod is None:
                 return ReplyBuilder().invalid("WA-RES-I-010", {"mods": [m.name for m in self.view.mods]})
             return Location(mod.root.value, mod.parts + parsed.parts)
-        root = parsed.root or ""
-        if root not in self._view.root_names:
+        root = parsed.root
+        if root is None or root not in self._view.root_names:
             return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(self._view.root_names)})
         return Location(root, parsed.parts)
 
