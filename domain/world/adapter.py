@@ -94,9 +94,9 @@ class WorldAdapter:
         return view if mods == view.mods else evolve(view, mods=mods)
 
     def _mod_on_disk(self, mod: ModFolder) -> ModFolder:
-        # a name without letters (a workshop id) has one spelling: only local mods' folders are looked up
-        if not self._files.ignores_case(mod.root.value) or all(part == part.swapcase() for part in mod.parts):
-            return mod
+        folds = self._files.ignores_case(mod.root.value)
+        if not folds or all(part.isascii() and part == part.swapcase() for part in mod.parts):
+            return mod  # ASCII without letters (a workshop id) has one spelling, under case and composition
         try:
             self._files.kind(Location(mod.root.value, mod.parts))
         except Misspelled as exc:
@@ -350,8 +350,8 @@ class WorldAdapter:
             if mod is None:
                 return ReplyBuilder().invalid("WA-RES-I-010", {"mods": [m.name for m in self.view.mods]})
             return Location(mod.root.value, mod.parts + parsed.parts)
-        root = parsed.root or ""
-        if root not in self._view.root_names:
+        root = parsed.root
+        if root is None or root not in self._view.root_names:
             return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(self._view.root_names)})
         return Location(root, parsed.parts)
 

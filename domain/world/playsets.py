@@ -61,15 +61,15 @@ def mod_folders(playset: PlaysetRecord) -> tuple[ModFolder, ...]:
     folders = []
     for mod in sorted(playset.mods, key=lambda entry: entry.load_order):
         folder = _folder(mod)
-        if mod.enabled and folder is not None and folder.root is not None:
-            folders.append(ModFolder(mod.name, mod.workshop_id, RootCategory(folder.root), folder.parts))
+        if mod.enabled and folder is not None:
+            folders.append(ModFolder(mod.name, mod.workshop_id, *folder))
     return tuple(folders)
 
 
 def folder_address(mod: ModRecord) -> str:
     """The canonical address of a mod's folder (its text as written when it is not a valid folder)."""
-    parsed = _folder(mod)
-    return canonical(parsed.root, parsed.parts) if parsed is not None and parsed.root else mod.folder
+    folder = _folder(mod)
+    return mod.folder if folder is None else canonical(folder[0].value, folder[1])
 
 
 def _usable_name(name: str) -> bool:
@@ -79,13 +79,15 @@ def _usable_name(name: str) -> bool:
     return isinstance(parsed, Parsed) and parsed.mod == name
 
 
-def _folder(mod: ModRecord) -> Parsed | None:
+def _folder(mod: ModRecord) -> tuple[RootCategory, tuple[str, ...]] | None:
+    """The root and segments of a mod's folder, if it is a top folder of a mod place (a mod-form or bare
+    text has no such root)."""
     parsed = parse(mod.folder, "ROOT_REPO")
-    if not isinstance(parsed, Parsed) or parsed.mod is not None:
+    if not isinstance(parsed, Parsed):
         return None
     # a mod folder is a top folder there, so the protected defaults of every mod folder's top apply to it
     if parsed.root == _WORKSHOP and len(parsed.parts) == 1:
-        return parsed
+        return RootCategory.ROOT_STEAM, parsed.parts
     if parsed.root == _DOCUMENTS and len(parsed.parts) == 2 and parsed.parts[0] == "mod":  # noqa: PLR2004
-        return parsed
+        return RootCategory.ROOT_USER_DOCS, parsed.parts
     return None

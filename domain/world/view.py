@@ -133,8 +133,8 @@ class Compiled:
     def spell(self, location: Location) -> str:
         root, parts = location.root, location.parts
         if self.view.mode is Mode.CK3LENS:
-            for depth in self._depths:
-                mod = self._mod_at.get((root, parts[:depth])) if len(parts) >= depth else None
+            for depth in self._depths:  # parts shorter than a depth slice to themselves: a mod there was met
+                mod = self._mod_at.get((root, parts[:depth]))
                 if mod is not None:
                     return canonical(mod.name, parts[depth:], mod=True)
         return canonical(root, parts)
@@ -156,15 +156,10 @@ class Compiled:
         root, parts = location.root, location.parts
         if not self.visible(location):
             return None
-        inside_subtree = any((root, parts[:n]) in self._subtrees for n in range(1, len(parts) + 1))
-        if root in self._full:
-            mods_below = self.view.mode is Mode.CK3LENS and any(
-                mod_root == root and len(mod_parts) > len(parts) and mod_parts[: len(parts)] == parts
-                for mod_root, mod_parts in self._mod_at
-            )
-            if mods_below:
-                return None
-        elif not inside_subtree:
+        # a folder on the way to a visible subtree of a playset-scoped root has descendants not visible at
+        # all, and one on the way to a mod folder in ck3lens has descendants spelled as that mod; any other
+        # visible folder lies wholly inside a root seen whole or inside one visible subtree
+        if (root, parts) in self._ancestors and (root not in self._full or self.view.mode is Mode.CK3LENS):
             return None
         address = self.spell(location)
         return address if address.endswith(":/") else address + "/"

@@ -129,3 +129,41 @@ def test_the_strict_converter_refuses_to_structure_a_ref():
 
     with pytest.raises(TypeError):
         make_converter().structure({"address": "ROOT_REPO:/x"}, VisibilityRef)
+
+
+@pytest.mark.parametrize("impostor", ["ROOT_REPO:/x", 7, None, ("ROOT_REPO", ("x",))])
+def test_a_value_that_is_no_ref_at_all_is_refused_when_opened(impostor: object):
+    with pytest.raises(ForgedRefError, match=r"^this VisibilityRef was not minted by the World Adapter$"):
+        _seal.locate(impostor)  # type: ignore[arg-type]
+
+
+def test_a_ref_cannot_lose_its_address():
+    ref = minted()
+
+    with pytest.raises(AttributeError, match=r"^a VisibilityRef cannot be changed$"):
+        del ref._address  # type: ignore[misc]
+
+    assert ref.address == "mod:Better Traits:/common"
+
+
+@pytest.mark.parametrize(
+    ("route", "refusal"),
+    [
+        (pickle.dumps, "a VisibilityRef cannot be pickled"),
+        (lambda ref: ref.__reduce__(), "a VisibilityRef cannot be pickled"),
+        (lambda ref: ref.__reduce_ex__(2), "a VisibilityRef cannot be pickled"),
+        (lambda ref: ref.__getstate__(), "a VisibilityRef has no exportable state"),
+        (copy.copy, "a VisibilityRef cannot be copied"),
+        (copy.deepcopy, "a VisibilityRef cannot be copied"),
+        (
+            lambda _: VisibilityRef("ROOT_REPO:/x", "file", seal=None),
+            "VisibilityRefs are minted only by the World Adapter",
+        ),
+    ],
+    ids=["pickle", "reduce", "reduce_ex", "getstate", "copy", "deepcopy", "construct"],
+)
+def test_each_refusal_says_what_a_ref_refuses(route, refusal: str):
+    with pytest.raises((TypeError, ForgedRefError)) as refused:
+        route(minted())
+
+    assert str(refused.value) == refusal

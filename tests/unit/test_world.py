@@ -1,6 +1,7 @@
 """The World Adapter resolves, spells canonically, and hides what a mode may not see (SPEC §3, §4)."""
 
 import pytest
+from attrs import evolve
 
 from domain.vocabulary import Mode, ReplyType, RootCategory
 from domain.world.adapter import WorldAdapter
@@ -9,7 +10,7 @@ from tests.worlds import memory_world
 HOME = RootCategory.ROOT_REPO
 
 
-def resolve(world: WorldAdapter, text: str, **kwargs: bool) -> tuple[str, dict[str, object]]:
+def resolve(world: WorldAdapter, text: str | None, **kwargs: bool) -> tuple[str, dict[str, object]]:
     reply, ref = world.resolve(text, HOME, **kwargs)
     assert (ref is None) == reply.terminal
     if ref is not None:
@@ -84,7 +85,25 @@ def test_unknown_and_unconfigured_roots_are_refused_alike(text: str):
 
 
 def test_a_mod_address_is_refused_where_mod_forms_are_not_allowed():
-    assert resolve(memory_world(), "mod:Better Traits:/", allow_mod=False)[0] == "WA-RES-I-011"
+    assert resolve(memory_world(), "mod:Better Traits:/", allow_mod=False) == (
+        "WA-RES-I-011",
+        {"rule": "mod-form", "expected": "ROOT_X:/rel/path"},
+    )
+
+
+def test_no_address_at_all_names_the_session_home():
+    assert resolve(memory_world(), None) == ("WA-RES-S-001", {"address": "ROOT_REPO:/", "kind": "dir"})
+
+
+def test_a_view_that_hides_no_name_hides_nothing_by_name():
+    world = memory_world(Mode.CK3RAVEN_DEV)
+    world.set_view(evolve(world.view, hidden=()))
+
+    _, src = world.resolve("ROOT_REPO:/src", HOME)
+    assert src is not None
+
+    assert resolve(world, "ROOT_REPO:/src/server.py")[0] == "WA-RES-S-001"
+    assert [item.name for item in world.list_dir(src)] == ["link", "server.py"]
 
 
 def test_an_invisible_target_and_a_missing_one_get_the_same_reply():

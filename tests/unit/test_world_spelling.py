@@ -1,6 +1,8 @@
 """On a filesystem that ignores case, a target has one spelling, the one its folders list (SPEC §3): any other
 spelling of an existing entry is Invalid and names that one; nothing hidden is named that way."""
 
+import unicodedata
+
 import pytest
 
 from adapters.memory_files import MemoryFiles
@@ -8,6 +10,8 @@ from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter
 from domain.world.playsets import ModFolder
 from domain.world.view import WorldView
+from ports.errors import Misspelled
+from ports.files import Kind, Location
 from tests.worlds import MODS, memory_roots, memory_world
 
 HOME = RootCategory.ROOT_REPO
@@ -118,3 +122,40 @@ def test_a_mod_folder_spelled_as_the_playset_has_it_is_not_a_second_way_in():
     code, _ = resolve(world, "ROOT_USER_DOCS:/mod/LOCALFIX/common")
 
     assert code == "WA-RES-I-001"
+
+
+def test_a_spelling_on_disk_that_the_view_does_not_show_is_never_named():
+    roots = memory_roots()
+    roots["ROOT_CK3RAVEN_DATA"] = {"Wip": {"notes.txt": b"an agent folder spelled otherwise on disk"}}
+    world = WorldAdapter(MemoryFiles(roots, ignores_case=True), WorldView(Mode.CK3LENS, frozenset(R)))
+
+    for text in ("ROOT_CK3RAVEN_DATA:/wip/notes.txt", "ROOT_CK3RAVEN_DATA:/wip/new.txt"):
+        assert resolve(world, text, must_exist=False) == ("WA-RES-I-001", {"address": text})
+
+
+class UntoldSpelling(MemoryFiles):
+    """A filesystem that ignores case and cannot tell how one folder's entries are spelled."""
+
+    def kind(self, location: Location) -> Kind:
+        if location.parts[:2] == ("mod", "LOCALFIX"):
+            raise Misspelled(None)
+        return super().kind(location)
+
+
+def test_a_mod_folder_whose_spelling_cannot_be_told_keeps_the_playsets_spelling():
+    mods = (*MODS[:3], ModFolder("Local Fix", None, R.ROOT_USER_DOCS, ("mod", "LOCALFIX")))
+    world = WorldAdapter(
+        UntoldSpelling(memory_roots(), ignores_case=True), WorldView(Mode.CK3LENS, frozenset(R), mods)
+    )
+
+    assert world.view.mods == mods
+    assert resolve(world, "mod:Local Fix:/common") == ("WA-RES-I-001", {"address": "mod:Local Fix:/common"})
+
+
+def test_a_mod_folder_named_without_case_but_composed_otherwise_on_disk_still_reaches_its_files():
+    composed = "\uac00"  # a Hangul syllable: no case, and a decomposed form of two letters
+    roots = {"ROOT_STEAM": {unicodedata.normalize("NFD", composed): {"common": {}}}}
+    mods = (ModFolder("Ga", None, R.ROOT_STEAM, (composed,)),)
+    world = WorldAdapter(MemoryFiles(roots, ignores_case=True), WorldView(Mode.CK3LENS, frozenset(R), mods))
+
+    assert resolve(world, "mod:Ga:/common") == ("WA-RES-S-001", {"address": "mod:Ga:/common", "kind": "dir"})
