@@ -177,13 +177,22 @@ class Session:
         return calls
 
 
-async def _index_built(served: Served) -> dict[str, Any]:
-    """`ck3_playset index` in a session of its own: its structured content."""
-    async with httpx2.AsyncClient(timeout=60) as client:
-        session = Session(client, served, 0)
-        await session.open()
+def _wait_for_index(served: Served) -> float:
+    """Seconds until ck3raven's content index is built, asked in one session of its own."""
+    loop = asyncio.new_event_loop()
+    client = httpx2.AsyncClient(timeout=60)
+    session = Session(client, served, 0)
+
+    async def ask() -> dict[str, Any]:
         result = await session.post("tools/call", {"name": "ck3_playset", "arguments": INDEX_ASK})
         return dict(result.get("structuredContent") or {})
+
+    try:
+        loop.run_until_complete(session.open())
+        return wait_for_index(lambda: loop.run_until_complete(ask()))
+    finally:
+        loop.run_until_complete(client.aclose())
+        loop.close()
 
 
 def _answer(response: httpx2.Response, wanted: int) -> Any:  # noqa: ANN401
@@ -215,7 +224,7 @@ def measure(place: Place, rounds: int, seconds: float = 2.0) -> list[Row]:
     servers = [start_ours(place), start_stock(place)]
     rows = []
     try:
-        waited = wait_for_index(lambda: asyncio.run(_index_built(servers[0])))
+        waited = _wait_for_index(servers[0])
         print(f"http: ck3raven's content index built after {waited:.0f} s; timing starts", file=sys.stderr)
         for clients in LEVELS:
             load = os.getloadavg()[0]
