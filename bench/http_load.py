@@ -155,6 +155,11 @@ class Session:
         self.headers["mcp-protocol-version"] = PROTOCOL
         await self.post("notifications/initialized", None, notify=True)
 
+    async def close(self) -> None:
+        """End the session (DELETE with its id), as a client that is done does: servers cap live ones."""
+        if "mcp-session-id" in self.headers:
+            await self.client.delete(self.served.url, headers=self.headers)
+
     def mix(self) -> list[tuple[str, dict[str, Any]]]:
         own = f"ROOT_CK3RAVEN_DATA:/wip/http-{self.served.wip_prefix}-{self.number}.txt"
         return [
@@ -191,6 +196,7 @@ def _wait_for_index(served: Served) -> float:
         loop.run_until_complete(session.open())
         return wait_for_index(lambda: loop.run_until_complete(ask()))
     finally:
+        loop.run_until_complete(session.close())
         loop.run_until_complete(client.aclose())
         loop.close()
 
@@ -215,7 +221,9 @@ async def window(served: Served, clients: int, seconds: float, latencies: list[f
         until = time.perf_counter() + seconds
         started = time.perf_counter()
         done = await asyncio.gather(*(session.run(until, latencies) for session in sessions))
-        return sum(done) / (time.perf_counter() - started)
+        rate = sum(done) / (time.perf_counter() - started)
+        await asyncio.gather(*(session.close() for session in sessions))  # after the window: not timed
+        return rate
 
 
 def measure(place: Place, rounds: int, seconds: float = 2.0) -> list[Row]:
