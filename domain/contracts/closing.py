@@ -84,7 +84,7 @@ def _declaring(uncovered: list[dict[str, str]]) -> list[dict[str, str]]:
     named = [item for item in uncovered if item["address"] not in whole]
     return [
         *({"name": EVERY_SYMBOL, "path": address} for address in sorted(whole)),
-        *({"name": item["name"], "path": item["address"]} if "address" in item else item for item in named),
+        *({"name": item["name"], "path": item["address"]} for item in named),
     ]
 
 
