@@ -35,13 +35,22 @@ def committed(repo: Path, files: dict[str, str]) -> None:
 
 
 class Work:
-    """One server's core over `root` (ROOT_REPO, ck3raven-dev), its state and its clock."""
+    """One server's core over `root` (ROOT_REPO, ck3raven-dev; or the world `settings` give), its state
+    and its clock."""
 
-    def __init__(self, base: Path, root: Path, *, state: MemoryState | None = None, budget_kib: int = 32):
+    def __init__(
+        self,
+        base: Path,
+        root: Path,
+        *,
+        state: MemoryState | None = None,
+        budget_kib: int = 32,
+        settings: Settings | None = None,
+    ):
         self.base, self.root = base, root
         self.state = state or MemoryState()
         self.clock = FakeClock()
-        settings = Settings(
+        self.settings = settings or Settings(
             "test",
             {RootCategory.ROOT_REPO: root},
             RootCategory.ROOT_REPO,
@@ -50,7 +59,7 @@ class Work:
             limits=Rates(0, 0),
             budget_kib=budget_kib,
         )
-        self.settings = settings
+        settings = self.settings
         self.core = build_core(settings, stored=self.state, clock=self.clock)
         self.host = Embedded(self.core, self.core.services.files, self.state)  # type: ignore[arg-type]
 
@@ -65,21 +74,21 @@ class Work:
     def call(self, session: Session, tool: str, command: str, **args: Any) -> Reply:
         return self.host.call(session, tool, command, **args)
 
-    def open(self, session: Session, *targets: tuple[str, str], operations: tuple[str, ...] = ()) -> Reply:
-        """Open a contract on ROOT_REPO declaring `targets` (path, edit kind)."""
+    def open(self, session: Session, *targets: tuple[str, str], root: str = "ROOT_REPO") -> Reply:
+        """Open a contract on `root` declaring `targets` (path below it, edit kind)."""
         kinds = {kind for _, kind in targets}
-        ops = operations or tuple(
+        ops = tuple(
             op for op, needed in (("WRITE", kinds - {"delete"}), ("DELETE", "delete" in kinds)) if needed
         )
         return self.call(
             session,
             "ck3_contract",
             "open",
-            root_category="ROOT_REPO",
+            root_category=root,
             intent="the work",
             work_declaration="the work",
             operations=list(ops),
-            targets=[{"path": f"ROOT_REPO:/{path}", "edit_kind": kind} for path, kind in targets],
+            targets=[{"path": f"{root}:/{path}", "edit_kind": kind} for path, kind in targets],
         )
 
     def write(self, session: Session, path: str, content: str) -> Reply:
