@@ -204,3 +204,42 @@ def test_carry_over_without_what_the_repositories_show_finds_it_by_itself(tmp_pa
         ("ROOT_REPO:/a.txt", "modify", None),
         ("ROOT_REPO:/mod/b.txt", "modify", None),
     ]
+
+
+def test_work_a_repository_has_committed_since_is_not_carried_over_though_the_journal_holds_it(
+    tmp_path: Path,
+):
+    root = tmp_path / "root"
+    root.mkdir()
+    committed(root, {"a.txt": "a\n"})
+    (root / "sub").mkdir()
+    committed(root / "sub", {"b.txt": "b\n"})
+    work = Work(tmp_path, root)
+    session = work.session("a")
+    work.open(session, ("a.txt", "modify"), ("sub/b.txt", "modify"))
+    work.write(session, "a.txt", "a2\n")
+    work.write(session, "sub/b.txt", "b2\n")
+    work.call(session, "ck3_contract", "cancel")
+    committed(root, {"a.txt": "a2\n"})
+    committed(root / "sub", {"b.txt": "b2\n"})
+
+    assert section(work.open(work.session("b"), ("c.txt", "add"))) is None
+
+
+def test_a_file_changed_after_a_contract_closed_s_is_no_longer_declared_by_it(tmp_path: Path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    committed(repo, {"a.txt": "a\n"})
+    work = Work(tmp_path, repo)
+    session = work.session("a")
+    work.open(session, ("a.txt", "modify"))
+    work.write(session, "a.txt", "a2\n")
+    assert work.close(session).code == "CT-GATE-S-002"
+    (repo / "a.txt").write_text("the user's own\n", encoding="utf-8")
+
+    found = section(work.open(work.session("b"), ("c.txt", "add")))
+
+    assert found is not None
+    assert found["clusters"] == {
+        "unattributed": [{"address": "ROOT_REPO:/a.txt", "kind": "modify", "opens": 1}]
+    }
