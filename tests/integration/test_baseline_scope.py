@@ -6,6 +6,7 @@ in the documents root the scope is `mod/`, and the launcher registry only when a
 import hashlib
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,20 @@ def test_in_the_documents_root_the_scope_is_the_mod_folder_and_the_registry_only
     assert fix in unnamed_paths
     assert {path.split("/")[0] for path in unnamed_paths} == {"mod"}
     assert named_paths - unnamed_paths == {"launcher-v2.sqlite"}
+
+
+def test_a_file_modified_in_the_two_seconds_before_open_is_known_by_its_content(tmp_path: Path):
+    root = tmp_path / "plain"
+    root.mkdir()
+    work = Work(tmp_path, root)
+    work.clock.current = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
+    now_ns = 1_767_268_800 * 1_000_000_000  # the clock's instant
+    for name, mtime_ns in (("edge.txt", now_ns - 2_000_000_000), ("older.txt", now_ns - 3_600_000_000_000)):
+        (root / name).write_text(name, encoding="utf-8")
+        os.utime(root / name, ns=(mtime_ns, mtime_ns))
+
+    opened = work.open(work.session(), ("y.txt", "add"))
+
+    manifest = stored(work, opened.data["baseline_sha"])["manifest"]
+    assert manifest["edge.txt"][6] == hashlib.sha256(b"edge.txt").hexdigest()  # racily clean: by content
+    assert manifest["older.txt"][6] is None  # its stat vouches for it
