@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from app.config import Settings
 from domain.contracts import baseline
 from domain.contracts.baseline import BaselineChanged
+from domain.vocabulary import Mode, RootCategory
 from tests.integration.repo_work import Work, committed
 from tests.worlds import sample_world_on_disk
 
@@ -160,3 +162,20 @@ def test_a_file_modified_in_the_two_seconds_before_open_is_known_by_its_content(
     manifest = stored(work, opened.data["baseline_sha"])["manifest"]
     assert manifest["edge.txt"][6] == hashlib.sha256(b"edge.txt").hexdigest()  # racily clean: by content
     assert manifest["older.txt"][6] is None  # its stat vouches for it
+
+
+@pytest.mark.parametrize("mod", ["missing", "a file"])
+def test_a_documents_root_without_a_mod_folder_has_an_empty_scope(tmp_path: Path, mod: str):
+    docs = tmp_path / "documents"
+    docs.mkdir()
+    (docs / "pdx_settings.txt").write_text("settings", encoding="utf-8")
+    if mod == "a file":
+        (docs / "mod").write_text("not a folder", encoding="utf-8")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    roots = {RootCategory.ROOT_REPO: repo, RootCategory.ROOT_USER_DOCS: docs}
+    settings = Settings("t", roots, RootCategory.ROOT_REPO, Mode.CK3RAVEN_DEV, state_dir=tmp_path / "state")
+    work = Work(tmp_path, repo, settings=settings)
+
+    assert baseline.survey(work.session(), "ROOT_USER_DOCS") == ({}, [])
+    assert baseline.survey(work.session(), "ROOT_USER_DOCS", ("mod/x.txt",)) == ({}, [])
