@@ -103,7 +103,7 @@ def _page(items: list[dict[str, object]], start: int, space: int) -> dict[str, o
 
 
 def _declared(
-    session: Session, services: Services, record: ContractRecord, start: int = 0
+    session: Session, services: Services, record: ContractRecord, start: int
 ) -> tuple[reconciliation.Reconciled, list[dict[str, object]]] | Reply:
     """What the scope shows and the contract's own changes, when every one of them is declared with the
     kind it has; the refusal listing the rest otherwise."""

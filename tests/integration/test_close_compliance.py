@@ -237,3 +237,24 @@ def test_a_refusal_whose_evidence_cannot_be_kept_still_stands(tmp_path: Path):
     assert refused.code == "CT-GATE-I-010"
     assert refused.data["contract_id"] == contract_id
     assert work.state.evidence.document("close-refused", contract_id) is None
+
+
+def test_a_finding_an_approved_lxe_excuses_closes_and_the_lxe_file_the_server_wrote_is_no_work(
+    tmp_path: Path,
+):
+    work = served(tmp_path)
+    session = work.session()
+    contract_id = work.open(session, ("src/lint.py", "add")).data["contract_id"]
+    work.write(session, "src/lint.py", "import os\n")
+    lxe = {"rules": ["F401"], "paths": ["src/lint.py"], "max_violations": 1, "reason": "kept for later"}
+    asked = work.call(session, "ck3_token", "lxe", **lxe)
+    work.core.decide_approval(asked.data["approval_id"], approve=True)
+    granted = work.call(session, "ck3_token", "lxe", **lxe)
+    assert granted.code == "CT-GATE-S-011"
+    assert (work.root / "policy" / "tokens" / f"{granted.data['lxe_id']}.json").is_file()
+
+    closed = work.close(session)
+
+    assert closed.code == "CT-GATE-S-002", dict(closed.data)
+    assert [c["address"] for c in plain(closed)["changes"]] == ["ROOT_REPO:/src/lint.py"]
+    assert json.loads(work.evidence("close", contract_id))["compliance"]["lxes"] == [granted.data["lxe_id"]]
