@@ -191,8 +191,8 @@ def test_a_renewal_loop_written_into_the_store_ends_the_search_for_the_newest_co
 def test_carry_over_without_what_the_repositories_show_finds_it_by_itself(tmp_path: Path):
     repo = tmp_path / "repo"
     repo.mkdir()
-    committed(repo, {"a.txt": "a\n", "mod/b.txt": "b\n"})
-    committed(repo / "mod", {"b.txt": "b\n"})  # a repository inside the root's
+    committed(repo, {"a.txt": "a\n", ".gitignore": "mod/\n"})
+    committed(repo / "mod", {"b.txt": "b\n"})  # a repository inside the root's, which ignores it
     (repo / "a.txt").write_text("changed\n", encoding="utf-8")
     (repo / "mod" / "b.txt").write_text("changed\n", encoding="utf-8")
     work = Work(tmp_path, repo)
