@@ -148,3 +148,20 @@ def test_the_lxe_file_the_server_wrote_is_never_carried_over(tmp_path: Path):
     assert [row["address"] for rows in found["clusters"].values() for row in rows] == [
         "ROOT_REPO:/src/lint.py"
     ]
+
+
+def test_a_carried_file_whose_name_has_a_space_is_named_by_its_own_address(tmp_path: Path):
+    root = tmp_path / "plain"
+    root.mkdir()
+    work = Work(tmp_path, root)
+    session = work.session("a")
+    contract_id = work.open(session, ("my notes.txt", "add")).data["contract_id"]
+    work.write(session, "my notes.txt", "n\n")
+    work.call(session, "ck3_contract", "cancel")
+
+    found = section(work.open(work.session("b"), ("y.txt", "add")))
+
+    assert found is not None
+    assert found["clusters"] == {
+        contract_id: [{"address": "ROOT_REPO:/my notes.txt", "kind": "add", "opens": 1}]
+    }
