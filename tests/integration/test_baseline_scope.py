@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from dulwich import porcelain
 
 from app.config import Settings
 from domain.contracts import baseline
@@ -179,3 +180,22 @@ def test_a_documents_root_without_a_mod_folder_has_an_empty_scope(tmp_path: Path
 
     assert baseline.survey(work.session(), "ROOT_USER_DOCS") == ({}, [])
     assert baseline.survey(work.session(), "ROOT_USER_DOCS", ("mod/x.txt",)) == ({}, [])
+
+
+def test_a_repository_two_folders_down_and_one_without_a_commit_are_in_the_baseline(tmp_path: Path):
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "mods" / "deep").mkdir(parents=True)
+    (root / "fresh").mkdir()
+    committed(root / "mods" / "deep", {"d.txt": "d\n"})
+    porcelain.init(str(root / "fresh"))
+    (root / "fresh" / "f.txt").write_text("f\n", encoding="utf-8")
+    work = Work(tmp_path, root)
+
+    opened = work.open(work.session(), ("y.txt", "add"))
+
+    repositories = {r["address"]: r["commit"] for r in opened.data["repositories"]}
+    assert sorted(repositories) == ["ROOT_REPO:/fresh", "ROOT_REPO:/mods/deep"]
+    assert repositories["ROOT_REPO:/fresh"] is None
+    assert repositories["ROOT_REPO:/mods/deep"] is not None
+    assert opened.data["carry_over"] is None  # a repository with no commit shows nothing changed since

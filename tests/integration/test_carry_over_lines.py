@@ -165,3 +165,19 @@ def test_a_carried_file_whose_name_has_a_space_is_named_by_its_own_address(tmp_p
     assert found["clusters"] == {
         contract_id: [{"address": "ROOT_REPO:/my notes.txt", "kind": "add", "opens": 1}]
     }
+
+
+def test_work_a_nested_repository_has_committed_is_not_carried_over_in_a_root_of_no_repository(
+    tmp_path: Path,
+):
+    root = tmp_path / "plain"
+    root.mkdir()
+    committed(root / "sub", {"s.txt": "s\n"})
+    work = Work(tmp_path, root)
+    session = work.session("a")
+    work.open(session, ("sub/s.txt", "modify"))
+    work.write(session, "sub/s.txt", "s2\n")
+    work.call(session, "ck3_contract", "cancel")
+    committed(root / "sub", {"s.txt": "s2\n"})
+
+    assert section(work.open(work.session("b"), ("w.txt", "add"))) is None

@@ -204,3 +204,21 @@ def test_a_renewed_contract_shares_its_journal_and_opened_when_the_first_of_its_
     assert journal.opened_at(work.core.services, second) == "2030-01-01T00:00:00+00:00"
     del work.state.data["contracts"][first]  # a predecessor the store no longer holds
     assert journal.opened_at(work.core.services, second) == second.created_at
+
+
+def test_the_work_and_commits_of_some_contracts_leave_out_every_other_contracts(work: Work):
+    first, second = work.session("a"), work.session("b")
+    mine = work.open(first, ("src/a.py", "modify"), ("src/c.py", "add")).data["contract_id"]
+    theirs = work.open(second, ("src/b.py", "add")).data["contract_id"]
+    journal.commit(first, work.core.services, ("ROOT_REPO", ()), "p", "mine")
+    journal.commit(second, work.core.services, ("ROOT_REPO", ()), "p", "theirs")
+    work.write(first, "src/a.py", "a = 2\n")  # after a commit: the walk goes on past it
+    work.write(second, "src/b.py", "b\n")
+    work.write(first, "src/c.py", "c\n")
+
+    assert sorted(journal.per_file(first, work.core.services, [mine], "ROOT_REPO")) == [
+        "src/a.py",
+        "src/c.py",
+    ]
+    assert [e.after for e in journal.commits(work.core.services, [mine])] == ["mine"]
+    assert [e.after for e in journal.commits(work.core.services, [theirs])] == ["theirs"]
