@@ -21,7 +21,7 @@ from domain.services import Services
 from domain.session import Session
 from domain.vocabulary import RootCategory
 from domain.world.visibility import VisibilityRef
-from ports.errors import NotFound, PortError, TooLarge
+from ports.errors import PortError, TooLarge
 from ports.files import SURVEY_DEPTH, Kind, Stat
 
 RACY_NS: Final = 2_000_000_000
@@ -195,14 +195,12 @@ def content_digest(session: Session, root: str, path: str) -> str | None:
 
 def read(session: Session, root: str, path: str) -> bytes | None:
     world = session.world
-    _, ref = world.resolve(world.address_of(root, parts_of(path)), RootCategory(root), must_exist=False)
+    _, ref = world.resolve(world.address_of(root, parts_of(path)), RootCategory(root))
     if ref is None or ref.kind != "file":
         return None
     try:
         return world.read_file(ref, DIGEST_LIMIT)
-    except NotFound:
-        return None
-    except PortError:
+    except PortError:  # gone since, too large, unreadable: nothing vouches for its content
         return None
 
 
@@ -212,5 +210,5 @@ def _row(found: Stat) -> Row:
 
 def _folder(session: Session, root: str, base: tuple[str, ...]) -> VisibilityRef | None:
     world = session.world
-    _, ref = world.resolve(world.address_of(root, base), RootCategory(root), must_exist=False)
+    _, ref = world.resolve(world.address_of(root, base), RootCategory(root))
     return ref if ref is not None and ref.kind == "dir" else None

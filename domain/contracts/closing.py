@@ -84,7 +84,7 @@ def _declaring(uncovered: list[dict[str, str]]) -> list[dict[str, str]]:
     named = [item for item in uncovered if item["address"] not in whole]
     return [
         *({"name": EVERY_SYMBOL, "path": address} for address in sorted(whole)),
-        *({"name": item["name"], "path": item["address"]} if "address" in item else item for item in named),
+        *({"name": item["name"], "path": item["address"]} for item in named),
     ]
 
 
@@ -103,7 +103,7 @@ def _page(items: list[dict[str, object]], start: int, space: int) -> dict[str, o
 
 
 def _declared(
-    session: Session, services: Services, record: ContractRecord, start: int = 0
+    session: Session, services: Services, record: ContractRecord, start: int
 ) -> tuple[reconciliation.Reconciled, list[dict[str, object]]] | Reply:
     """What the scope shows and the contract's own changes, when every one of them is declared with the
     kind it has; the refusal listing the rest otherwise."""
