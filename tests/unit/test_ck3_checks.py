@@ -164,8 +164,8 @@ def test_an_inner_quote_not_escaped_is_found_on_its_line_and_an_escaped_one_is_n
     assert found(path, BOM + text) == [quote(4), quote(5)]
 
 
-def test_a_value_with_one_quote_or_a_quote_in_a_comment_is_no_inner_quote():
+def test_a_value_with_one_quote_or_text_outside_its_quotes_or_a_commented_line_has_no_inner_quote():
     path = "localization/english/x_l_english.yml"
-    text = b'l_english:\n a:0 "open\n # b:0 "x"y"\n c:0 ""\n d:0 """\n e:0 before "ok"\n'
+    text = b'l_english:\n a:0 "open\n # b:0 "x"y"\n c:0 ""\n d:0 """\n e:0 before "ok"\n f:0 "ok" # said so\n'
 
     assert found(path, BOM + text) == [quote(5)]
