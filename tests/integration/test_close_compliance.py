@@ -1,0 +1,115 @@
+"""Compliance at close (law Phase 1.5, SPEC §14) through the core on a real git repository: what the work
+added is judged against what each file held when the contract opened, so a finding or symbol the file
+already had needs nothing, and each new symbol, finding and removed file is named in the close's evidence."""
+
+import json
+from pathlib import Path
+
+from dulwich import porcelain
+
+from adapters.memory_state import MemoryState
+from app.bootstrap import build_core
+from app.config import Settings
+from domain.contracts.lifecycle import OpenRequest
+from domain.policy.pacing import Rates
+from domain.replies.frozen import thaw
+from domain.session import Session
+from domain.use_cases.contract_work import Close, Open
+from domain.use_cases.core import Core
+from domain.use_cases.file_access import Delete, Write
+from domain.use_cases.token_work import DeclareNst
+from domain.vocabulary import Mode, RootCategory
+from ports.contracts import TargetRecord
+
+TRAITS = "mod/common/traits/00_traits.txt"
+BASELINE = {
+    "src/a.py": "import os\na = 1\n",
+    TRAITS: "brave = {\n}\n",
+    "mod/common/traits/zz_gone.txt": "gone = {\n}\n",
+}
+WORK = {
+    "src/a.py": "import os\na = 1\n\n\ndef greet():\n    return a\n",
+    TRAITS: "brave = {\n}\ncraven = {\n}\n",
+    "src/b.py": "import sys\n",
+}
+
+
+def opened(base: Path) -> tuple[Core, Session, str]:
+    """A repository at BASELINE (its Python file with an unused import, its trait file without the
+    byte-order mark), and a contract open over WORK and the deletion of zz_gone.txt."""
+    repo = base / "repo"
+    for path, text in BASELINE.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text, encoding="utf-8")
+    porcelain.init(str(repo))
+    porcelain.add(str(repo), paths=[str(repo / path) for path in BASELINE])
+    porcelain.commit(str(repo), message=b"baseline", author=b"T <t@x>", committer=b"T <t@x>")
+    settings = Settings(
+        "test",
+        {RootCategory.ROOT_REPO: repo},
+        RootCategory.ROOT_REPO,
+        Mode.CK3RAVEN_DEV,
+        state_dir=base / "state",
+        limits=Rates(0, 0),
+    )
+    core = build_core(settings, stored=MemoryState())
+    session = core.start_session("s")
+    targets = (
+        TargetRecord("ROOT_REPO:/src/a.py", "modify"),
+        TargetRecord(f"ROOT_REPO:/{TRAITS}", "modify"),
+        TargetRecord("ROOT_REPO:/src/b.py", "add"),
+        TargetRecord("ROOT_REPO:/mod/common/traits/zz_gone.txt", "delete"),
+    )
+    declared = OpenRequest("ROOT_REPO", "i", ("WRITE", "DELETE"), targets, "w", "t", 60)
+    reply = core.answer(session, Open(declared))
+    assert reply.code == "CT-GATE-S-001", reply.code
+    contract_id = str(reply.data["contract_id"])
+    for path, text in WORK.items():
+        assert core.answer(session, Write(path, text)).code.startswith("WA-WRITE-S"), path
+    assert core.answer(session, Delete("mod/common/traits/zz_gone.txt")).code.startswith("WA-WRITE-S")
+    return core, session, contract_id
+
+
+def test_each_new_symbol_needs_an_nst_and_what_the_baseline_had_needs_none(tmp_path: Path):
+    core, session, _ = opened(tmp_path)
+
+    refused = core.answer(session, Close())
+
+    assert refused.code == "CT-GATE-I-009"
+    assert thaw(refused.data["uncovered"]) == [
+        {"name": "craven", "address": f"ROOT_REPO:/{TRAITS}"},
+        {"name": "greet", "address": "ROOT_REPO:/src/a.py"},
+    ]
+
+
+def test_only_findings_the_work_added_need_an_lxe_and_a_complying_close_records_every_fact(tmp_path: Path):
+    core, session, contract_id = opened(tmp_path)
+    nsts = (("greet", "ROOT_REPO:/src/a.py"), ("craven", None))
+    assert core.answer(session, DeclareNst(nsts, "asked for")).code == "CT-GATE-S-010"
+
+    linted = core.answer(session, Close())
+    core.answer(session, Write("src/b.py", "import sys\n\nprint(sys.argv)\n"))
+    closed = core.answer(session, Close())
+
+    assert linted.code == "CT-GATE-I-010"
+    assert thaw(linted.data["over"]) == [
+        {"rule": "F401", "path": "ROOT_REPO:/src/b.py", "found": 1, "excused": 0}
+    ]
+    assert closed.code == "CT-GATE-S-002"
+    evidence = json.loads(core.services.evidence.document("close", contract_id) or "{}")["compliance"]
+    assert evidence["outcome"] == "complies"
+    assert evidence["recorded_ruleset_hash"] == evidence["ruleset_hash"]
+    assert evidence["symbols"] == [
+        {"address": f"ROOT_REPO:/{TRAITS}", "kind": "ck3-script", "added": ["craven"], "problem": None},
+        {"address": "ROOT_REPO:/src/a.py", "kind": "python", "added": ["greet"], "problem": None},
+        {"address": "ROOT_REPO:/src/b.py", "kind": "python", "added": [], "problem": None},
+    ]
+    assert evidence["nsts"] == [
+        {"name": "greet", "address": "ROOT_REPO:/src/a.py", "reason": "asked for"},
+        {"name": "craven", "address": None, "reason": "asked for"},
+    ]
+    assert sorted((f["rule"], f["path"], f["line"]) for f in evidence["findings"]) == [
+        ("CK3-BOM", f"ROOT_REPO:/{TRAITS}", 1),
+        ("F401", "ROOT_REPO:/src/a.py", 1),
+    ]
+    assert (evidence["over"], evidence["lxes"], evidence["uncovered"]) == ([], [], [])
