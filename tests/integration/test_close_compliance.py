@@ -14,12 +14,13 @@ from domain.contracts.lifecycle import OpenRequest
 from domain.policy.pacing import Rates
 from domain.replies.frozen import thaw
 from domain.session import Session
-from domain.use_cases.contract_work import Close, Open
+from domain.use_cases.contract_work import Close, Open, Renew
 from domain.use_cases.core import Core
 from domain.use_cases.file_access import Delete, Write
-from domain.use_cases.token_work import DeclareNst
+from domain.use_cases.token_work import DeclareNst, ProposeLxe
 from domain.vocabulary import Mode, RootCategory
 from ports.contracts import TargetRecord
+from tests.fakes import FakeClock
 
 TRAITS = "mod/common/traits/00_traits.txt"
 BASELINE = {
@@ -34,7 +35,7 @@ WORK = {
 }
 
 
-def opened(base: Path) -> tuple[Core, Session, str]:
+def opened(base: Path, clock: FakeClock | None = None, ttl: int = 60) -> tuple[Core, Session, str]:
     """A repository at BASELINE (its Python file with an unused import, its trait file without the
     byte-order mark), and a contract open over WORK and the deletion of zz_gone.txt."""
     repo = base / "repo"
@@ -52,7 +53,7 @@ def opened(base: Path) -> tuple[Core, Session, str]:
         state_dir=base / "state",
         limits=Rates(0, 0),
     )
-    core = build_core(settings, stored=MemoryState())
+    core = build_core(settings, stored=MemoryState(), clock=clock or FakeClock())
     session = core.start_session("s")
     targets = (
         TargetRecord("ROOT_REPO:/src/a.py", "modify"),
@@ -60,7 +61,7 @@ def opened(base: Path) -> tuple[Core, Session, str]:
         TargetRecord("ROOT_REPO:/src/b.py", "add"),
         TargetRecord("ROOT_REPO:/mod/common/traits/zz_gone.txt", "delete"),
     )
-    declared = OpenRequest("ROOT_REPO", "i", ("WRITE", "DELETE"), targets, "w", "t", 60)
+    declared = OpenRequest("ROOT_REPO", "i", ("WRITE", "DELETE"), targets, "w", "t", ttl)
     reply = core.answer(session, Open(declared))
     assert reply.code == "CT-GATE-S-001", reply.code
     contract_id = str(reply.data["contract_id"])
@@ -113,3 +114,50 @@ def test_only_findings_the_work_added_need_an_lxe_and_a_complying_close_records_
         ("F401", "ROOT_REPO:/src/a.py", 1),
     ]
     assert (evidence["over"], evidence["lxes"], evidence["uncovered"]) == ([], [], [])
+
+
+def excused(core: Core, session: Session) -> str:
+    """NSTs for the new symbols, and an LXE for src/b.py's unused import a human approved: its id."""
+    nsts = (("greet", "ROOT_REPO:/src/a.py"), ("craven", None))
+    assert core.answer(session, DeclareNst(nsts, "asked for")).code == "CT-GATE-S-010"
+    lxe = ProposeLxe(("F401",), ("src/b.py",), 1, "kept for later")
+    asked = core.answer(session, lxe)
+    assert asked.code == "CT-GATE-I-005", asked.code
+    core.decide_approval(str(asked.data["approval_id"]), approve=True)
+    granted = core.answer(session, lxe)
+    assert granted.code == "CT-GATE-S-011", granted.code
+    return str(granted.data["lxe_id"])
+
+
+def test_an_lxe_and_the_ruleset_carry_to_a_renewal_and_the_lxe_file_is_no_work_of_the_agent(tmp_path: Path):
+    clock = FakeClock()
+    core, session, contract_id = opened(tmp_path, clock)
+    lxe_id = excused(core, session)
+    clock.advance(minutes=61)
+    renewed = core.answer(session, Renew(contract_id, 60))
+    assert renewed.code.startswith("CT-GATE-S"), renewed.code
+
+    closed = core.answer(session, Close())
+
+    assert closed.code == "CT-GATE-S-002", closed.code
+    evidence = json.loads(core.services.evidence.document("close", str(renewed.data["contract_id"])) or "{}")
+    assert evidence["compliance"]["lxes"] == [lxe_id]
+    assert evidence["compliance"]["recorded_ruleset_hash"] == evidence["compliance"]["ruleset_hash"]
+    assert [n["name"] for n in evidence["compliance"]["nsts"]] == ["greet", "craven"]
+
+
+def test_an_lxe_no_longer_excuses_a_finding_eight_hours_after_its_approval(tmp_path: Path):
+    clock = FakeClock()
+    core, session, contract_id = opened(tmp_path, clock, ttl=300)
+    excused(core, session)
+    clock.advance(hours=5, minutes=1)
+    renewed = core.answer(session, Renew(contract_id, 240))
+    assert renewed.code.startswith("CT-GATE-S"), renewed.code
+    clock.advance(hours=3)
+
+    refused = core.answer(session, Close())
+
+    assert refused.code == "CT-GATE-I-010"
+    assert thaw(refused.data["over"]) == [
+        {"rule": "F401", "path": "ROOT_REPO:/src/b.py", "found": 1, "excused": 0}
+    ]
