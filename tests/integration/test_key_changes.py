@@ -10,7 +10,12 @@ from app.bootstrap import build_core
 from app.config import Settings
 from domain.compliance.key_changes import ChangedFile, KeyChanges, assess
 from domain.compliance.tokens import Removal
+from domain.contracts.lifecycle import OpenRequest
+from domain.replies.frozen import thaw
+from domain.use_cases.contract_work import Close, Open
+from domain.use_cases.file_access import Delete
 from domain.vocabulary import Mode, RootCategory
+from ports.contracts import TargetRecord
 
 BOM = "\ufeff"
 R = RootCategory
@@ -25,7 +30,8 @@ def write(path: Path, text: str) -> None:
 
 def playset(base: Path) -> Settings:
     """The game (brave and craven; zealous; 21 event files mentioning brave), Local Fix (its own 00_traits.txt
-    replacing the game's; local_only and shared; shared again; an event mentioning both) and Later Fix,
+    replacing the game's; local_only and shared in zz_local_extra.txt; shared again; an event mentioning
+    both) and Later Fix,
     whose 00_traits.txt (craven) the game reads over both others."""
     game, docs, data = base / "game", base / "documents", base / "data"
     write(game / "common/traits/00_traits.txt", f"{BOM}brave = {{\n}}\ncraven = {{\n}}\n")
@@ -36,6 +42,7 @@ def playset(base: Path) -> Settings:
     write(local / "descriptor.mod", 'name="Local Fix"\nsupported_version="1.*"\n')
     write(local / "common/traits/00_traits.txt", f"{BOM}brave = {{\n}}\ncraven = {{\n}}\n")
     write(local / "common/traits/50_more.txt", f"{BOM}shared = {{\n}}\n")
+    write(local / "common/traits/zz_local_extra.txt", f"{BOM}local_only = {{\n}}\nshared = {{\n}}\n")
     write(local / "events/fix_events.txt", BOM + FIX_EVENT)
     later = docs / "mod/LaterFix"
     write(later / "descriptor.mod", 'name="Later Fix"\nsupported_version="1.*"\n')
@@ -147,3 +154,19 @@ def test_a_file_of_no_kind_the_index_reads_or_outside_every_source_changes_no_ke
     found = judged(tmp_path, [notes, outside])
 
     assert (found.adds, found.overrides, found.removes, found.blocked) == ([], [], [], [])
+
+
+def test_deleting_a_file_removes_every_key_it_defined_and_close_names_the_mentions_it_breaks(tmp_path: Path):
+    core = build_core(playset(tmp_path))
+    session = core.start_session("s")
+    extra = "mod:Local Fix:/common/traits/zz_local_extra.txt"
+    declared = OpenRequest("ROOT_USER_DOCS", "i", ("DELETE",), (TargetRecord(extra, "delete"),), "w", "t", 60)
+    assert core.answer(session, Open(declared)).code == "CT-GATE-S-001"
+    assert core.answer(session, Delete(extra)).code == "WA-WRITE-S-002"
+
+    refused = core.answer(session, Close())
+
+    assert refused.code == "CT-GATE-I-012"
+    assert [(row["key"], row["address"], row["mentions"]) for row in thaw(refused.data["removed"])] == [
+        ("local_only", extra, [{"source": "Local Fix", "path": "events/fix_events.txt", "line": 3}])
+    ]
