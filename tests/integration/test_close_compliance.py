@@ -161,3 +161,16 @@ def test_an_lxe_no_longer_excuses_a_finding_eight_hours_after_its_approval(tmp_p
     assert thaw(refused.data["over"]) == [
         {"rule": "F401", "path": "ROOT_REPO:/src/b.py", "found": 1, "excused": 0}
     ]
+
+
+def test_a_ruleset_changed_before_a_renewal_still_makes_its_close_invalid(tmp_path: Path):
+    clock = FakeClock()
+    core, session, contract_id = opened(tmp_path, clock)
+    excused(core, session)
+    (tmp_path / "state" / "lint-ruleset.json").write_text(json.dumps({"select": ["E9"]}), encoding="utf-8")
+    clock.advance(minutes=61)
+    assert core.answer(session, Renew(contract_id, 60)).code.startswith("CT-GATE-S")
+
+    refused = core.answer(session, Close())
+
+    assert refused.code == "CT-GATE-I-011"
