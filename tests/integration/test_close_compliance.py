@@ -28,10 +28,13 @@ BASELINE = {
     TRAITS: "brave = {\n}\n",
     "mod/common/traits/zz_gone.txt": "gone = {\n}\n",
 }
+VALUES = "mod/common/script_values/v.txt"
 WORK = {
     "src/a.py": "import os\na = 1\n\n\ndef greet():\n    return a\n",
     TRAITS: "brave = {\n}\ncraven = {\n}\n",
-    "src/b.py": "import sys\n",
+    "b.py": "import sys\n",
+    "README.md": "notes\n",  # a file no analyser reads
+    VALUES: "\ufeffmy_value = 5\n",
 }
 
 
@@ -58,7 +61,9 @@ def opened(base: Path, clock: FakeClock | None = None, ttl: int = 60) -> tuple[C
     targets = (
         TargetRecord("ROOT_REPO:/src/a.py", "modify"),
         TargetRecord(f"ROOT_REPO:/{TRAITS}", "modify"),
-        TargetRecord("ROOT_REPO:/src/b.py", "add"),
+        TargetRecord("ROOT_REPO:/b.py", "add"),
+        TargetRecord("ROOT_REPO:/README.md", "add"),
+        TargetRecord(f"ROOT_REPO:/{VALUES}", "add"),
         TargetRecord("ROOT_REPO:/mod/common/traits/zz_gone.txt", "delete"),
     )
     declared = OpenRequest("ROOT_REPO", "i", ("WRITE", "DELETE"), targets, "w", "t", ttl)
@@ -78,6 +83,7 @@ def test_each_new_symbol_needs_an_nst_and_what_the_baseline_had_needs_none(tmp_p
 
     assert refused.code == "CT-GATE-I-009"
     assert thaw(refused.data["uncovered"]) == [
+        {"name": "my_value", "address": f"ROOT_REPO:/{VALUES}"},
         {"name": "craven", "address": f"ROOT_REPO:/{TRAITS}"},
         {"name": "greet", "address": "ROOT_REPO:/src/a.py"},
     ]
@@ -85,29 +91,31 @@ def test_each_new_symbol_needs_an_nst_and_what_the_baseline_had_needs_none(tmp_p
 
 def test_only_findings_the_work_added_need_an_lxe_and_a_complying_close_records_every_fact(tmp_path: Path):
     core, session, contract_id = opened(tmp_path)
-    nsts = (("greet", "ROOT_REPO:/src/a.py"), ("craven", None))
+    nsts = (("greet", "ROOT_REPO:/src/a.py"), ("craven", None), ("my_value", None))
     assert core.answer(session, DeclareNst(nsts, "asked for")).code == "CT-GATE-S-010"
 
     linted = core.answer(session, Close())
-    core.answer(session, Write("src/b.py", "import sys\n\nprint(sys.argv)\n"))
+    core.answer(session, Write("b.py", "import sys\n\nprint(sys.argv)\n"))
     closed = core.answer(session, Close())
 
     assert linted.code == "CT-GATE-I-010"
     assert thaw(linted.data["over"]) == [
-        {"rule": "F401", "path": "ROOT_REPO:/src/b.py", "found": 1, "excused": 0}
+        {"rule": "F401", "path": "ROOT_REPO:/b.py", "found": 1, "excused": 0}
     ]
     assert closed.code == "CT-GATE-S-002"
     evidence = json.loads(core.services.evidence.document("close", contract_id) or "{}")["compliance"]
     assert evidence["outcome"] == "complies"
     assert evidence["recorded_ruleset_hash"] == evidence["ruleset_hash"]
     assert evidence["symbols"] == [
+        {"address": "ROOT_REPO:/b.py", "kind": "python", "added": [], "problem": None},
+        {"address": f"ROOT_REPO:/{VALUES}", "kind": "ck3-script", "added": ["my_value"], "problem": None},
         {"address": f"ROOT_REPO:/{TRAITS}", "kind": "ck3-script", "added": ["craven"], "problem": None},
         {"address": "ROOT_REPO:/src/a.py", "kind": "python", "added": ["greet"], "problem": None},
-        {"address": "ROOT_REPO:/src/b.py", "kind": "python", "added": [], "problem": None},
     ]
     assert evidence["nsts"] == [
         {"name": "greet", "address": "ROOT_REPO:/src/a.py", "reason": "asked for"},
         {"name": "craven", "address": None, "reason": "asked for"},
+        {"name": "my_value", "address": None, "reason": "asked for"},
     ]
     assert sorted((f["rule"], f["path"], f["line"]) for f in evidence["findings"]) == [
         ("CK3-BOM", f"ROOT_REPO:/{TRAITS}", 1),
@@ -117,10 +125,10 @@ def test_only_findings_the_work_added_need_an_lxe_and_a_complying_close_records_
 
 
 def excused(core: Core, session: Session) -> str:
-    """NSTs for the new symbols, and an LXE for src/b.py's unused import a human approved: its id."""
-    nsts = (("greet", "ROOT_REPO:/src/a.py"), ("craven", None))
+    """NSTs for the new symbols, and an LXE for b.py's unused import a human approved: its id."""
+    nsts = (("greet", "ROOT_REPO:/src/a.py"), ("craven", None), ("my_value", None))
     assert core.answer(session, DeclareNst(nsts, "asked for")).code == "CT-GATE-S-010"
-    lxe = ProposeLxe(("F401",), ("src/b.py",), 1, "kept for later")
+    lxe = ProposeLxe(("F401",), ("b.py",), 1, "kept for later")
     asked = core.answer(session, lxe)
     assert asked.code == "CT-GATE-I-005", asked.code
     core.decide_approval(str(asked.data["approval_id"]), approve=True)
@@ -143,7 +151,7 @@ def test_an_lxe_and_the_ruleset_carry_to_a_renewal_and_the_lxe_file_is_no_work_o
     evidence = json.loads(core.services.evidence.document("close", str(renewed.data["contract_id"])) or "{}")
     assert evidence["compliance"]["lxes"] == [lxe_id]
     assert evidence["compliance"]["recorded_ruleset_hash"] == evidence["compliance"]["ruleset_hash"]
-    assert [n["name"] for n in evidence["compliance"]["nsts"]] == ["greet", "craven"]
+    assert [n["name"] for n in evidence["compliance"]["nsts"]] == ["greet", "craven", "my_value"]
 
 
 def test_an_lxe_no_longer_excuses_a_finding_eight_hours_after_its_approval(tmp_path: Path):
@@ -159,7 +167,7 @@ def test_an_lxe_no_longer_excuses_a_finding_eight_hours_after_its_approval(tmp_p
 
     assert refused.code == "CT-GATE-I-010"
     assert thaw(refused.data["over"]) == [
-        {"rule": "F401", "path": "ROOT_REPO:/src/b.py", "found": 1, "excused": 0}
+        {"rule": "F401", "path": "ROOT_REPO:/b.py", "found": 1, "excused": 0}
     ]
 
 
@@ -174,3 +182,5 @@ def test_a_ruleset_changed_before_a_renewal_still_makes_its_close_invalid(tmp_pa
     refused = core.answer(session, Close())
 
     assert refused.code == "CT-GATE-I-011"
+    recorded = json.loads(core.services.evidence.document("ruleset", contract_id) or "{}")
+    assert recorded["ruleset"]["python"]["select"] == ["E9", "F"]

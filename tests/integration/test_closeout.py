@@ -27,7 +27,15 @@ def services(base: Path) -> Services:
 
 def test_a_stored_nst_counts_only_with_no_address_or_one_naming_its_root_or_mod(tmp_path: Path):
     kept = services(tmp_path)
-    addresses = [None, "ROOT_REPO:/src/a.py", "mod:Local Fix:/common/x.txt", "src/a.py", "/etc/passwd", ""]
+    addresses = [
+        None,
+        "ROOT_REPO:/src/a.py",
+        "mod:Local Fix:/common/x.txt",
+        "src/a.py",
+        "/etc/passwd",
+        "",
+        "ROOT_REPO:/src/../a.py",
+    ]
     nsts = [{"name": f"s{n}", "address": address, "reason": "r"} for n, address in enumerate(addresses)]
     kept.evidence.put("nst", "ct-1", json.dumps({"nsts": [*nsts, {"name": "t", "reason": "r"}]}))
 

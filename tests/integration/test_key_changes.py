@@ -13,14 +13,14 @@ from domain.compliance.tokens import Removal
 from domain.contracts.lifecycle import OpenRequest
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Close, Open
-from domain.use_cases.file_access import Delete
+from domain.use_cases.file_access import Delete, Write
 from domain.vocabulary import Mode, RootCategory
 from ports.contracts import TargetRecord
 
 BOM = "\ufeff"
 R = RootCategory
 FIX_EVENT = "namespace = fix\nfix.1 = {\n\ttrigger = { has_trait = local_only has_trait = shared }\n}\n"
-EVENT = "namespace = birth\nbirth.1 = {\n\ttrigger = { has_trait = brave }\n}\n"
+EVENT = "namespace = birth\nbirth.1 = {\n\ttrigger = { has_trait = brave has_trait = craven }\n}\n"
 
 
 def write(path: Path, text: str) -> None:
@@ -29,13 +29,15 @@ def write(path: Path, text: str) -> None:
 
 
 def playset(base: Path) -> Settings:
-    """The game (brave and craven; zealous; 21 event files mentioning brave), Local Fix (its own 00_traits.txt
+    """The game (brave and craven; zealous; an effect named local_only; 21 event files mentioning brave
+    and craven), Local Fix (its own 00_traits.txt
     replacing the game's; local_only and shared in zz_local_extra.txt; shared again; an event mentioning
     both) and Later Fix,
     whose 00_traits.txt (craven) the game reads over both others."""
     game, docs, data = base / "game", base / "documents", base / "data"
     write(game / "common/traits/00_traits.txt", f"{BOM}brave = {{\n}}\ncraven = {{\n}}\n")
     write(game / "common/traits/zz_faith_traits.txt", f"{BOM}zealous = {{\n}}\n")
+    write(game / "common/scripted_effects/00_effects.txt", f"{BOM}local_only = {{\n}}\n")
     for n in range(21):
         write(game / f"events/birth_{n:02}.txt", BOM + EVENT)
     local = docs / "mod/LocalFix"
@@ -52,7 +54,16 @@ def playset(base: Path) -> Settings:
         {"name": "Later Fix", "folder": "ROOT_USER_DOCS:/mod/LaterFix", "enabled": True, "load_order": 2},
     ]
     write(data / "playsets" / "fix.json", json.dumps({"name": "Fix", "mods": mods}))
-    roots = {R.ROOT_GAME: game, R.ROOT_USER_DOCS: docs, R.ROOT_CK3RAVEN_DATA: data}
+    return served(base)
+
+
+def served(base: Path) -> Settings:
+    """The settings serving the playset at `base`, in ck3lens."""
+    roots = {
+        R.ROOT_GAME: base / "game",
+        R.ROOT_USER_DOCS: base / "documents",
+        R.ROOT_CK3RAVEN_DATA: base / "data",
+    }
     return Settings("t", roots, R.ROOT_GAME, Mode.CK3LENS, "Fix", state_dir=base / "state")
 
 
@@ -69,7 +80,7 @@ def changed(base: Path, path: str, now: str, before: str | None) -> ChangedFile:
 
 
 def judged(base: Path, files: list[ChangedFile], removals: list[Removal] = ()) -> KeyChanges:  # type: ignore[assignment]
-    core = build_core(playset(base))
+    core = build_core(served(base))
     assert core.services.index is not None
     return assess(core.start_session("s").world, core.services.index, files, list(removals))
 
@@ -169,4 +180,43 @@ def test_deleting_a_file_removes_every_key_it_defined_and_close_names_the_mentio
     assert refused.code == "CT-GATE-I-012"
     assert [(row["key"], row["address"], row["mentions"]) for row in thaw(refused.data["removed"])] == [
         ("local_only", extra, [{"source": "Local Fix", "path": "events/fix_events.txt", "line": 3}])
+    ]
+
+
+def test_a_new_file_replaces_the_files_at_its_path_of_every_earlier_source(tmp_path: Path):
+    playset(tmp_path)
+    write(tmp_path / "documents/mod/LocalFix/common/traits/00_traits.txt", f"{BOM}fixed = {{\n}}\n")
+    later = ChangedFile(
+        "mod:Later Fix:/common/traits/00_traits.txt",
+        "ROOT_USER_DOCS:/mod/LaterFix/common/traits/00_traits.txt",
+        ("mod", "LaterFix", "common", "traits", "00_traits.txt"),
+        f"{BOM}craven = {{\n}}\n",
+        None,
+    )
+
+    found = judged(tmp_path, [later])
+
+    assert keys(found.removes) == [("brave", "traits"), ("fixed", "traits")]
+
+
+def test_close_judges_every_changed_ck3_file_modified_or_deleted_together(tmp_path: Path):
+    core = build_core(playset(tmp_path))
+    session = core.start_session("s")
+    more, extra = (
+        "mod:Local Fix:/common/traits/50_more.txt",
+        "mod:Local Fix:/common/traits/zz_local_extra.txt",
+    )
+    targets = (TargetRecord(more, "modify"), TargetRecord(extra, "delete"))
+    declared = OpenRequest("ROOT_USER_DOCS", "i", ("WRITE", "DELETE"), targets, "w", "t", 60)
+    assert core.answer(session, Open(declared)).code == "CT-GATE-S-001"
+    assert core.answer(session, Write(more, f"{BOM}# emptied\n")).code.startswith("WA-WRITE-S")
+    assert core.answer(session, Delete(extra)).code == "WA-WRITE-S-002"
+
+    refused = core.answer(session, Close())
+
+    assert refused.code == "CT-GATE-I-012"
+    assert [(row["key"], row["address"]) for row in thaw(refused.data["removed"])] == [
+        ("shared", more),
+        ("local_only", extra),
+        ("shared", extra),
     ]

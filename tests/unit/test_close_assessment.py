@@ -84,3 +84,8 @@ def test_only_findings_the_work_added_beyond_what_lxes_excuse_are_over():
     ]
     assert _over(now, before, {("F401", A): 1, ("F401", B): 1, ("E9", A): 1}) == []
     assert _over(before, now, {}) == []
+    assert _over([*now, *now], before, {("F401", A): 2}) == [
+        {"rule": "E9", "path": A, "found": 2, "excused": 0},
+        {"rule": "F401", "path": A, "found": 3, "excused": 2},
+        {"rule": "F401", "path": B, "found": 2, "excused": 0},
+    ]
