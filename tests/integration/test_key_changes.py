@@ -19,7 +19,7 @@ from ports.contracts import TargetRecord
 
 BOM = "\ufeff"
 R = RootCategory
-FIX_EVENT = "namespace = fix\nfix.1 = {\n\ttrigger = { has_trait = local_only has_trait = shared }\n}\n"
+FIX_EVENT = "namespace = fix\nfix.1 = {\n\ttrigger = { has_trait = local_only has_trait = shared has_trait = unique }\n}\n"
 EVENT = "namespace = birth\nbirth.1 = {\n\ttrigger = { has_trait = brave has_trait = craven }\n}\n"
 
 
@@ -105,20 +105,24 @@ def test_a_new_file_removes_what_the_earlier_file_at_its_path_defined_blocked_wh
     assert blocked["mentions"][0] == {"source": "vanilla", "path": "events/birth_00.txt", "line": 3}  # type: ignore[index]
 
 
-def test_a_key_removed_but_defined_in_another_file_of_the_same_mod_breaks_nothing(tmp_path: Path):
+def test_a_key_removed_but_defined_in_another_file_of_the_same_mod_breaks_nothing_and_the_next_is_judged(
+    tmp_path: Path,
+):
     playset(tmp_path)
-    before = f"{BOM}local_only = {{\n}}\nshared = {{\n}}\n"
+    before = f"{BOM}local_only = {{\n}}\nshared = {{\n}}\nunique = {{\n}}\n"
     extra = changed(tmp_path, "common/traits/zz_local_extra.txt", f"{BOM}local_only = {{\n}}\n", before)
 
     found = judged(tmp_path, [extra])
 
-    assert (keys(found.removes), found.blocked) == ([("shared", "traits")], [])
+    assert keys(found.removes) == [("shared", "traits"), ("unique", "traits")]
+    assert [row["key"] for row in found.blocked] == ["unique"]  # shared: 50_more.txt keeps it
 
 
 def test_a_removed_key_mentioned_elsewhere_is_blocked_unless_a_removal_token_declares_it(tmp_path: Path):
     playset(tmp_path)
     before = f"{BOM}local_only = {{\n}}\nkeeps = {{\n\topposites = {{ local_only }}\n}}\n"
-    extra = changed(tmp_path, "common/traits/zz_local_extra.txt", f"{BOM}keeps = {{\n}}\n", before)
+    now = f"{BOM}keeps = {{\n\topposites = {{ local_only }}\n}}\n"  # its own mention breaks nothing
+    extra = changed(tmp_path, "common/traits/zz_local_extra.txt", now, before)
     token = Removal("local_only", "traits", extra.located)
 
     blocked = judged(tmp_path, [extra]).blocked
