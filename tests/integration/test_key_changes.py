@@ -19,7 +19,10 @@ from ports.contracts import TargetRecord
 
 BOM = "\ufeff"
 R = RootCategory
-FIX_EVENT = "namespace = fix\nfix.1 = {\n\ttrigger = { has_trait = local_only has_trait = shared has_trait = unique }\n}\n"
+FIX_EVENT = (
+    "namespace = fix\nfix.1 = {\n"
+    "\ttrigger = { has_trait = local_only has_trait = shared has_trait = unique }\n}\n"
+)
 EVENT = "namespace = birth\nbirth.1 = {\n\ttrigger = { has_trait = brave has_trait = craven }\n}\n"
 
 
