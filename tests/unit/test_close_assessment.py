@@ -1,12 +1,15 @@
 """The compliance facts of a close, apart from where they are read from: which rule a close breaks first,
-what its evidence records, which new symbols lack an NST, and which lint findings exceed what LXEs excuse."""
+what its evidence records, which new symbols lack an NST, which lint findings exceed what LXEs excuse, and
+the line of renewals whose NSTs and LXEs count."""
 
 from attrs import evolve
 
-from domain.compliance.closeout import Assessment, _over, _uncovered
+from domain.compliance.closeout import Assessment, _over, _uncovered, lineage
 from domain.compliance.key_changes import NOTHING, KeyChanges
 from domain.compliance.symbols import FileSymbols
 from domain.compliance.tokens import Nst
+from domain.services import Services
+from ports.contracts import ContractRecord
 from ports.linter import Finding
 
 A, B = "ROOT_REPO:/a.py", "ROOT_REPO:/b.py"
@@ -89,3 +92,26 @@ def test_only_findings_the_work_added_beyond_what_lxes_excuse_are_over():
         {"rule": "F401", "path": A, "found": 3, "excused": 2},
         {"rule": "F401", "path": B, "found": 2, "excused": 0},
     ]
+
+
+def test_a_line_of_renewals_is_followed_once_and_as_far_as_the_store_holds_it():
+    def record(contract_id, renewed_from):
+        return ContractRecord(
+            contract_id, "t", "s", "ck3raven-dev", "ROOT_REPO", "i", ("WRITE",), (), "w", "agent", None, (),
+            "t", renewed_from, (), "sig", "open", None, "sig",
+        )  # fmt: skip
+
+    class Store:
+        def __init__(self, *records):
+            self.records = {r.contract_id: r for r in records}
+
+        def get(self, contract_id):
+            return self.records.get(contract_id)
+
+    def services(*records):
+        return Services(None, None, None, Store(*records), *[None] * 11)
+
+    looped = [record("ct-3", "ct-2"), record("ct-2", "ct-1"), record("ct-1", "ct-3")]
+
+    assert lineage(services(*looped), looped[0]) == ["ct-3", "ct-2", "ct-1"]
+    assert lineage(services(looped[0]), looped[0]) == ["ct-3", "ct-2"]  # ct-2 is no longer stored
