@@ -227,3 +227,16 @@ def test_close_judges_every_changed_ck3_file_modified_or_deleted_together(tmp_pa
         ("local_only", extra),
         ("shared", extra),
     ]
+
+
+def test_close_asks_no_nst_for_a_key_the_mod_overrides(tmp_path: Path):
+    core = build_core(playset(tmp_path))
+    session = core.start_session("s")
+    new = "mod:Local Fix:/common/traits/zz_new.txt"
+    declared = OpenRequest("ROOT_USER_DOCS", "i", ("WRITE",), (TargetRecord(new, "add"),), "w", "t", 60)
+    assert core.answer(session, Open(declared)).code == "CT-GATE-S-001"
+    assert core.answer(session, Write(new, f"{BOM}zealous = {{\n}}\n")).code.startswith("WA-WRITE-S")
+
+    closed = core.answer(session, Close())
+
+    assert closed.code == "CT-GATE-S-002", closed.code
