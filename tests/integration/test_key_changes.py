@@ -33,10 +33,9 @@ def write(path: Path, text: str) -> None:
 
 def playset(base: Path) -> Settings:
     """The game (brave and craven; zealous; an effect named local_only; 21 event files mentioning brave
-    and craven), Local Fix (its own 00_traits.txt
-    replacing the game's; local_only and shared in zz_local_extra.txt; shared again; an event mentioning
-    both) and Later Fix,
-    whose 00_traits.txt (craven) the game reads over both others."""
+    and craven), Local Fix (its own 00_traits.txt replacing the game's; local_only, shared and unique in
+    zz_local_extra.txt; shared again; an event mentioning those three) and Later Fix (in a folder ending
+    in X), whose 00_traits.txt (craven) the game reads over both others."""
     game, docs, data = base / "game", base / "documents", base / "data"
     write(game / "common/traits/00_traits.txt", f"{BOM}brave = {{\n}}\ncraven = {{\n}}\n")
     write(game / "common/traits/zz_faith_traits.txt", f"{BOM}zealous = {{\n}}\n")
@@ -49,12 +48,12 @@ def playset(base: Path) -> Settings:
     write(local / "common/traits/50_more.txt", f"{BOM}shared = {{\n}}\n")
     write(local / "common/traits/zz_local_extra.txt", f"{BOM}local_only = {{\n}}\nshared = {{\n}}\n")
     write(local / "events/fix_events.txt", BOM + FIX_EVENT)
-    later = docs / "mod/LaterFix"
+    later = docs / "mod/LaterFiX"
     write(later / "descriptor.mod", 'name="Later Fix"\nsupported_version="1.*"\n')
     write(later / "common/traits/00_traits.txt", f"{BOM}craven = {{\n}}\n")
     mods = [
         {"name": "Local Fix", "folder": "ROOT_USER_DOCS:/mod/LocalFix", "enabled": True, "load_order": 1},
-        {"name": "Later Fix", "folder": "ROOT_USER_DOCS:/mod/LaterFix", "enabled": True, "load_order": 2},
+        {"name": "Later Fix", "folder": "ROOT_USER_DOCS:/mod/LaterFiX", "enabled": True, "load_order": 2},
     ]
     write(data / "playsets" / "fix.json", json.dumps({"name": "Fix", "mods": mods}))
     return served(base)
@@ -195,8 +194,8 @@ def test_a_new_file_replaces_the_files_at_its_path_of_every_earlier_source(tmp_p
     write(tmp_path / "documents/mod/LocalFix/common/traits/00_traits.txt", f"{BOM}fixed = {{\n}}\n")
     later = ChangedFile(
         "mod:Later Fix:/common/traits/00_traits.txt",
-        "ROOT_USER_DOCS:/mod/LaterFix/common/traits/00_traits.txt",
-        ("mod", "LaterFix", "common", "traits", "00_traits.txt"),
+        "ROOT_USER_DOCS:/mod/LaterFiX/common/traits/00_traits.txt",
+        ("mod", "LaterFiX", "common", "traits", "00_traits.txt"),
         f"{BOM}craven = {{\n}}\n",
         None,
     )
