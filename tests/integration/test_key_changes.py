@@ -33,8 +33,8 @@ def write(path: Path, text: str) -> None:
 
 def playset(base: Path) -> Settings:
     """The game (brave and craven; zealous; an effect named local_only; 21 event files mentioning brave
-    and craven), Local Fix (its own 00_traits.txt replacing the game's; local_only, shared and unique in
-    zz_local_extra.txt; shared again; an event mentioning those three) and Later Fix (in a folder ending
+    and craven), Local Fix (its own 00_traits.txt replacing the game's; local_only and shared in
+    zz_local_extra.txt; shared again; an event mentioning both and unique) and Later Fix (in a folder ending
     in X), whose 00_traits.txt (craven) the game reads over both others."""
     game, docs, data = base / "game", base / "documents", base / "data"
     write(game / "common/traits/00_traits.txt", f"{BOM}brave = {{\n}}\ncraven = {{\n}}\n")
