@@ -35,6 +35,7 @@ WORK = {
     "b.py": "import sys\n",
     "README.md": "notes\n",  # a file no analyser reads
     VALUES: "\ufeffmy_value = 5\n",
+    "tools/z.py": "print(1)\n",  # a Python file added after one with a baseline
 }
 
 
@@ -64,6 +65,7 @@ def opened(base: Path, clock: FakeClock | None = None, ttl: int = 60) -> tuple[C
         TargetRecord("ROOT_REPO:/b.py", "add"),
         TargetRecord("ROOT_REPO:/README.md", "add"),
         TargetRecord(f"ROOT_REPO:/{VALUES}", "add"),
+        TargetRecord("ROOT_REPO:/tools/z.py", "add"),
         TargetRecord("ROOT_REPO:/mod/common/traits/zz_gone.txt", "delete"),
     )
     declared = OpenRequest("ROOT_REPO", "i", ("WRITE", "DELETE"), targets, "w", "t", ttl)
@@ -111,6 +113,7 @@ def test_only_findings_the_work_added_need_an_lxe_and_a_complying_close_records_
         {"address": f"ROOT_REPO:/{VALUES}", "kind": "ck3-script", "added": ["my_value"], "problem": None},
         {"address": f"ROOT_REPO:/{TRAITS}", "kind": "ck3-script", "added": ["craven"], "problem": None},
         {"address": "ROOT_REPO:/src/a.py", "kind": "python", "added": ["greet"], "problem": None},
+        {"address": "ROOT_REPO:/tools/z.py", "kind": "python", "added": [], "problem": None},
     ]
     assert evidence["nsts"] == [
         {"name": "greet", "address": "ROOT_REPO:/src/a.py", "reason": "asked for"},
