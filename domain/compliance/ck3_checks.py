@@ -133,8 +133,8 @@ def _entries(address: str, text: str, language: str) -> list[Finding]:
     found: list[Finding] = []
     header = None
     for number, line in enumerate(text.splitlines(), start=1):
-        entry = _ENTRY.match(line)
-        if entry is None or line.lstrip().startswith("#"):
+        entry = _ENTRY.match(line)  # a comment line never matches: no key starts with `#`
+        if entry is None:
             continue
         if header is None:
             header = entry.group(1)
@@ -143,8 +143,7 @@ def _entries(address: str, text: str, language: str) -> list[Finding]:
                 found.append(Finding("CK3-LOCHEAD", address, number, message))
             continue
         value = entry.group(2)
-        first, last = value.find('"'), value.rfind('"')
-        inner = value[first + 1 : last] if 0 <= first < last else ""
+        inner = value[value.find('"') + 1 : value.rfind('"')]  # empty with fewer than two quotes
         if re.search(r'(?<!\\)"', inner):
             found.append(Finding("CK3-LOCQUOTE", address, number, 'an inner " must be written \\"'))
     return found

@@ -114,8 +114,9 @@ def nsts_of(services: Services, contract_id: str) -> list[tokens.Nst]:
 
 
 def _canonical_text(address: str) -> bool:
+    """Whether `address` names its root or mod (a bare path does not); a host path never parses."""
     parsed = parse(address, RootCategory.ROOT_REPO.value)
-    return not isinstance(parsed, Reply) and ":/" in address and not address.startswith("/")
+    return not isinstance(parsed, Reply) and ":/" in address
 
 
 def lineage(services: Services, record: ContractRecord) -> list[str]:

@@ -61,3 +61,18 @@ def test_clean_ck3_files_have_no_findings():
     described = ck3_checks.checks("ROOT_REPO:/descriptor.mod", ("descriptor.mod",), descriptor)
 
     assert (script, described) == ([], [])
+
+
+def test_the_ck3_part_of_the_ruleset_is_every_ck3_rule_and_the_checks_version(tmp_path: Path):
+    rules = ruleset.current(RuffLinter(tmp_path / "lint-ruleset.json"))
+
+    assert rules["ck3"] == {"rules": list(ck3_checks.RULES), "version": ck3_checks.VERSION}
+
+
+def test_the_same_ruleset_listed_in_another_order_has_the_same_hash(tmp_path: Path):
+    rules = ruleset.current(RuffLinter(tmp_path / "lint-ruleset.json"))
+    python = rules["python"]
+    assert isinstance(python, dict)
+    reordered = {"ck3": rules["ck3"], "python": dict(reversed(list(python.items())))}
+
+    assert ruleset.digest(reordered) == ruleset.digest(rules)

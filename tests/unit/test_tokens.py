@@ -1,6 +1,10 @@
 """Compliance tokens never stand in for a Sigil signature or a human approval, nor the reverse (law §11.5)."""
 
+import json
 from datetime import UTC, datetime, timedelta
+
+import attrs
+import pytest
 
 from adapters.hmac_signer import HmacSigner
 from domain.compliance import tokens
@@ -68,3 +72,63 @@ def test_exceptions_of_the_same_rule_and_path_add_up():
     )
 
     assert tokens.allowance([LXE, other]) == {("F401", "ROOT_REPO:/b.py"): 3, ("E999", "ROOT_REPO:/b.py"): 2}
+
+
+def test_an_lxe_file_is_a_field_a_line_for_review_in_history_and_reads_back_as_the_same_lxe():
+    signer = HmacSigner()
+    document = tokens.lxe_document(LXE, signer)
+
+    assert tokens.lxe_from(document, signer) == LXE
+    assert document.startswith(b'{\n "lxe_id": "lxe-1",\n "contract_id": "ct-1",\n')
+    assert document.endswith(b'"\n}\n')
+
+
+def test_an_lxe_file_with_any_field_changed_counts_for_nothing():
+    signer = HmacSigner()
+    written = json.loads(tokens.lxe_document(LXE, signer))
+    changes = {
+        "lxe_id": "lxe-9",
+        "contract_id": "ct-9",
+        "rules": ["E999"],
+        "paths": ["ROOT_REPO:/c.py"],
+        "max_violations": 9,
+        "reason": "other",
+        "approval_id": "ap-9",
+        "approved_at": NOW.replace(year=2031).isoformat(),
+        "expires_at": NOW.replace(year=2031).isoformat(),
+    }
+
+    for field, value in changes.items():
+        edited = json.dumps({**written, field: value}).encode()
+        assert tokens.lxe_from(edited, signer) is None, field
+
+
+FIELDS = {**LXE.body(), "signature": "s"}
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        b"\xff",
+        b"not json",
+        b"[]",
+        b'{"lxe_id": "lxe-1"}',
+        json.dumps({**FIELDS, "rules": 1}).encode(),
+        json.dumps({**FIELDS, "max_violations": "many"}).encode(),
+    ],
+)
+def test_a_token_file_that_is_no_lxe_counts_for_nothing(document: bytes):
+    assert tokens.lxe_from(document, HmacSigner()) is None
+
+
+def test_each_tokens_payload_covers_what_it_declares():
+    removal = tokens.Removal("brave", "trait", "ROOT_REPO:/common/traits/a.txt")
+    other = Lxe(*[*attrs.astuple(LXE)[:3], ("ROOT_REPO:/c.py",), *attrs.astuple(LXE)[4:]])
+
+    assert tokens.nst_payload("ct-1", [Nst("f", None, "why")]) != tokens.nst_payload(
+        "ct-1", [Nst("g", None, "why")]
+    )
+    assert tokens.removal_payload("ct-1", [removal]) != tokens.removal_payload(
+        "ct-1", [attrs.evolve(removal, key="craven")]
+    )
+    assert tokens.lxe_payload(LXE) != tokens.lxe_payload(other)
