@@ -32,6 +32,7 @@ class Desk:
     clock: FakeClock
     state: MemoryState
     repo: Path
+    settings: Settings
 
     def ask(self, request: Request, session: Session | None = None) -> Reply:
         return self.core.answer(session or self.session, request)
@@ -79,7 +80,7 @@ def desk(base: Path, mode: Mode = Mode.CK3RAVEN_DEV, *, budget_kib: int = 32) ->
     )
     clock, state = FakeClock(), MemoryState()
     core = build_core(settings, stored=state, clock=clock)
-    return Desk(core, core.start_session("s-1"), clock, state, repo)
+    return Desk(core, core.start_session("s-1"), clock, state, repo, settings)
 
 
 WORK = (

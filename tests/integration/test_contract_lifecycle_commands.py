@@ -7,9 +7,11 @@ from pathlib import Path
 from attrs import evolve
 
 from domain.contracts import records
+from domain.contracts.lifecycle import governing
 from domain.replies import budget
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Cancel, Close, ListContracts, Status
+from ports.errors import Unavailable
 from tests.gates import desk
 
 A = ("ROOT_REPO:/src/a.py", "modify")
@@ -161,3 +163,42 @@ def test_list_shows_every_contract_in_the_order_made_with_the_inert_ones_marked(
         ],
         "count": 3,
     }
+
+
+def test_a_contract_past_its_expiry_stops_governing_even_when_its_expiry_cannot_be_recorded(tmp_path: Path):
+    bench = desk(tmp_path)
+    opened = bench.open(A).data["contract_id"]
+    bench.clock.advance(minutes=61)
+    contracts = bench.core.services.contracts
+
+    def failing(record: object) -> None:
+        raise Unavailable("injected: the store is down")
+
+    contracts.put = failing  # type: ignore[method-assign]
+    shown = bench.ask(Status())
+
+    assert (shown.code, shown.data["active"]) == ("CT-GATE-S-004", None)
+    assert bench.stored(opened).status == "open"
+
+
+def test_the_verified_contract_is_kept_while_nothing_is_written_to_the_store(tmp_path: Path):
+    bench = desk(tmp_path)
+    opened = bench.open(A).data["contract_id"]
+    contracts = bench.core.services.contracts
+    reads: list[str] = []
+    read = contracts.get
+
+    def counted(contract_id: str) -> object:
+        reads.append(contract_id)
+        return read(contract_id)
+
+    contracts.get = counted  # type: ignore[method-assign]
+    for _ in range(3):
+        assert governing(bench.session, bench.core.services) is not None
+    kept = len(reads)
+    bench.state.data["contracts"][opened] = evolve(bench.stored(opened), intent="edited")  # no version change
+    still = governing(bench.session, bench.core.services)
+
+    assert kept == 0
+    assert still is not None
+    assert still.intent == "rework"
