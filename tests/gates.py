@@ -62,9 +62,11 @@ class Desk:
         assert self.core.decide_approval(str(reply.data["approval_id"]), approve=approve)
 
 
-def desk(base: Path, mode: Mode = Mode.CK3RAVEN_DEV, *, budget_kib: int = 32) -> Desk:
+def desk(
+    base: Path, mode: Mode = Mode.CK3RAVEN_DEV, *, budget_kib: int = 32, files: type | None = None
+) -> Desk:
     """A fresh desk over a small git repository under `base` (and a game folder that is never writable),
-    replies cut to `budget_kib`."""
+    replies cut to `budget_kib`; `files`: a LocalFiles class standing in for the disk (one that fails)."""
     repo, data = small_git_repo(base)
     game = base / "game"
     (game / "common").mkdir(parents=True)
@@ -79,7 +81,8 @@ def desk(base: Path, mode: Mode = Mode.CK3RAVEN_DEV, *, budget_kib: int = 32) ->
         budget_kib=budget_kib,
     )
     clock, state = FakeClock(), MemoryState()
-    core = build_core(settings, stored=state, clock=clock)
+    disk = files({root.value: path for root, path in settings.roots.items()}) if files else None
+    core = build_core(settings, stored=state, clock=clock, files=disk)
     return Desk(core, core.start_session("s-1"), clock, state, repo, settings)
 
 
@@ -91,9 +94,9 @@ WORK = (
 """The work of `worked`: a.py modified, b.py deleted, new.py added."""
 
 
-def worked(base: Path) -> Desk:
+def worked(base: Path, files: type | None = None) -> Desk:
     """A desk whose open contract modified a.py, deleted b.py (committed before) and added new.py."""
-    bench = desk(base)
+    bench = desk(base, files=files)
     (bench.repo / "src" / "b.py").write_text("b = 1\n", encoding="utf-8")
     porcelain.add(str(bench.repo), paths=[str(bench.repo / "src" / "b.py")])
     porcelain.commit(str(bench.repo), message=b"b", author=b"T <t@x>", committer=b"T <t@x>")
