@@ -202,3 +202,19 @@ def test_the_verified_contract_is_kept_while_nothing_is_written_to_the_store(tmp
     assert kept == 0
     assert still is not None
     assert still.intent == "rework"
+
+
+def test_status_of_a_closed_contract_whose_evidence_was_pruned_shows_none(tmp_path: Path):
+    bench = desk(tmp_path)
+    opened = bench.open(A).data["contract_id"]
+    bench.write("src/a.py", "a = 2\n")
+    bench.ask(Close())
+    del bench.state.data["evidence"][("close", opened)]  # retention prunes old evidence
+    last = thaw(bench.ask(Status()).data["last_closed"])
+
+    assert last == {
+        "contract_id": opened,
+        "closed_at": bench.stored(opened).closed_at,
+        "evidence": None,
+        "compliance": None,
+    }

@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from domain.contracts import records
+from domain.contracts.baseline import ScopeTooDeep
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Cancel
+from ports.errors import Unavailable
+from ports.files import SURVEY_DEPTH
 from tests.gates import desk
 
 A = ("ROOT_REPO:/src/a.py", "modify")
@@ -208,3 +211,26 @@ def test_a_protected_request_too_long_to_show_a_person_is_refused_before_one_is_
         }
     ]
     assert bench.core.services.authority.store.all() == []
+
+
+def test_a_scope_nested_deeper_than_a_survey_reaches_cannot_open(tmp_path: Path):
+    bench = desk(tmp_path)
+    (bench.repo / "/".join(["d"] * (SURVEY_DEPTH + 2))).mkdir(parents=True)
+    refused = bench.open(A)
+
+    assert problems(refused) == [{"field": "root_category", "problem": ScopeTooDeep.PROBLEM}]
+    assert bench.core.services.contracts.all() == []
+
+
+def test_a_journal_that_cannot_be_read_at_open_is_an_error_and_opens_nothing(tmp_path: Path):
+    bench = desk(tmp_path)
+    journal = bench.core.services.journal
+
+    def down(*_: object, **__: object) -> object:
+        raise Unavailable("injected: the journal cannot be read")
+
+    journal.entries = down  # type: ignore[method-assign]
+    failed = bench.open(A)
+
+    assert (failed.code, thaw(failed.data)) == ("CT-GATE-E-001", {"root": "ROOT_REPO"})
+    assert bench.core.services.contracts.all() == []

@@ -10,8 +10,10 @@ from dulwich import porcelain
 
 from domain.contracts.lifecycle import OpenRequest
 from domain.contracts.reconciliation import Reconciled, reconcile
+from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Open
 from domain.use_cases.file_access import Write
+from domain.use_cases.repository import GitStatus
 from ports.contracts import TargetRecord
 from tests.gates import Desk, desk
 
@@ -210,3 +212,20 @@ def test_the_content_at_open_is_what_the_journal_kept_else_what_the_repository_h
     assert at_open(("src", "new.py")) == (None, True)  # the contract made it
     assert at_open(("src", "other.py")) == (None, True)  # in no manifest: it was not there
     assert at_open(("notes.txt",)) == (None, False)  # there, untracked, and nothing kept it
+
+
+def test_git_status_names_only_the_changes_an_agent_could_have_made(tmp_path: Path):
+    bench = aged(tmp_path)
+    (bench.repo / "src" / "a.py").write_text("a = 3\n", encoding="utf-8")
+    (bench.repo / "src" / "new.py").write_text("new\n", encoding="utf-8")
+    (bench.repo / ".env").write_text("TOKEN=secret\n", encoding="utf-8")  # a hidden secret the user edited
+    (bench.repo / "src" / ".new.py.ck3raven-tmp").write_text(
+        "half\n", encoding="utf-8"
+    )  # a write's temporary
+    status = bench.ask(GitStatus())
+
+    assert status.code == "WA-READ-S-004"
+    assert sorted(thaw(status.data["changes"]), key=str) == [
+        {"address": "ROOT_REPO:/src/a.py", "kind": "modify"},
+        {"address": "ROOT_REPO:/src/new.py", "kind": "add"},
+    ]
