@@ -177,3 +177,24 @@ def test_a_file_the_contract_may_no_longer_change_refuses_the_revert_before_a_hu
     assert refused.reply_type.value == "D"
     assert text(bench, "new.py") == "new\n"
     assert bench.core.services.authority.store.all() == []
+
+
+def big(bench: Desk) -> None:
+    """src/a.py made, by hand, larger than the journal keeps."""
+    (bench.repo / "src" / "a.py").write_bytes(b"#" * (16 * 1024 * 1024 + 1))
+
+
+def test_a_file_whose_content_before_was_too_large_to_keep_cannot_be_reverted(tmp_path: Path):
+    bench = desk(tmp_path)
+    big(bench)
+    bench.open(("ROOT_REPO:/src/a.py", "modify"))
+    assert bench.write("src/a.py", "a = 2\n").reply_type.value == "S"
+    shown = thaw(bench.ask(Revert(dry_run=True)).data["files"])
+    refused = bench.ask(Revert())
+
+    assert shown == [{"address": "ROOT_REPO:/src/a.py", "kind": "modify", "action": "restore"}]
+    assert (refused.code, refused.data["problem"]) == (
+        "CT-GATE-I-006",
+        "ROOT_REPO:/src/a.py: its content before was too large to keep, so it cannot be restored",
+    )
+    assert bench.core.services.authority.store.all() == []

@@ -127,3 +127,17 @@ def test_a_cluster_too_long_to_show_a_person_is_refused_before_one_is_asked(tmp_
         "too many files to show a person at once",
     )
     assert bench.core.services.authority.store.all() == []
+
+
+def test_a_cluster_whose_content_before_nothing_kept_is_refused(tmp_path: Path):
+    bench = desk(tmp_path)
+    (bench.repo / "src" / "a.py").write_bytes(b"#" * (16 * 1024 * 1024 + 1))  # larger than the journal keeps
+    contract_id = str(bench.open(("ROOT_REPO:/src/a.py", "modify")).data["contract_id"])
+    bench.write("src/a.py", "a = 2\n")
+    bench.ask(Cancel())
+    refused = bench.ask(StashCarryOver("ROOT_REPO", contract_id))
+
+    assert (refused.code, refused.data["problem"]) == (
+        "CT-GATE-I-006",
+        "ROOT_REPO:/src/a.py cannot be saved before it is restored (too large, or not a regular file)",
+    )
