@@ -219,6 +219,10 @@ def test_git_status_names_only_the_changes_an_agent_could_have_made(tmp_path: Pa
     (bench.repo / "src" / "a.py").write_text("a = 3\n", encoding="utf-8")
     (bench.repo / "src" / "new.py").write_text("new\n", encoding="utf-8")
     (bench.repo / ".env").write_text("TOKEN=secret\n", encoding="utf-8")  # a hidden secret the user edited
+    (bench.repo / "src" / "gone.py").write_text("gone\n", encoding="utf-8")
+    porcelain.add(str(bench.repo), paths=[str(bench.repo / "src" / "gone.py")])
+    porcelain.commit(str(bench.repo), message=b"gone", author=b"T <t@x>", committer=b"T <t@x>")
+    (bench.repo / "src" / "gone.py").unlink()
     (bench.repo / "src" / ".new.py.ck3raven-tmp").write_text(
         "half\n", encoding="utf-8"
     )  # a write's temporary
@@ -227,5 +231,16 @@ def test_git_status_names_only_the_changes_an_agent_could_have_made(tmp_path: Pa
     assert status.code == "WA-READ-S-004"
     assert sorted(thaw(status.data["changes"]), key=str) == [
         {"address": "ROOT_REPO:/src/a.py", "kind": "modify"},
+        {"address": "ROOT_REPO:/src/gone.py", "kind": "delete"},
         {"address": "ROOT_REPO:/src/new.py", "kind": "add"},
     ]
+
+
+def test_where_the_journal_lost_the_content_it_kept_the_repository_tells_the_content_at_open(tmp_path: Path):
+    bench = aged(tmp_path)
+    bench.open(A)
+    bench.write("src/a.py", "a = 2\n")
+    rows = bench.state.data["journal"]
+    rows[:] = [(entry, None) for entry, _ in rows]  # lost from the store
+
+    assert seen(bench).at_open(("src", "a.py")) == (b"a = 1\n", True)

@@ -141,3 +141,27 @@ def test_a_cluster_whose_content_before_nothing_kept_is_refused(tmp_path: Path):
         "CT-GATE-I-006",
         "ROOT_REPO:/src/a.py cannot be saved before it is restored (too large, or not a regular file)",
     )
+
+
+def test_a_cluster_whose_kept_content_is_gone_from_the_store_is_refused_not_removed(tmp_path: Path):
+    bench, contract_id = cancelled(tmp_path)
+    rows = bench.state.data["journal"]
+    rows[:] = [(entry, None) for entry, _ in rows]  # the content the journal kept, lost from the store
+    refused = bench.ask(StashCarryOver("ROOT_REPO", contract_id))
+
+    assert (refused.code, refused.data["problem"]) == (
+        "CT-GATE-I-006",
+        "ROOT_REPO:/src/a.py cannot be saved before it is restored (too large, or not a regular file)",
+    )
+    assert text(bench, "a.py") == "a = 2\n"
+
+
+def test_stashing_one_cluster_leaves_the_counters_of_the_others(tmp_path: Path):
+    bench, contract_id = cancelled(tmp_path)
+    (bench.repo / "src" / "stray.py").write_text("by hand\n", encoding="utf-8")
+    assert bench.open(("ROOT_REPO:/src/other.py", "add")).code == "CT-GATE-S-001"
+    bench.ask(Cancel())
+    bench.approve(bench.ask(StashCarryOver("ROOT_REPO", contract_id)))
+    assert bench.ask(StashCarryOver("ROOT_REPO", contract_id)).code == "CT-GATE-S-007"
+
+    assert bench.core.services.ledger.load("ROOT_REPO") == {"ROOT_REPO:/src/stray.py": 1}
