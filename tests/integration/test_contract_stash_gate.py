@@ -7,6 +7,7 @@ from pathlib import Path
 
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Cancel, StashCarryOver
+from ports.errors import Unavailable
 from tests.gates import Desk, desk, worked
 
 CHANGED = ["ROOT_REPO:/src/a.py", "ROOT_REPO:/src/b.py", "ROOT_REPO:/src/new.py"]
@@ -165,3 +166,46 @@ def test_stashing_one_cluster_leaves_the_counters_of_the_others(tmp_path: Path):
     assert bench.ask(StashCarryOver("ROOT_REPO", contract_id)).code == "CT-GATE-S-007"
 
     assert bench.core.services.ledger.load("ROOT_REPO") == {"ROOT_REPO:/src/stray.py": 1}
+
+
+def test_a_file_changed_before_the_contract_is_stashed_back_to_what_the_contract_found_not_to_head(
+    tmp_path: Path,
+):
+    bench = desk(tmp_path)
+    (bench.repo / "src" / "a.py").write_text("a = 5, uncommitted\n", encoding="utf-8")
+    contract_id = str(bench.open(("ROOT_REPO:/src/a.py", "modify")).data["contract_id"])
+    bench.write("src/a.py", "a = 6\n")
+    bench.ask(Cancel())
+    bench.approve(bench.ask(StashCarryOver("ROOT_REPO", contract_id)))
+    stashed = bench.ask(StashCarryOver("ROOT_REPO", contract_id))
+
+    assert (stashed.code, thaw(stashed.data["files"])) == ("CT-GATE-S-007", ["ROOT_REPO:/src/a.py"])
+    assert text(bench, "a.py") == "a = 5, uncommitted\n"
+
+
+def test_a_journal_that_cannot_be_read_makes_the_stash_an_error(tmp_path: Path):
+    bench, contract_id = cancelled(tmp_path)
+
+    def down(*_: object, **__: object) -> object:
+        raise Unavailable("injected: the journal cannot be read")
+
+    bench.core.services.journal.entries = down  # type: ignore[method-assign]
+    failed = bench.ask(StashCarryOver("ROOT_REPO", contract_id))
+
+    assert (failed.code, thaw(failed.data)) == ("CT-GATE-E-001", {"root": "ROOT_REPO"})
+    assert text(bench, "new.py") == "new\n"
+
+
+def test_a_stash_undoes_only_the_chosen_contracts_changes_to_a_file(tmp_path: Path):
+    bench = desk(tmp_path)
+    bench.open(("ROOT_REPO:/src/a.py", "modify"))
+    bench.write("src/a.py", "a = 2, the first contract's\n")
+    bench.ask(Cancel())
+    second = str(bench.open(("ROOT_REPO:/src/a.py", "modify")).data["contract_id"])
+    bench.write("src/a.py", "a = 3, the second contract's\n")
+    bench.ask(Cancel())
+    bench.approve(bench.ask(StashCarryOver("ROOT_REPO", second)))
+    stashed = bench.ask(StashCarryOver("ROOT_REPO", second))
+
+    assert stashed.code == "CT-GATE-S-007"
+    assert text(bench, "a.py") == "a = 2, the first contract's\n"
