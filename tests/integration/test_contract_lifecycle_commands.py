@@ -7,10 +7,11 @@ from pathlib import Path
 from attrs import evolve
 
 from domain.contracts import records
-from domain.contracts.lifecycle import governing
+from domain.contracts.lifecycle import active_contract, governing
 from domain.replies import budget
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Cancel, Close, ListContracts, Status
+from domain.vocabulary import Mode
 from ports.errors import Unavailable
 from tests.gates import desk
 
@@ -218,3 +219,17 @@ def test_status_of_a_closed_contract_whose_evidence_was_pruned_shows_none(tmp_pa
         "evidence": None,
         "compliance": None,
     }
+
+
+def test_a_contract_opened_in_another_mode_is_no_contract_for_enforcement(tmp_path: Path):
+    bench = desk(tmp_path)
+    opened = bench.open(A).data["contract_id"]
+    governed = active_contract(bench.session, bench.core.services)
+    bench.session.mode = Mode.CK3LENS  # the session's mode changed since the contract opened
+    other_mode = active_contract(bench.session, bench.core.services)
+    bench.session.mode = None
+    no_mode = active_contract(bench.session, bench.core.services)
+
+    assert governed is not None
+    assert governed.contract_id == opened
+    assert (other_mode, no_mode) == (None, None)
