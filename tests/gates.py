@@ -105,3 +105,14 @@ def worked(base: Path, files: type | None = None) -> Desk:
     assert bench.delete("src/b.py").reply_type.value == "S"
     assert bench.write("src/new.py", "new\n").reply_type.value == "S"
     return bench
+
+
+def nested_repository(bench: Desk) -> Path:
+    """A second git repository inside the first, at `vendor/lib`, with `x.py` ("x = 1") committed."""
+    lib = bench.repo / "vendor" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "x.py").write_text("x = 1\n", encoding="utf-8")
+    porcelain.init(str(lib))
+    porcelain.add(str(lib), paths=[str(lib / "x.py")])
+    porcelain.commit(str(lib), message=b"lib", author=b"T <t@x>", committer=b"T <t@x>")
+    return lib

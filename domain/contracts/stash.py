@@ -169,7 +169,7 @@ def _earlier(
     for item in chosen:
         _, ref = session.world.resolve(item.address, session.home, must_exist=False)
         parts = session.world.location_of(ref).parts if ref is not None else ()
-        done = work.get("/".join(parts)) if item.origin is not None else None
+        done = work.get("/".join(parts))  # a cluster is one contract's files, or files of none (no work)
         if done is not None:
             found.append(_journaled(session, services, root, done))
             continue

@@ -15,7 +15,7 @@ from domain.use_cases.contract_work import Open
 from domain.use_cases.file_access import Write
 from domain.use_cases.repository import GitStatus
 from ports.contracts import TargetRecord
-from tests.gates import Desk, desk
+from tests.gates import Desk, desk, nested_repository
 
 A = ("ROOT_REPO:/src/a.py", "modify")
 HOUR_AGO = 3600
@@ -27,6 +27,11 @@ def aged(base: Path, *more: str) -> Desk:
     bench = desk(base)
     for name in more:
         (bench.repo / name).write_text(f"{name}\n", encoding="utf-8")
+    return aged_again(bench)
+
+
+def aged_again(bench: Desk) -> Desk:
+    """`bench` with every file an hour older."""
     for folder, _, files in os.walk(bench.repo):
         for name in files:
             path = Path(folder) / name
@@ -244,3 +249,26 @@ def test_where_the_journal_lost_the_content_it_kept_the_repository_tells_the_con
     rows[:] = [(entry, None) for entry, _ in rows]  # lost from the store
 
     assert seen(bench).at_open(("src", "a.py")) == (b"a = 1\n", True)
+
+
+def test_a_file_of_a_repository_nested_in_the_scope_is_judged_by_that_repository(tmp_path: Path):
+    bench = desk(tmp_path)
+    lib = nested_repository(bench)
+    bench = aged_again(bench)
+    bench.open(A)
+    (lib / "x.py").write_text("x = 2\n", encoding="utf-8")
+    found = seen(bench)
+
+    assert found.changes == [change("ROOT_REPO:/vendor/lib/x.py", "modify", "repository")]
+    assert found.at_open(("vendor", "lib", "x.py")) == (b"x = 1\n", True)
+
+
+def test_a_file_is_judged_by_the_repository_that_held_it_at_open_even_when_another_holds_it_now(
+    tmp_path: Path,
+):
+    bench = aged(tmp_path)
+    bench.open(A)
+    porcelain.init(str(bench.repo / "src"))  # a repository made inside the scope since
+    (bench.repo / "src" / "a.py").write_text("a = 1\n", encoding="utf-8")  # touched, same content
+
+    assert seen(bench).changes == []

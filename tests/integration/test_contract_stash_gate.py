@@ -5,10 +5,12 @@ or as the repository has it at HEAD when no contract's journal knows it; the fil
 import json
 from pathlib import Path
 
+from attrs import evolve
+
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Cancel, StashCarryOver
 from ports.errors import Unavailable
-from tests.gates import Desk, desk, worked
+from tests.gates import Desk, desk, nested_repository, worked
 
 CHANGED = ["ROOT_REPO:/src/a.py", "ROOT_REPO:/src/b.py", "ROOT_REPO:/src/new.py"]
 
@@ -209,3 +211,44 @@ def test_a_stash_undoes_only_the_chosen_contracts_changes_to_a_file(tmp_path: Pa
 
     assert stashed.code == "CT-GATE-S-007"
     assert text(bench, "a.py") == "a = 2, the first contract's\n"
+
+
+def test_a_human_approving_one_cluster_approves_no_other_and_sees_it_named_a_stash(tmp_path: Path):
+    bench, contract_id = cancelled(tmp_path)
+    (bench.repo / "src" / "stray.py").write_text("by hand\n", encoding="utf-8")
+    asked = bench.ask(StashCarryOver("ROOT_REPO", contract_id))
+    bench.approve(asked)
+    other = bench.ask(StashCarryOver("ROOT_REPO", None))
+    record = bench.core.services.authority.store.get(str(asked.data["approval_id"]))
+
+    assert record is not None
+    assert record.kind == "stash"  # what `ck3raven approvals` shows the human
+    assert (other.code, other.data["state"], other.data["targets"]) == (
+        "CT-GATE-I-005",
+        "pending",
+        ("ROOT_REPO:/src/stray.py",),
+    )
+    assert other.data["hint"].endswith("then stash again.")
+    assert text(bench, "stray.py") == "by hand\n"
+
+
+def test_a_file_of_a_nested_repository_is_stashed_back_to_that_repositorys_head(tmp_path: Path):
+    bench = desk(tmp_path)
+    lib = nested_repository(bench)
+    (lib / "x.py").write_text("x = 2, by hand\n", encoding="utf-8")
+    bench.approve(bench.ask(StashCarryOver("ROOT_REPO", None)))
+    stashed = bench.ask(StashCarryOver("ROOT_REPO", None))
+
+    assert (stashed.code, thaw(stashed.data["files"])) == ("CT-GATE-S-007", ["ROOT_REPO:/vendor/lib/x.py"])
+    assert (lib / "x.py").read_text(encoding="utf-8") == "x = 1\n"
+
+
+def test_a_change_recorded_but_never_seen_to_land_is_settled_by_the_files_content(tmp_path: Path):
+    bench, contract_id = cancelled(tmp_path)
+    rows = bench.state.data["journal"]
+    rows[:] = [(evolve(entry, state="pending"), content) for entry, content in rows]  # the server died
+    bench.approve(bench.ask(StashCarryOver("ROOT_REPO", contract_id)))
+    stashed = bench.ask(StashCarryOver("ROOT_REPO", contract_id))
+
+    assert (stashed.code, thaw(stashed.data["files"])) == ("CT-GATE-S-007", CHANGED)
+    assert (text(bench, "a.py"), text(bench, "b.py"), text(bench, "new.py")) == ("a = 1\n", "b = 1\n", None)
