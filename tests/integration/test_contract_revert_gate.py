@@ -7,6 +7,7 @@ from pathlib import Path
 
 from dulwich import porcelain
 
+from domain.contracts.baseline import digest
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Revert
 from domain.use_cases.repository import GitAdd, GitCommit
@@ -198,3 +199,23 @@ def test_a_file_whose_content_before_was_too_large_to_keep_cannot_be_reverted(tm
         "ROOT_REPO:/src/a.py: its content before was too large to keep, so it cannot be restored",
     )
     assert bench.core.services.authority.store.all() == []
+
+
+def test_each_file_a_revert_puts_back_is_journaled_as_the_revert_it_is(tmp_path: Path):
+    bench = worked(tmp_path)
+    asked = bench.ask(Revert())
+    record = bench.core.services.authority.store.get(str(asked.data["approval_id"]))
+    bench.approve(asked)
+    saved_as = bench.ask(Revert()).data["saved_as"]
+    reverted = [e for e in bench.core.services.journal.entries(None, root="ROOT_REPO") if e.kind == "revert"]
+    again = thaw(bench.ask(Revert(dry_run=True)).data)
+
+    assert record is not None
+    assert record.kind == "revert"  # what `ck3raven approvals` shows the human
+    assert asked.data["hint"].endswith("then revert again.")
+    assert [(e.address, e.after, e.detail, e.state) for e in reverted] == [
+        ("ROOT_REPO:/src/a.py", digest(b"a = 1\n"), saved_as, "done"),
+        ("ROOT_REPO:/src/b.py", digest(b"b = 1\n"), saved_as, "done"),
+        ("ROOT_REPO:/src/new.py", None, saved_as, "done"),
+    ]
+    assert (again["files"], again["changed_since"]) == ([], [])

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from attrs import evolve
 
+from domain.contracts.baseline import digest
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Cancel, StashCarryOver
 from ports.errors import Unavailable
@@ -252,3 +253,16 @@ def test_a_change_recorded_but_never_seen_to_land_is_settled_by_the_files_conten
 
     assert (stashed.code, thaw(stashed.data["files"])) == ("CT-GATE-S-007", CHANGED)
     assert (text(bench, "a.py"), text(bench, "b.py"), text(bench, "new.py")) == ("a = 1\n", "b = 1\n", None)
+
+
+def test_each_file_a_stash_puts_back_is_journaled_as_the_stash_it_is(tmp_path: Path):
+    bench, contract_id = cancelled(tmp_path)
+    bench.approve(bench.ask(StashCarryOver("ROOT_REPO", contract_id)))
+    stash_id = bench.ask(StashCarryOver("ROOT_REPO", contract_id)).data["stash_id"]
+    stashed = [e for e in bench.core.services.journal.entries(None, root="ROOT_REPO") if e.kind == "stash"]
+
+    assert [(e.address, e.after, e.detail, e.contract_id) for e in stashed] == [
+        ("ROOT_REPO:/src/a.py", digest(b"a = 1\n"), stash_id, None),
+        ("ROOT_REPO:/src/b.py", digest(b"b = 1\n"), stash_id, None),
+        ("ROOT_REPO:/src/new.py", None, stash_id, None),
+    ]
