@@ -179,6 +179,10 @@ def test_a_protected_target_opens_only_once_a_human_approves_exactly_this_reques
     assert data["state"] == "pending"
     assert data["targets"] == ["ROOT_REPO:/AGENTS.md"]
     assert data["approval_id"] in data["hint"]
+    assert data["hint"].endswith("then open again.")
+    stored = bench.core.services.authority.store.get(data["approval_id"])
+    assert stored is not None
+    assert stored.kind == "contract"  # what `ck3raven approvals` shows the human
     summary = bench.core.approval_summary(data["approval_id"])
     assert summary is not None
     assert "ROOT_REPO:/AGENTS.md" in summary
