@@ -56,6 +56,7 @@ def test_a_revert_that_stops_partway_puts_back_what_it_restored(tmp_path: Path):
     bench = failing(tmp_path, {("src", "b.py"): None})
     stopped = approved_revert(bench)
     data = thaw(stopped.data)
+    reverted = [(e.address, e.state) for e in bench.core.services.journal.entries() if e.kind == "revert"]
 
     assert stopped.code == "CT-GATE-E-004"
     assert data == {
@@ -63,6 +64,7 @@ def test_a_revert_that_stops_partway_puts_back_what_it_restored(tmp_path: Path):
         "saved_as": data["saved_as"],
         "left_changed": [],
     }
+    assert reverted == [("ROOT_REPO:/src/a.py", "done"), ("ROOT_REPO:/src/b.py", "failed")]
     assert bench.core.services.evidence.document("revert", data["saved_as"]) is not None
     assert (text(bench, "a.py"), text(bench, "b.py"), text(bench, "new.py")) == ("a = 2\n", None, "new\n")
 
