@@ -272,3 +272,17 @@ def test_a_file_is_judged_by_the_repository_that_held_it_at_open_even_when_anoth
     (bench.repo / "src" / "a.py").write_text("a = 1\n", encoding="utf-8")  # touched, same content
 
     assert seen(bench).changes == []
+
+
+def test_what_stands_where_the_contract_deleted_a_file_decides_whose_the_deletion_is(tmp_path: Path):
+    bench = aged(tmp_path, "b.txt")
+    bench.open(A, ("ROOT_REPO:/b.txt", "delete"))
+    bench.delete("src/a.py")
+    bench.delete("b.txt")
+    (bench.repo / "src" / "a.py").mkdir()  # a folder is no work: the deletion stays the contract's
+    (bench.repo / "b.txt").symlink_to("README.md")  # a link is: the change is no longer the contract's
+
+    assert seen(bench).changes == [
+        change("ROOT_REPO:/b.txt", "modify", "manifest"),
+        change("ROOT_REPO:/src/a.py", "delete", "journal"),
+    ]

@@ -219,3 +219,14 @@ def test_each_file_a_revert_puts_back_is_journaled_as_the_revert_it_is(tmp_path:
         ("ROOT_REPO:/src/new.py", None, saved_as, "done"),
     ]
     assert (again["files"], again["changed_since"]) == ([], [])
+
+
+def test_a_deletion_is_undone_only_by_a_contract_that_may_write_the_file_back(tmp_path: Path):
+    bench = desk(tmp_path)
+    bench.open(("ROOT_REPO:/src/a.py", "delete"), operations=("DELETE",))
+    bench.delete("src/a.py")
+    refused = bench.ask(Revert())
+
+    assert refused.reply_type.value == "D"
+    assert text(bench, "a.py") is None
+    assert bench.core.services.authority.store.all() == []
