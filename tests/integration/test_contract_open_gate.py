@@ -7,12 +7,21 @@ from pathlib import Path
 
 import pytest
 
+from adapters.memory_files import MemoryFiles
+from adapters.memory_state import MemoryState
+from app.bootstrap import build_core
+from app.config import Settings
 from domain.contracts import records
 from domain.contracts.baseline import ScopeTooDeep
+from domain.contracts.lifecycle import OpenRequest
+from domain.policy.pacing import Rates
 from domain.replies.frozen import thaw
-from domain.use_cases.contract_work import Cancel
+from domain.use_cases.contract_work import Cancel, Open
+from domain.vocabulary import Mode, RootCategory
+from ports.contracts import TargetRecord
 from ports.errors import Unavailable
 from ports.files import SURVEY_DEPTH
+from tests.fakes import FakeClock
 from tests.gates import desk
 
 A = ("ROOT_REPO:/src/a.py", "modify")
@@ -238,3 +247,28 @@ def test_a_journal_that_cannot_be_read_at_open_is_an_error_and_opens_nothing(tmp
 
     assert (failed.code, thaw(failed.data)) == ("CT-GATE-E-001", {"root": "ROOT_REPO"})
     assert bench.core.services.contracts.all() == []
+
+
+def test_a_target_spelled_otherwise_than_on_a_case_ignoring_disk_is_refused_with_its_one_spelling(
+    tmp_path: Path,
+):
+    (tmp_path / "repo").mkdir()
+    settings = Settings(
+        "test",
+        {RootCategory.ROOT_REPO: tmp_path / "repo"},
+        RootCategory.ROOT_REPO,
+        Mode.CK3RAVEN_DEV,
+        state_dir=tmp_path / "state",
+        limits=Rates(0, 0),
+    )
+    files = MemoryFiles({"ROOT_REPO": {"src": {"a.py": b"a = 1\n"}}}, ignores_case=True)
+    core = build_core(settings, files=files, stored=MemoryState(), clock=FakeClock())
+    declared = OpenRequest(
+        "ROOT_REPO", "i", ("WRITE",), (TargetRecord("ROOT_REPO:/SRC/A.py", "modify"),), "w"
+    )
+    refused = core.answer(core.start_session("s"), Open(declared))
+
+    assert (refused.code, thaw(refused.data)) == (
+        "CT-GATE-I-003",
+        {"targets": [{"index": 0, "problem": "WA-RES-I-019", "canonical": "ROOT_REPO:/src/a.py"}]},
+    )
