@@ -6,16 +6,23 @@ is counted and never named, and the content a file had at open is known wherever
 import os
 from pathlib import Path
 
+from attrs import evolve
 from dulwich import porcelain
 
+from adapters.memory_state import MemoryState
+from app.bootstrap import build_core
 from domain.contracts.lifecycle import OpenRequest
 from domain.contracts.reconciliation import Reconciled, reconcile
+from domain.policy.pacing import Rates
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Open
 from domain.use_cases.file_access import Write
 from domain.use_cases.repository import GitStatus
+from domain.vocabulary import RootCategory
 from ports.contracts import TargetRecord
+from tests.fakes import FakeClock
 from tests.gates import Desk, desk, nested_repository
+from tests.worlds import sample_world_on_disk
 
 A = ("ROOT_REPO:/src/a.py", "modify")
 HOUR_AGO = 3600
@@ -285,4 +292,23 @@ def test_what_stands_where_the_contract_deleted_a_file_decides_whose_the_deletio
     assert seen(bench).changes == [
         change("ROOT_REPO:/b.txt", "modify", "manifest"),
         change("ROOT_REPO:/src/a.py", "delete", "journal"),
+    ]
+
+
+def test_a_target_outside_the_scopes_folders_is_in_the_baseline_when_declared(tmp_path: Path):
+    settings = evolve(sample_world_on_disk(tmp_path), state_dir=tmp_path / "state", limits=Rates(0, 0))
+    registry = settings.roots[RootCategory.ROOT_USER_DOCS] / "launcher-v2.sqlite"
+    core = build_core(settings, stored=MemoryState(), clock=FakeClock())
+    session = core.start_session("s")
+    target = TargetRecord("ROOT_USER_DOCS:/launcher-v2.sqlite", "modify")
+    declared = Open(OpenRequest("ROOT_USER_DOCS", "tune", ("WRITE",), (target,), "the registry"))
+    asked = core.answer(session, declared)
+    assert core.decide_approval(str(asked.data["approval_id"]), approve=True)
+    assert core.answer(session, declared).code == "CT-GATE-S-001"
+    registry.write_bytes(b"the launcher's own change")
+    record = core.services.contracts.get(str(session.contract_id))
+    assert record is not None
+
+    assert reconcile(session, core.services, record).changes == [
+        change("ROOT_USER_DOCS:/launcher-v2.sqlite", "modify", "manifest")
     ]
