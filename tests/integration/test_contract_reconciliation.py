@@ -15,9 +15,9 @@ from domain.contracts.lifecycle import OpenRequest
 from domain.contracts.reconciliation import Reconciled, reconcile
 from domain.policy.pacing import Rates
 from domain.replies.frozen import thaw
-from domain.use_cases.contract_work import Open
+from domain.use_cases.contract_work import Cancel, Open, Renew
 from domain.use_cases.file_access import Write
-from domain.use_cases.repository import GitStatus
+from domain.use_cases.repository import GitAdd, GitCommit, GitStatus
 from domain.vocabulary import RootCategory
 from ports.contracts import TargetRecord
 from tests.fakes import FakeClock
@@ -312,3 +312,37 @@ def test_a_target_outside_the_scopes_folders_is_in_the_baseline_when_declared(tm
     assert reconcile(session, core.services, record).changes == [
         change("ROOT_USER_DOCS:/launcher-v2.sqlite", "modify", "manifest")
     ]
+
+
+def test_work_done_before_a_renewal_is_the_renewed_contracts_own(tmp_path: Path):
+    bench = aged(tmp_path)
+    old_id = str(bench.open(A).data["contract_id"])
+    bench.write("src/a.py", "a = 2\n")
+    bench.clock.advance(minutes=61)
+    assert bench.ask(Renew(old_id)).code == "CT-GATE-S-006"
+    rows = bench.state.data["journal"]
+    rows[:] = [(evolve(entry, state="pending"), content) for entry, content in rows]  # the server died
+
+    assert seen(bench).changes == [change("ROOT_REPO:/src/a.py", "modify", "journal")]
+
+
+def test_an_earlier_contracts_work_is_neither_this_ones_nor_transient(tmp_path: Path):
+    bench = aged(tmp_path)
+    bench.open(("ROOT_REPO:/src/b.py", "add"))
+    bench.write("src/b.py", "b\n")
+    bench.ask(Cancel())
+    bench.open(A)
+    found = seen(bench)
+
+    assert (found.changes, found.transient, found.others) == ([], [], [])
+
+
+def test_a_file_the_contract_committed_then_wrote_back_is_its_own_change(tmp_path: Path):
+    bench = aged(tmp_path)
+    bench.open(A)
+    bench.write("src/a.py", "a = 2\n")
+    assert bench.ask(GitAdd(("ROOT_REPO:/src/a.py",))).reply_type.value == "S"
+    assert bench.ask(GitCommit("a = 2")).reply_type.value == "S"
+    bench.write("src/a.py", "a = 1\n")
+
+    assert seen(bench).changes == [change("ROOT_REPO:/src/a.py", "modify", "journal")]
