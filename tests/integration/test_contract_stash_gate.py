@@ -266,3 +266,24 @@ def test_each_file_a_stash_puts_back_is_journaled_as_the_stash_it_is(tmp_path: P
         ("ROOT_REPO:/src/b.py", digest(b"b = 1\n"), stash_id, None),
         ("ROOT_REPO:/src/new.py", None, stash_id, None),
     ]
+
+
+def test_a_file_no_repository_holds_and_no_journal_knows_as_it_is_cannot_be_stashed(tmp_path: Path):
+    bench = desk(tmp_path)
+    config = bench.repo.parent / "data" / "config"
+    config.mkdir()
+    target = ("ROOT_CK3RAVEN_DATA:/config/x.txt", "add")
+    bench.open(target, root_category="ROOT_CK3RAVEN_DATA")
+    assert bench.write("ROOT_CK3RAVEN_DATA:/config/x.txt", "x\n").reply_type.value == "S"
+    bench.ask(Cancel())
+    (config / "x.txt").write_text("x, edited by hand\n", encoding="utf-8")  # no longer the contract's
+    refused = bench.ask(StashCarryOver("ROOT_CK3RAVEN_DATA", None))
+
+    assert (refused.code, refused.data["problem"]) == (
+        "CT-GATE-I-006",
+        (
+            "ROOT_CK3RAVEN_DATA:/config/x.txt cannot be saved before it is restored "
+            "(too large, or not a regular file)"
+        ),
+    )
+    assert (config / "x.txt").read_text(encoding="utf-8") == "x, edited by hand\n"
