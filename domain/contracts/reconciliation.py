@@ -164,8 +164,6 @@ def _net(
     assert was is not None  # noqa: S101 - it existed, as checked above
     assert now is not None  # noqa: S101 - it exists, as checked above
     known, source = _before(services, before, path, was) if was[0] == now[0] == "file" else (None, "manifest")
-    if was[0] == now[0] == "symlink" and was[5] == now[5]:
-        return None  # a link is what it points at
     return None if known is not None and known == current else ("modify", source, current)
 
 

@@ -73,9 +73,9 @@ def live(record: ContractRecord, now: datetime) -> bool:
 
 
 def with_status(record: ContractRecord, status: Status, now: datetime, signer: Signer) -> ContractRecord:
-    """The record moved to `status` (closed_at set when it leaves OPEN), re-signed."""
-    closed_at = None if status is Status.OPEN else now.isoformat()
-    return sign(evolve(record, status=status.value, closed_at=closed_at), signer)
+    """The record moved out of OPEN to `status` (closed, cancelled, expired) at `now`, re-signed: a contract
+    never goes back to OPEN."""
+    return sign(evolve(record, status=status.value, closed_at=now.isoformat()), signer)
 
 
 def as_active(record: ContractRecord) -> ActiveContract:

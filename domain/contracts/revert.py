@@ -14,7 +14,7 @@ import json
 from domain.contracts import journal
 from domain.contracts.baseline import digest
 from domain.contracts.lifecycle import active_contract, own
-from domain.contracts.stash import LIMIT, Restoring, readable, restore
+from domain.contracts.stash import LIMIT, Restoring, restore
 from domain.failures import history_failure
 from domain.policy import approvals
 from domain.policy.approvals import State
@@ -136,22 +136,19 @@ def _approved(
 def _prepared(
     session: Session, services: Services, contract_id: str, plan: list[dict[str, object]]
 ) -> Restoring | Reply:
-    """The files to revert with the content each goes back to, each permitted now, each one whose content
-    can be saved first and whose content before was kept; or the refusal, before a human is asked."""
+    """The files to revert with the content each goes back to, each permitted now and each one whose content
+    before was kept (each was read whole to be planned, so each can be saved first); or the refusal, before
+    a human is asked."""
     refs = _permitted(session, services, plan)
     if isinstance(refs, Reply):
         return refs
     files: Restoring = []
     for step, ref in zip(plan, refs, strict=True):
-        content = None if step["kind"] == "add" else services.journal.content_before(str(step["entry"]))
+        content = services.journal.content_before(str(step["entry"]))  # None for an added file: it was absent
         if step["kind"] != "add" and content is None:
             problem = f"{step['address']}: its content before was too large to keep, so it cannot be restored"
             return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": contract_id, "problem": problem})
         files.append((str(step["address"]), str(step["kind"]), ref, content))
-    unsaveable = readable(session, [(a, k, r) for a, k, r, _ in files])
-    if unsaveable is not None:
-        problem = f"{unsaveable} cannot be saved before it is restored (too large, or not a regular file)"
-        return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": contract_id, "problem": problem})
     return files
 
 

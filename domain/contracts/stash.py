@@ -109,7 +109,7 @@ def _stash(session: Session, services: Services, root: str, cluster: str | None)
         carried = carried_files(session, services, RootCategory(root))
         chosen = [f for f in carried if (f.origin or UNATTRIBUTED) == (cluster or UNATTRIBUTED)]
         refs = _refs(session, chosen)
-        earlier = _earlier(session, services, root, chosen) if refs is not None else None
+        earlier = _earlier(session, services, root, chosen)
     except PortError:
         return history_failure(root)
     checked = _checked(session, chosen, refs, earlier)
@@ -121,12 +121,12 @@ def _stash(session: Session, services: Services, root: str, cluster: str | None)
 def _checked(
     session: Session,
     chosen: list[carry_over.CarriedFile],
-    refs: list[VisibilityRef] | None,
-    earlier: list[bytes | _Unknown | None] | None,
+    refs: list[VisibilityRef],
+    earlier: list[bytes | _Unknown | None],
 ) -> _Stash | str:
     """The stash, or why it is refused: nothing to stash; a file whose content could not be saved first
     (the stash would fail); or more files than a person can be shown (never cut: they approve all of it)."""
-    if not chosen or refs is None or earlier is None:
+    if not chosen:
         return "no carry-over to stash"
     unsaveable = readable(session, [(f.address, f.kind, r) for f, r in zip(chosen, refs, strict=True)])
     unsaveable = unsaveable or next(
@@ -147,13 +147,12 @@ def _start_counts_over(services: Services, root: str, addresses: list[str]) -> N
         services.ledger.save(root, {a: n for a, n in counts.items() if a not in set(addresses)})
 
 
-def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[VisibilityRef] | None:
-    """A ref for every chosen file, or None when one of them no longer resolves."""
+def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[VisibilityRef]:
+    """A ref for every chosen file (carry-over names only addresses that resolve in this session)."""
     refs = []
     for item in chosen:
         _, ref = session.world.resolve(item.address, session.home, must_exist=False)
-        if ref is None:
-            return None
+        assert ref is not None  # noqa: S101 - carried_files left out every address that does not resolve
         refs.append(ref)
     return refs
 
@@ -165,12 +164,12 @@ def _earlier(
     can be undone (newest first, stopping at a change made since), else what the repository holding the
     file has at HEAD (None: absent there), else unknown."""
     origins = {f.origin for f in chosen if f.origin is not None}
-    work = journal.per_file(session, services, origins, root) if origins else {}
+    work = journal.per_file(session, services, origins, root)  # no origins: no work
     found: list[bytes | _Unknown | None] = []
     for item in chosen:
         _, ref = session.world.resolve(item.address, session.home, must_exist=False)
         parts = session.world.location_of(ref).parts if ref is not None else ()
-        done = work.get("/".join(parts)) if item.origin is not None else None
+        done = work.get("/".join(parts))  # a cluster is one contract's files, or files of none (no work)
         if done is not None:
             found.append(_journaled(session, services, root, done))
             continue
