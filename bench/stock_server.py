@@ -279,7 +279,8 @@ def build(stock: Stock, described: Mapping[str, Mapping[str, Any]]) -> FastMCP: 
         glob: Annotated[str | None, Field(description="list: only names matching, e.g. *.yml")] = None,
         cursor: Annotated[str | None, Field(description="list: next_cursor of the page before")] = None,
         limit: Annotated[
-            int | None, Field(ge=1, le=20_000, description="list: entries per page; tree: folders (what fits)")
+            int | None,
+            Field(ge=1, le=20_000, description="list: entries per page; tree: folders (what fits)"),
         ] = None,
         include_ignored: Annotated[
             bool | None, Field(description="list, tree: include git-ignored entries and .git (false)")
