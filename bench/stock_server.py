@@ -101,22 +101,22 @@ class Stock:
 
     def listing(self, address: str, limit: int) -> tuple[str, str, dict[str, Any]]:
         whole, folder = self.host(address)
-        prefix = whole.rstrip("/") + "/"
         rows = []
         with os.scandir(folder) as it:
             for entry in sorted(it, key=lambda e: e.name):
                 info = entry.stat(follow_symlinks=False)
                 kind = "dir" if entry.is_dir(follow_symlinks=False) else "file"
-                rows.append({"address": prefix + entry.name, "kind": kind, "size": info.st_size})
+                rows.append({"name": entry.name, "kind": kind, "size": info.st_size})  # below the folder
         shown = rows[:limit]
+        more = len(shown) < len(rows)
         data: dict[str, Any] = {
             "address": whole,
             "entries": shown,
             "count": len(shown),
             "total": len(rows),
-            "truncated": len(shown) < len(rows),
-            "next_cursor": shown[-1]["address"].rsplit("/", 1)[1] if len(shown) < len(rows) else None,
-            "hint": None,
+            "truncated": more,
+            "next_cursor": shown[-1]["name"] if more else None,
+            "hint": "More entries follow: call again with cursor=next_cursor." if more else None,
         }
         return "WA-READ-S-001", f"{whole}: {len(shown)} entries of {len(rows)} that match.", data
 
