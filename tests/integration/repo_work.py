@@ -2,6 +2,7 @@
 stands still, called by tool, command and arguments as an MCP client calls the server: the contract law's
 gates (open, write, close, carry-over) run end to end without the MCP stack."""
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +102,10 @@ class Work:
         document = self.state.evidence.document(kind, name)
         assert document is not None, (kind, name)
         return document
+
+
+def section(reply: Reply) -> dict[str, Any] | None:
+    """The carry-over section of an open that succeeded, as plain data (None: the reply has none)."""
+    assert reply.code == "CT-GATE-S-001", (reply.code, dict(reply.data))
+    carried = json.loads(json.dumps(reply.data["carry_over"]))
+    return dict(carried) if carried is not None else None

@@ -3,23 +3,14 @@ every repository what the journal says a contract that ended left, clustered by 
 still is; work of a line of contracts still open, or closed S, is never carry-over; a file changed since
 its contract left it is unattributed, with the ended contract that declared it."""
 
-import json
 from pathlib import Path
-from typing import Any
 
 from attrs import evolve
 
 from domain.contracts.carried import carried_files
-from domain.replies.builder import Reply
 from domain.session import Session
 from domain.vocabulary import RootCategory
-from tests.integration.repo_work import Work, committed
-
-
-def section(reply: Reply) -> dict[str, Any] | None:
-    assert reply.code == "CT-GATE-S-001", (reply.code, dict(reply.data))
-    carried = json.loads(json.dumps(reply.data["carry_over"]))
-    return dict(carried) if carried is not None else None
+from tests.integration.repo_work import Work, committed, section
 
 
 def plain_root(tmp_path: Path) -> Work:

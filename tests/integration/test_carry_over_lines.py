@@ -3,21 +3,12 @@ work or a contract that closed S left it is never carry-over, whatever the repos
 entry is settled before it is judged; work in another root is that root's; the LXE file the server wrote
 is a human's approval, not work."""
 
-import json
 from pathlib import Path
-from typing import Any
 
 from app.config import Settings
 from domain.contracts import journal
-from domain.replies.builder import Reply
 from domain.vocabulary import Mode, RootCategory
-from tests.integration.repo_work import Work, committed
-
-
-def section(reply: Reply) -> dict[str, Any] | None:
-    assert reply.code == "CT-GATE-S-001", (reply.code, dict(reply.data))
-    carried = json.loads(json.dumps(reply.data["carry_over"]))
-    return dict(carried) if carried is not None else None
+from tests.integration.repo_work import Work, committed, section
 
 
 def repository(tmp_path: Path) -> Work:
