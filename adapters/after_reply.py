@@ -1,49 +1,73 @@
 """What a call leaves for after its reply: its audit row and its log line, handed to one writer thread in
 the order the replies were made, so a reply never waits for a database write or a log line.
 
+The writer gathers: once something is handed over it waits `gather` seconds more, then writes everything
+waiting in one go (one transaction for the rows of many calls). Calls that come close together then
+wake it once, not once each, and do not share the processor with one write per call.
+
 A governed change has its own row already, written with its journal entry before the file changed (SPEC
-§13): what waits here only describes a reply that has been made. `settle` waits until everything handed
-over is done; the server settles when it stops, so an orderly stop loses no row. A row the process never
-wrote (it was killed first) is a gap in the call numbers, which `ck3raven audit --verify` names.
+§13): what waits here only describes a reply that has been made. `settle` cuts the gathering short and
+waits until everything handed over is written; the server settles when it stops, so an orderly stop loses
+no row. A row the process never wrote (it was killed first) is a gap in the call numbers, which
+`ck3raven audit --verify` names.
 """
 
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Final, Generic, TypeVar
 
 import structlog
 
+T = TypeVar("T")
 log = structlog.get_logger()
+GATHER: Final = 0.05
+"""Seconds the writer waits, once woken, for more to write with it."""
 
 
-class AfterReply:
-    """One writer thread, started on first use, doing the work handed to it in order; work that fails is
-    logged and the writer goes on."""
+class AfterReply(Generic[T]):
+    """One writer thread, started on first use, handing what was given to it to `write` in order, a batch
+    at a time; a batch that fails is logged and the writer goes on."""
 
-    def __init__(self) -> None:
-        self._work: queue.Queue[Callable[[], object]] = queue.Queue()
+    def __init__(self, write: Callable[[Sequence[T]], object], *, gather: float = GATHER) -> None:
+        self._write_batch = write
+        self._gather = gather
+        self._work: queue.Queue[T] = queue.Queue()
+        self._hurry = threading.Event()
         self._lock = threading.Lock()
         self._writer: threading.Thread | None = None
 
-    def __call__(self, work: Callable[[], object]) -> None:
-        """Do `work` after what was handed over before it; never waits."""
+    def __call__(self, piece: T) -> None:
+        """Have `piece` written after what was handed over before it; never waits."""
         with self._lock:
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write, name="ck3raven-after-reply", daemon=True)
                 self._writer.start()
-        self._work.put(work)
+        self._work.put(piece)
 
     def settle(self, timeout: float) -> bool:
-        """Wait up to `timeout` seconds until everything handed over is done; whether it is."""
-        with self._work.all_tasks_done:
-            return self._work.all_tasks_done.wait_for(lambda: not self._work.unfinished_tasks, timeout)
+        """Write what waits now, and wait up to `timeout` seconds until everything handed over is written;
+        whether it is."""
+        self._hurry.set()
+        try:
+            with self._work.all_tasks_done:
+                return self._work.all_tasks_done.wait_for(lambda: not self._work.unfinished_tasks, timeout)
+        finally:
+            self._hurry.clear()
 
     def _write(self) -> None:
         while True:
-            work = self._work.get()
+            batch = [self._work.get()]
+            self._hurry.wait(self._gather)
+            while True:
+                try:
+                    batch.append(self._work.get_nowait())
+                except queue.Empty:
+                    break
             try:
-                work()
+                self._write_batch(batch)
             except Exception:  # the writer serves every later call: one failure stops nothing
-                log.exception("after_reply.failed")
+                log.exception("after_reply.failed", pieces=len(batch))
             finally:
-                self._work.task_done()
+                for _ in batch:
+                    self._work.task_done()

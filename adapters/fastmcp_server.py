@@ -81,7 +81,9 @@ SETTLE_SECONDS: Final = 10.0
 """How long a stopping server waits for the rows and log lines of replies already made."""
 
 
-def _settling(after_reply: AfterReply) -> Callable[[FastMCP], AbstractAsyncContextManager[dict[str, Any]]]:
+def _settling(
+    after_reply: AfterReply[Any],
+) -> Callable[[FastMCP], AbstractAsyncContextManager[dict[str, Any]]]:
     """The server's lifespan: when it ends (end of input, shutdown, an in-memory client leaving), what the
     replies made left to write is written first."""
 

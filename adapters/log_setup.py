@@ -71,13 +71,20 @@ class Sink:
 
     def _drain(self, stream: TextIO, lines: "queue.Queue[str]") -> None:
         while True:
-            text = lines.get()
+            # every line waiting goes in one write: lines logged together wake the writer once
+            batch = [lines.get()]
+            while True:
+                try:
+                    batch.append(lines.get_nowait())
+                except queue.Empty:
+                    break
             try:
-                stream.write(text)
+                stream.write("".join(batch))
                 stream.flush()
-            except Exception:  # noqa: BLE001 - a failing stream loses this line, nothing more
-                self.failed += 1
-            lines.task_done()
+            except Exception:  # noqa: BLE001 - a failing stream loses these lines, nothing more
+                self.failed += len(batch)
+            for _ in batch:
+                lines.task_done()
 
 
 def configure_logging(

@@ -5,7 +5,7 @@ checked by one contract test suite run against both."""
 import copy
 import json
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
@@ -194,11 +194,15 @@ class MemoryAudit:
         self._converter = Converter()
 
     def append(self, entry: AuditEntry) -> None:
-        text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
+        self.append_all([entry])
+
+    def append_all(self, entries: Sequence[AuditEntry]) -> None:
         with self._state.atomic():
             rows: list[AuditRow] = self._state.data["audit"]
-            prev = rows[-1].digest if rows else GENESIS
-            rows.append(AuditRow(len(rows) + 1, entry, prev, chain(prev, text)))
+            for entry in entries:
+                text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
+                prev = rows[-1].digest if rows else GENESIS
+                rows.append(AuditRow(len(rows) + 1, entry, prev, chain(prev, text)))
 
     def rows(self) -> list[AuditRow]:
         with self._state.lock:

@@ -9,10 +9,9 @@ it happened, holds). Each call is numbered as it arrives, so a row that never re
 The row and the call's log line are written after the reply is on its way (`adapters.after_reply`).
 """
 
-import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from time import perf_counter
 from typing import Any
@@ -37,6 +36,9 @@ from domain.replies.frozen import to_json
 from ports.audit import AuditEntry, AuditLog
 
 log = structlog.get_logger()
+Piece = tuple[Reply | None, tuple[str, float, str | None], dict[str, Any]]
+"""What a call leaves for after its reply: its reply (None: it asked the client's human a question), its
+trace id, duration in ms and tool, and its facts (call number, session, contract, when it was answered)."""
 
 
 class ReplyResult(ToolResult):
@@ -73,7 +75,7 @@ class ReplyMiddleware(Middleware):
         self._tool_names = tool_names
         self._audit = audit
         self.calls = calls or ServerCalls()
-        self.after_reply = AfterReply()
+        self.after_reply: AfterReply[Piece] = AfterReply(self._record)
         self._codes = {tool: frozenset(codes_of(tool)) for tool in tool_names}
 
     async def on_call_tool(
@@ -99,12 +101,13 @@ class ReplyMiddleware(Middleware):
         finally:
             CALL.reset(token)
         # the row and the log line wait for no one: the reply goes now, they follow in order
+        facts["at"] = datetime.now(UTC).isoformat()
         call = (trace_id, _ms(started), tool)
         if isinstance(result, tuple):
             reply, answered = result
-            self.after_reply(functools.partial(self._record, reply, call, facts))
+            self.after_reply((reply, call, facts))
             return answered
-        self.after_reply(functools.partial(self._record, None, call, facts))
+        self.after_reply((None, call, facts))
         return result
 
     async def _answer(
@@ -130,22 +133,23 @@ class ReplyMiddleware(Middleware):
             log.error("reply.code_not_in_output_schema", code=reply.code)
         return reply, _tool_result(text, sent, is_error=reply.terminal)
 
-    def _record(
-        self, reply: Reply | None, call: tuple[str, float, str | None], facts: dict[str, Any]
-    ) -> None:
-        """The call's log line and row (`reply` None: the call asked the client's human a question, and
-        ends there); `call` is its trace id, its duration in ms and its tool."""
-        if reply is not None:
-            trace_id, duration_ms, tool = call
-            ms = round(duration_ms, 3)
-            log.info("tool.replied", code=reply.code, duration_ms=ms, trace_id=trace_id, tool=tool)
+    def _record(self, pieces: Sequence[Piece]) -> None:
+        """The calls' log lines and rows, in the order of their replies (a piece's reply None: the call asked
+        the client's human a question, and ends there); a piece's call is its trace id, its duration in
+        ms and its tool."""
+        for reply, (trace_id, duration_ms, tool), _ in pieces:
+            if reply is not None:
+                ms = round(duration_ms, 3)
+                log.info("tool.replied", code=reply.code, duration_ms=ms, trace_id=trace_id, tool=tool)
         if self._audit is None:
             return
         try:
-            self._audit.append(_entry(reply, call, facts))
-        except Exception:  # the reply stands: a change it made has its row already (written before it)
+            self._audit.append_all([_entry(reply, call, facts) for reply, call, facts in pieces])
+        except Exception:  # the replies stand: a change one made has its row already (written before it)
             log.exception(
-                "audit.unwritten", code=reply.code if reply else None, trace_id=call[0], call=facts["call"]
+                "audit.unwritten",
+                trace_ids=[call[0] for _, call, _ in pieces],
+                calls=[facts["call"] for _, _, facts in pieces],
             )
 
     def _leaks(self, reply: Reply, text: str, trace_id: str) -> bool:
@@ -201,7 +205,7 @@ def _entry(reply: Reply | None, call: tuple[str, float, str | None], facts: dict
     trace_id, duration_ms, tool = call
     data = reply.data if reply is not None else {}
     return AuditEntry(
-        at=datetime.now(UTC).isoformat(),
+        at=facts["at"],
         session_id=facts.get("session_id"),
         trace_id=trace_id,
         tool=tool or "<unknown>",

@@ -10,6 +10,7 @@ a database deleted, replaced, rolled back or rewritten and re-hashed whole is re
 
 import json
 import re
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Final, Protocol
 
@@ -40,14 +41,20 @@ class SqliteAudit:
         self._converter = make_converter()
 
     def append(self, entry: AuditEntry) -> None:
-        text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
+        self.append_all([entry])
+
+    def append_all(self, entries: Sequence[AuditEntry]) -> None:
+        texts = [json.dumps(self._converter.unstructure(entry), sort_keys=True) for entry in entries]
+        if not texts:
+            return
         with self._state.unforced():  # a call's trail, not a decision: the reply does not wait for the disk
             head = self._state.execute("SELECT seq, digest FROM audit_head")
-            prev = str(head[0][1]) if head else GENESIS
-            digest = chain(prev, text)
-            self._state.execute(
-                "INSERT INTO audit (entry, prev, digest) VALUES (?, ?, ?)", (text, prev, digest)
-            )
+            digest = str(head[0][1]) if head else GENESIS
+            for text in texts:
+                prev, digest = digest, chain(digest, text)
+                self._state.execute(
+                    "INSERT INTO audit (entry, prev, digest) VALUES (?, ?, ?)", (text, prev, digest)
+                )
             (seq,) = self._state.execute("SELECT last_insert_rowid()")[0]
             self._state.execute("INSERT OR REPLACE INTO audit_head VALUES (1, ?, ?)", (seq, digest))
 

@@ -1,5 +1,6 @@
 """Port: the audit log, one row per tool call, hash-chained so an edit or a deletion shows."""
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from attrs import frozen
@@ -45,6 +46,10 @@ class AuditLog(Protocol):
     """Port: appends entries, lists them, and checks the chain. Raises ports.errors.Unavailable."""
 
     def append(self, entry: AuditEntry) -> None: ...
+
+    def append_all(self, entries: Sequence[AuditEntry]) -> None:
+        """Append `entries` in order, all or none."""
+        ...
 
     def rows(self) -> list[AuditRow]:
         """Every row, oldest first."""

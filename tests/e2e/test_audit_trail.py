@@ -7,20 +7,24 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
 from adapters.audit_anchors import Anchors, read_anchors
 from adapters.log_setup import configure_logging
+from adapters.reply_middleware import ReplyMiddleware
 from adapters.sqlite_audit import chain
 from adapters.sqlite_state import SqliteState
 from app.bootstrap import build, build_core
 from app.config import Settings
 from app.reports import verified
 from domain.vocabulary import RootCategory
+from ports.audit import AuditEntry
 from ports.errors import Unavailable
 
 pytestmark = pytest.mark.anyio
@@ -121,43 +125,49 @@ async def test_a_full_store_refuses_the_change_and_changes_nothing(git_settings:
     assert len(stored.journal.entries()) == 1
 
 
-async def test_a_call_whose_row_never_reached_the_store_is_a_gap_verify_names(
+async def test_the_calls_whose_rows_never_reached_the_store_are_the_gap_verify_names(
     git_settings: Settings, state_db: Path
 ):
     stored = SqliteState(state_db)
-    appended = stored.audit.append
-    count = {"calls": 0}
+    appended = stored.audit.append_all
+    lost: list[int] = []
 
-    def losing_the_second(entry: Any) -> None:
-        count["calls"] += 1
-        if count["calls"] == 2:
-            raise Unavailable("injected: the row was lost")
-        appended(entry)
+    def losing_the_second_call(entries: Sequence[AuditEntry]) -> None:
+        # the rows of calls replied close together are written together: the batch with call 2 is lost
+        if any(entry.call == 2 for entry in entries):
+            lost.extend(entry.call for entry in entries if entry.call is not None)
+            raise Unavailable("injected: the rows were lost")
+        appended(entries)
 
-    stored.audit.append = losing_the_second  # type: ignore[method-assign]
-    async with Client(build(git_settings, core=build_core(git_settings, stored=stored))) as client:
+    stored.audit.append_all = losing_the_second_call  # type: ignore[method-assign]
+    server = build(git_settings, core=build_core(git_settings, stored=stored))
+    middleware = next(m for m in server.middleware if isinstance(m, ReplyMiddleware))
+    async with Client(server) as client:
         for _ in range(3):
             await call(client, "ck3_dir", {"command": "pwd"})
+        assert await anyio.to_thread.run_sync(middleware.after_reply.settle, 30)
+        await call(client, "ck3_dir", {"command": "pwd"})  # a row after the lost ones: they are a gap
 
     problems = stored.audit.verify()
+    assert 2 in lost
     assert len(problems) == 1
-    assert problems[0].endswith("call 2 left no audit row")
+    assert problems[0].endswith(f"call {', '.join(map(str, lost))} left no audit row")
 
 
 async def test_a_reply_is_on_its_way_before_its_audit_row_and_a_stopping_server_writes_the_row(
     git_settings: Settings, state_db: Path
 ):
     stored = SqliteState(state_db)
-    appended = stored.audit.append
+    appended = stored.audit.append_all
     replied = threading.Event()
     seen: list[bool] = []
 
-    def after_the_reply(entry: Any) -> None:
+    def after_the_reply(entries: Sequence[AuditEntry]) -> None:
         seen.append(replied.wait(timeout=30))  # the reply is out before this row is written
         time.sleep(0.3)  # and the row is slow to come: the client has left before it is written
-        appended(entry)
+        appended(entries)
 
-    stored.audit.append = after_the_reply  # type: ignore[method-assign]
+    stored.audit.append_all = after_the_reply  # type: ignore[method-assign]
     async with Client(build(git_settings, core=build_core(git_settings, stored=stored))) as client:
         answered = await call(client, "ck3_dir", {"command": "pwd"})
         replied.set()

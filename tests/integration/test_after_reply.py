@@ -1,44 +1,74 @@
-"""What a reply leaves for after it is written by one thread in the order it was handed over, a piece of
-work that fails stops none after it, and settling waits for all of it."""
+"""What a reply leaves for after it is written by one thread in the order it was handed over, in batches
+gathered over a moment; a batch that fails stops none after it, and settling writes what waits at once and
+waits for all of it."""
 
 import threading
+import time
+from collections.abc import Sequence
 
 from adapters.after_reply import AfterReply
 
 
-def test_work_is_done_in_the_order_it_was_handed_over_and_settling_waits_for_all_of_it():
-    after = AfterReply()
-    done: list[int] = []
+def test_pieces_are_written_in_the_order_they_were_handed_over_and_settling_waits_for_all_of_them():
+    written: list[int] = []
     gate = threading.Event()
-    after(gate.wait)
-    for number in range(100):
-        after(lambda number=number: done.append(number))
 
-    assert done == []  # nothing runs on the caller's thread
+    def write(batch: Sequence[int]) -> None:
+        gate.wait()
+        written.extend(batch)
+
+    after: AfterReply[int] = AfterReply(write, gather=0.0)
+    for number in range(100):
+        after(number)
+
+    assert written == []  # nothing is written on the caller's thread
     gate.set()
     assert after.settle(timeout=30)
-    assert done == list(range(100))
+    assert written == list(range(100))
 
 
-def test_a_piece_of_work_that_fails_stops_none_after_it():
-    after = AfterReply()
-    done: list[str] = []
-
-    def failing() -> None:
-        raise RuntimeError("injected")
-
-    after(failing)
-    after(lambda: done.append("next"))
+def test_pieces_handed_over_close_together_are_written_in_one_batch():
+    batches: list[list[int]] = []
+    after: AfterReply[int] = AfterReply(lambda batch: batches.append(list(batch)), gather=0.5)
+    for number in range(20):
+        after(number)
 
     assert after.settle(timeout=30)
-    assert done == ["next"]
+    assert batches == [list(range(20))]
+
+
+def test_settling_writes_what_waits_without_waiting_out_the_gathering():
+    written: list[int] = []
+    after: AfterReply[int] = AfterReply(written.extend, gather=60.0)
+    after(1)
+    time.sleep(0.05)  # the writer has taken the piece and is gathering more
+
+    assert after.settle(timeout=30)
+    assert written == [1]
+
+
+def test_a_batch_that_fails_stops_none_after_it():
+    written: list[str] = []
+
+    def write(batch: Sequence[str]) -> None:
+        if "bad" in batch:
+            raise RuntimeError("injected")
+        written.extend(batch)
+
+    after: AfterReply[str] = AfterReply(write, gather=0.0)
+    after("bad")
+    assert after.settle(timeout=30)
+    after("next")
+
+    assert after.settle(timeout=30)
+    assert written == ["next"]
 
 
 def test_settling_with_nothing_handed_over_answers_at_once_and_settling_too_soon_says_so():
-    after = AfterReply()
-    assert after.settle(timeout=0)
     gate = threading.Event()
-    after(gate.wait)
+    after: AfterReply[int] = AfterReply(lambda _batch: gate.wait(), gather=0.0)
+    assert after.settle(timeout=0)
+    after(1)
 
     assert not after.settle(timeout=0.05)
     gate.set()

@@ -148,6 +148,16 @@ def test_an_untouched_audit_chain_verifies(store):
     assert store.audit.verify() == []
 
 
+def test_rows_appended_together_chain_on_from_the_row_before_them_in_their_order(store):
+    store.audit.append(entry("A-1"))
+    store.audit.append_all([entry("A-2"), entry("A-3")])
+    store.audit.append_all([])
+    store.audit.append(entry("A-4"))
+
+    assert [row.entry.code for row in store.audit.rows()] == ["A-1", "A-2", "A-3", "A-4"]
+    assert store.audit.verify() == []
+
+
 def sqlite_db(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(path)
 
