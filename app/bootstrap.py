@@ -160,31 +160,39 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     return Core(services, defaults)
 
 
-def sweep_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
+def sweep_in_background(core: Core, *, after: float = WARM_AFTER, settings: Settings | None = None) -> None:
     """Remove, off the request path and `after` seconds from now (past the client's first requests: the
     walk of every root is Python, sharing the interpreter), temporary files left by writes a crash or a
-    kill interrupted; and warm the repositories' history the same way (see warm_in_background)."""
+    kill interrupted; warm the repositories' history the same way (see warm_in_background); and build the
+    content index (in a child process when `settings` are given: see index_in_background)."""
     files = core.services.files
     if isinstance(files, LocalFiles):
         _later("ck3raven-sweep", after, files.sweep)
     warm_in_background(core, after=after)
-    index_in_background(core, after=after)
+    index_in_background(core, after=after, settings=settings)
 
 
-def index_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
+def index_in_background(core: Core, *, after: float = WARM_AFTER, settings: Settings | None = None) -> None:
     """Build the content index of the operator's playset off the request path, `after` seconds from now
-    (SPEC §15: the server builds it at start; `MCP-DB-S-001` in the log when done)."""
+    (SPEC §15: the server builds it at start; `MCP-DB-S-001` in the log when done). With the server's
+    `settings`, over local files and an index in the state directory, the build runs in a child process
+    (app.index_child), so it never shares the interpreter with the calls; else on a thread."""
     services, defaults = core.services, core.defaults
     background = services.background
-    if services.index is None or background is None:
+    index = services.index
+    if index is None or background is None:
         return
     world = WorldAdapter(services.files, defaults.view)
     playset = defaults.playset or ""
-    _later(
-        "ck3raven-index",
-        after,
-        lambda: background("content-index", lambda: build_index(services, world, playset)),
-    )
+
+    def work() -> object:
+        if settings is not None and isinstance(services.files, LocalFiles) and isinstance(index, SqliteIndex):
+            from app.index_child import build_in_child  # the child's machinery, for a server alone
+
+            return build_in_child(settings, defaults.view, playset, index.path)
+        return build_index(services, world, playset)
+
+    _later("ck3raven-index", after, lambda: background("content-index", work))
 
 
 def warm_in_background(core: Core, *, after: float = WARM_AFTER) -> None:

@@ -20,6 +20,7 @@ from domain.use_cases.arguments import PAGES, Arg, text
 from domain.use_cases.request import Request
 from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
+from ports.clock import Clock
 from ports.content_index import Build, ContentIndex
 from ports.errors import PortError
 
@@ -228,16 +229,20 @@ def _unavailable() -> Reply:
 def build(services: Services, world: WorldAdapter, playset: str) -> Build | None:
     """A whole build of the playset's index by this server (None: another server is building, or the
     index failed). Runs off the request path."""
-    index: ContentIndex | None = services.index
+    return build_into(services.index, services.clock, world, playset)
+
+
+def build_into(index: ContentIndex | None, clock: Clock, world: WorldAdapter, playset: str) -> Build | None:
+    """`build` with its index and clock given alone (a process that builds and serves nothing)."""
     if index is None:
         return None
-    started = services.clock.now()
+    started = clock.now()
     try:
         with index.builder() as mine:
             if not mine:
                 return None
             done = content_index.refresh(world, index, content_index.sources_of(world))
-            finished = services.clock.now()
+            finished = clock.now()
             seconds = round((finished - started).total_seconds(), 3)
             record = Build(playset, finished.isoformat(), done.seen, done.parsed, seconds)
             index.record_build(record)

@@ -1,0 +1,97 @@
+"""The content index of a playset built in a child process of the server.
+
+A whole build parses every script file of the playset: minutes of Python for a real game. On a thread of
+the server it shares the interpreter's lock with every call, and each call waits for it at every hand-over
+between threads (a trivial call took about 6 ms more while it ran). A child process has an interpreter of
+its own: the server's thread only waits for its answer, and the operating system shares the processors
+between the two far more finely than the interpreter's lock does.
+
+The child is started fresh (`spawn`: nothing of the server's threads, locks or open databases is copied),
+from the server's settings and the playset's view; it opens the index in the state directory itself. It
+ends when its build does, and at once when the server is gone (it watches its parent), so it never
+outlives the server by more than a second.
+"""
+
+import multiprocessing
+import os
+import threading
+import time
+import traceback
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from adapters.local_files import LocalFiles
+from adapters.sqlite_index import SqliteIndex
+from adapters.system_clock import SystemClock
+from app.collection import resumed
+from app.config import Settings
+from domain.use_cases.content_queries import build_into
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
+from ports.content_index import Build
+from ports.errors import PortError
+
+WATCH_SECONDS = 1.0
+"""How often the child looks whether the server that started it is still there."""
+
+
+class ChildFailed(RuntimeError):
+    """The child ended without a build: its stack trace, when it had one, is the message."""
+
+
+def build_in_child(settings: Settings, view: WorldView, playset: str, index_path: Path) -> Build | None:
+    """Build `playset`'s index (at `index_path`) over `settings`' roots as `view` shows them, in a child
+    process; its Build (None: another server is building, or the index cannot be kept). Raises ChildFailed
+    when the child failed or ended without an answer."""
+    context = multiprocessing.get_context("spawn")
+    receiving, sending = context.Pipe(duplex=False)
+    child = context.Process(
+        target=_child,
+        args=(settings, view, playset, index_path, sending, os.getpid()),
+        name="ck3raven-index",
+        daemon=True,  # ended with the server when it exits in order
+    )
+    child.start()
+    sending.close()  # the child holds the only sending end: its exit ends the wait below
+    try:
+        answer = receiving.recv()
+    except EOFError:
+        answer = f"the index builder ended without an answer (exit code {child.exitcode})"
+    finally:
+        receiving.close()
+        child.join()
+    if isinstance(answer, str):
+        raise ChildFailed(answer)
+    return answer if isinstance(answer, Build) else None
+
+
+def _child(  # noqa: PLR0913, PLR0917 - what a spawned process is given, by position
+    settings: Settings, view: WorldView, playset: str, index_path: Path, answer: Connection, parent: int
+) -> None:
+    _watch_parent(parent)
+    # the command line's module, imported again by the spawned child, paused the collector
+    resumed(started=False)
+    try:
+        try:
+            index = SqliteIndex(index_path)
+        except PortError:
+            answer.send(None)
+            return
+        files = LocalFiles({root.value: path for root, path in settings.roots.items()})
+        answer.send(build_into(index, SystemClock(), WorldAdapter(files, view), playset))
+    except Exception:  # noqa: BLE001 - whatever failed, the server logs it with its own trace
+        answer.send(traceback.format_exc())
+    finally:
+        answer.close()
+
+
+def _watch_parent(parent: int) -> None:
+    """End this process as soon as the server that started it (process `parent`, named by the server
+    itself: one killed before this child ran is gone already) is gone; killed, it could not end us."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="ck3raven-index-watch", daemon=True).start()

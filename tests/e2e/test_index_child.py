@@ -1,0 +1,114 @@
+"""The content index built in a child process of the server (app.index_child): the child fills the index
+the server then answers from, it parses in an interpreter of its own, an index that cannot be kept is no
+build, a child that fails is reported with its own stack trace, and a child never outlives a killed
+server."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from attrs import evolve
+from fastmcp import Client
+
+from app.bootstrap import build, build_core
+from app.config import Settings
+from app.index_child import ChildFailed, build_in_child
+from domain.ck3 import content_index
+from domain.vocabulary import RootCategory
+from tests.e2e.test_content_index import call, index_world
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Settings:
+    return index_world(tmp_path)
+
+
+def _index(settings: Settings) -> Path:
+    assert settings.state_dir is not None
+    return settings.state_dir / "content-index.db"
+
+
+async def test_a_build_in_a_child_process_fills_the_index_the_server_answers_from(
+    world: Settings, monkeypatch: pytest.MonkeyPatch
+):
+    def not_here(*_: Any) -> None:
+        raise AssertionError("the index was built in the server's own interpreter")
+
+    monkeypatch.setattr(content_index, "refresh", not_here)  # a spawned child imports its own
+    core = build_core(world)
+
+    done = build_in_child(world, core.defaults.view, "Brave", _index(world))
+    async with Client(build(world, core=core)) as client:
+        status = await call(client, "ck3_playset", {"command": "index"})
+
+    assert done is not None
+    assert done.playset == "Brave"
+    assert done.parsed >= 5  # the game's three script and localisation files, and the mods'
+    assert (status["code"], status["data"]["count"]) == ("MCP-DB-S-001", done.files)
+
+
+def test_an_index_that_cannot_be_kept_is_no_build(world: Settings, tmp_path: Path):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the index's folder would be", encoding="utf-8")
+    view = build_core(world).defaults.view
+
+    assert build_in_child(world, view, "Brave", blocked / "content-index.db") is None
+
+
+def test_a_child_that_fails_is_reported_with_its_stack_trace(world: Settings, tmp_path: Path):
+    view = build_core(world).defaults.view
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder", encoding="utf-8")
+    broken = evolve(world, roots={**world.roots, RootCategory.ROOT_GAME: a_file})
+
+    with pytest.raises(ChildFailed, match="Traceback"):
+        build_in_child(broken, view, "Brave", _index(world))
+
+
+ORPHANED = """
+import multiprocessing, os, time
+from app.index_child import _watch_parent
+
+def child(parent):
+    _watch_parent(parent)
+    time.sleep(600)
+
+if __name__ == "__main__":
+    process = multiprocessing.get_context("spawn").Process(target=child, args=(os.getpid(),), daemon=True)
+    process.start()
+    print(process.pid, flush=True)
+    time.sleep(600)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended; only its entry waits to be reaped
+
+
+def test_a_child_ends_when_the_server_that_started_it_is_killed(tmp_path: Path):
+    script = tmp_path / "server.py"
+    script.write_text(ORPHANED, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env=env, text=True)
+    assert server.stdout is not None
+    child = int(server.stdout.readline())
+    assert _running(child)
+
+    server.kill()  # no exit handler runs: only the child's own watch can end it
+    server.wait()
+    server.stdout.close()
+    deadline = time.monotonic() + 60  # a guard against a hang, not a measure of speed
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    assert not _running(child)
