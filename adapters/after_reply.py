@@ -23,6 +23,8 @@ T = TypeVar("T")
 log = structlog.get_logger()
 GATHER: Final = 0.05
 """Seconds the writer waits, once woken, for more to write with it."""
+BATCH: Final = 1000
+"""Pieces written together at most (one transaction of rows stays short)."""
 
 
 class AfterReply(Generic[T]):
@@ -59,7 +61,7 @@ class AfterReply(Generic[T]):
         while True:
             batch = [self._work.get()]
             self._hurry.wait(self._gather)
-            while True:
+            while len(batch) < BATCH:
                 try:
                     batch.append(self._work.get_nowait())
                 except queue.Empty:

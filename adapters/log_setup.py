@@ -73,7 +73,7 @@ class Sink:
         while True:
             # every line waiting goes in one write: lines logged together wake the writer once
             batch = [lines.get()]
-            while True:
+            while len(batch) < QUEUED:  # a stuck stream holds one queue's worth at most
                 try:
                     batch.append(lines.get_nowait())
                 except queue.Empty:

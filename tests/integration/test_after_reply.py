@@ -6,7 +6,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from adapters.after_reply import AfterReply
+from adapters.after_reply import BATCH, AfterReply
 
 
 def test_pieces_are_written_in_the_order_they_were_handed_over_and_settling_waits_for_all_of_them():
@@ -73,3 +73,23 @@ def test_settling_with_nothing_handed_over_answers_at_once_and_settling_too_soon
     assert not after.settle(timeout=0.05)
     gate.set()
     assert after.settle(timeout=30)
+
+
+def test_a_batch_holds_a_bounded_number_of_pieces():
+    sizes: list[int] = []
+    writing, gate = threading.Event(), threading.Event()
+
+    def write(batch: Sequence[int]) -> None:
+        writing.set()
+        gate.wait()
+        sizes.append(len(batch))
+
+    after: AfterReply[int] = AfterReply(write, gather=0.0)
+    after(0)
+    assert writing.wait(timeout=30)  # the writer holds its first batch, waiting
+    for number in range(2 * BATCH + 1):
+        after(number)
+    gate.set()
+
+    assert after.settle(timeout=30)
+    assert sizes == [1, BATCH, BATCH, 1]
