@@ -1,5 +1,6 @@
 """The composition root: wires real adapters to the core. No process-global effects here."""
 
+import functools
 import os
 import tempfile
 import threading
@@ -36,15 +37,15 @@ from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.replies.builder import Reply
 from domain.services import Services
-from domain.use_cases.content_queries import build as build_index
+from domain.use_cases import content_queries
 from domain.use_cases.core import Core, Defaults
-from domain.world.adapter import WorldAdapter
 from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
 from domain.world.view import HIDDEN, WorldView
 from ports.approvals import ApprovalStore
 from ports.audit import AuditLog
 from ports.clock import Clock
+from ports.content_index import Build
 from ports.contracts import ContractStore
 from ports.errors import PortError
 from ports.evidence import EvidenceStore
@@ -103,6 +104,17 @@ def _content_index(state: Path) -> SqliteIndex | None:
         return None
 
 
+def _child_builder(
+    settings: Settings, files: Files, index: SqliteIndex | None
+) -> Callable[[WorldView, str], Build | None] | None:
+    """Builds of the content index in a child process, where the files are local and the index is kept."""
+    if index is None or not isinstance(files, LocalFiles):
+        return None
+    from app.index_child import build_in_child  # the child's machinery, for a server alone
+
+    return functools.partial(build_in_child, settings, index.path)
+
+
 def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder stands in
     settings: Settings,
     *,
@@ -112,11 +124,13 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     stored: "StateStores | None" = None,
     clock: Clock | None = None,
     same_config: bool = False,
+    index_in_child: bool = False,
 ) -> Core:
     """The core for `settings`: real local files, stores in the state directory and a fresh Sigil unless
     given. Sessions start at the operator's home, mode and playset. Approval hints name `approve_command`
     (`{id}` stands for the approval id), and ask for the server's own `--config` when `same_config` (it is
-    not the default one); `clock` stands in for the system clock (tests)."""
+    not the default one); `clock` stands in for the system clock (tests). With `index_in_child` (a
+    server), the content index of local files is built in a child process (app.index_child)."""
     files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
@@ -124,6 +138,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         state / "ck3raven.db", busy_timeout=settings.store.busy_timeout_seconds
     )
     clock = clock or SystemClock()
+    index = _content_index(state)
     authority = Authority(
         stores.approvals,
         clock,
@@ -150,8 +165,9 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         journal=stores.journal,
         patterns=Re2Patterns(),
         clock=clock,
-        index=_content_index(state),
+        index=index,
         background=BackgroundWork(),
+        index_builder=_child_builder(settings, files, index) if index_in_child else None,
         budget=settings.budget_kib * 1024,
     )
     mods = active_mods(playsets, settings.active_playset)
@@ -160,39 +176,25 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     return Core(services, defaults)
 
 
-def sweep_in_background(core: Core, *, after: float = WARM_AFTER, settings: Settings | None = None) -> None:
+def sweep_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
     """Remove, off the request path and `after` seconds from now (past the client's first requests: the
     walk of every root is Python, sharing the interpreter), temporary files left by writes a crash or a
-    kill interrupted; warm the repositories' history the same way (see warm_in_background); and build the
-    content index (in a child process when `settings` are given: see index_in_background)."""
+    kill interrupted; and warm the repositories' history and build the content index the same way (see
+    warm_in_background, index_in_background)."""
     files = core.services.files
     if isinstance(files, LocalFiles):
         _later("ck3raven-sweep", after, files.sweep)
     warm_in_background(core, after=after)
-    index_in_background(core, after=after, settings=settings)
+    index_in_background(core, after=after)
 
 
-def index_in_background(core: Core, *, after: float = WARM_AFTER, settings: Settings | None = None) -> None:
+def index_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
     """Build the content index of the operator's playset off the request path, `after` seconds from now
-    (SPEC §15: the server builds it at start; `MCP-DB-S-001` in the log when done). With the server's
-    `settings`, over local files and an index in the state directory, the build runs in a child process
-    (app.index_child), so it never shares the interpreter with the calls; else on a thread."""
+    (SPEC §15: the server builds it at start; `MCP-DB-S-001` in the log when done); in a child process
+    where the core was built with one (`build_core(index_in_child=True)`)."""
     services, defaults = core.services, core.defaults
-    background = services.background
-    index = services.index
-    if index is None or background is None:
-        return
-    world = WorldAdapter(services.files, defaults.view)
     playset = defaults.playset or ""
-
-    def work() -> object:
-        if settings is not None and isinstance(services.files, LocalFiles) and isinstance(index, SqliteIndex):
-            from app.index_child import build_in_child  # the child's machinery, for a server alone
-
-            return build_in_child(settings, defaults.view, playset, index.path)
-        return build_index(services, world, playset)
-
-    _later("ck3raven-index", after, lambda: background("content-index", work))
+    _later("ck3raven-index", after, lambda: content_queries.in_background(services, defaults.view, playset))
 
 
 def warm_in_background(core: Core, *, after: float = WARM_AFTER) -> None:

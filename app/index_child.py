@@ -39,7 +39,7 @@ class ChildFailed(RuntimeError):
     """The child ended without a build: its stack trace, when it had one, is the message."""
 
 
-def build_in_child(settings: Settings, view: WorldView, playset: str, index_path: Path) -> Build | None:
+def build_in_child(settings: Settings, index_path: Path, view: WorldView, playset: str) -> Build | None:
     """Build `playset`'s index (at `index_path`) over `settings`' roots as `view` shows them, in a child
     process; its Build (None: another server is building, or the index cannot be kept). Raises ChildFailed
     when the child failed or ended without an answer."""

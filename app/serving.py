@@ -143,14 +143,14 @@ def _serve_locked(
         return 2
     lost = _lost_database(state)
     try:
-        core = build_core(settings, same_config=same_config)
+        core = build_core(settings, same_config=same_config, index_in_child=True)
         token, made_token = http_token(settings) if args.transport == "http" else (None, False)
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
     _after_start(settings, core, lost)
     if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
-        sweep_in_background(core, settings=settings)
+        sweep_in_background(core)
     calls = ServerCalls()
     server = _built(build(settings, core=core, token=token, calls=calls, clients=client_tokens(core)))
     anchors = _anchors(core.services.audit, calls.server_id)

@@ -9,9 +9,10 @@ from attrs import frozen
 
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
+from domain.world.view import WorldView
 from ports.audit import AuditLog
 from ports.clock import Clock
-from ports.content_index import ContentIndex
+from ports.content_index import Build, ContentIndex
 from ports.contracts import ContractStore
 from ports.evidence import EvidenceStore
 from ports.files import Files
@@ -56,5 +57,8 @@ class Services:
     """The playset's content index (SPEC §15); None where the server keeps none."""
     background: Callable[[str, Callable[[], object]], None] | None = None
     """Runs named work off the request path (the index's builds), logging what it returns; None: never."""
+    index_builder: Callable[[WorldView, str], Build | None] | None = None
+    """Builds the index of a playset (its view, its name) in a process of its own, for `background` to
+    wait on; None: a build parses in this process."""
     budget: int = 32 * 1024
     """The bytes one reply's envelope may take unless the call asks for more (SPEC §16)."""

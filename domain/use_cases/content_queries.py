@@ -19,6 +19,7 @@ from domain.session import Session
 from domain.use_cases.arguments import PAGES, Arg, text
 from domain.use_cases.request import Request
 from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
 from domain.world.visibility import VisibilityRef
 from ports.clock import Clock
 from ports.content_index import Build, ContentIndex
@@ -281,11 +282,21 @@ def built(last: Build) -> dict[str, object]:
 
 def rebuild(session: Session, services: Services) -> None:
     """Ask for a whole build of the session's playset off the request path (after a switch)."""
+    in_background(services, session.world.view, session.playset or "")
+
+
+def in_background(services: Services, view: WorldView, playset: str) -> None:
+    """Have the index of `playset`, as `view` shows the world, built off the request path: by the
+    services' index builder (a process of its own) where there is one, else parsed on the background
+    thread."""
     if services.index is None or services.background is None:
         return
-    world = WorldAdapter(services.files, session.world.view)  # the lens as it is now, for the build alone
-    name = session.playset or ""
-    services.background("content-index", lambda: build(services, world, name))
+    builder = services.index_builder
+    if builder is not None:
+        services.background("content-index", lambda: builder(view, playset))
+        return
+    world = WorldAdapter(services.files, view)  # the lens as it is now, for the build alone
+    services.background("content-index", lambda: build(services, world, playset))
 
 
 def after_change(session: Session, services: Services, ref: VisibilityRef) -> None:

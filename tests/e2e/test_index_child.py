@@ -1,7 +1,7 @@
 """The content index built in a child process of the server (app.index_child): the child fills the index
-the server then answers from, it parses in an interpreter of its own, an index that cannot be kept is no
-build, a child that fails is reported with its own stack trace, and a child never outlives a killed
-server."""
+the server then answers from (at start, and after a playset switch) parsing in an interpreter of its own,
+an index that cannot be kept is no build, a child that fails is reported with its own stack trace, and a
+child never outlives a killed server."""
 
 import os
 import subprocess
@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from attrs import evolve
 from fastmcp import Client
@@ -43,7 +44,7 @@ async def test_a_build_in_a_child_process_fills_the_index_the_server_answers_fro
     monkeypatch.setattr(content_index, "refresh", not_here)  # a spawned child imports its own
     core = build_core(world)
 
-    done = build_in_child(world, core.defaults.view, "Brave", _index(world))
+    done = build_in_child(world, _index(world), core.defaults.view, "Brave")
     async with Client(build(world, core=core)) as client:
         status = await call(client, "ck3_playset", {"command": "index"})
 
@@ -53,12 +54,33 @@ async def test_a_build_in_a_child_process_fills_the_index_the_server_answers_fro
     assert (status["code"], status["data"]["count"]) == ("MCP-DB-S-001", done.files)
 
 
+async def test_a_playset_switch_of_a_server_rebuilds_the_index_in_a_child_process(
+    world: Settings, monkeypatch: pytest.MonkeyPatch
+):
+    def not_here(*_: Any) -> None:
+        raise AssertionError("the index was built in the server's own interpreter")
+
+    monkeypatch.setattr(content_index, "refresh", not_here)
+    core = build_core(world, index_in_child=True)
+    async with Client(build(world, core=core)) as client:
+        switched = await call(client, "ck3_playset", {"command": "switch", "name": "Brave"})
+        deadline = time.monotonic() + 120  # a guard against a hang, not a measure of speed
+        status = await call(client, "ck3_playset", {"command": "index"})
+        while status["reply_type"] != "S" and time.monotonic() < deadline:
+            await anyio.sleep(0.1)
+            status = await call(client, "ck3_playset", {"command": "index"})
+
+    assert switched["code"] == "MCP-CFG-S-004"
+    assert (status["code"], status["data"]["name"]) == ("MCP-DB-S-001", "Brave")
+    assert status["data"]["parsed"] >= 5
+
+
 def test_an_index_that_cannot_be_kept_is_no_build(world: Settings, tmp_path: Path):
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the index's folder would be", encoding="utf-8")
     view = build_core(world).defaults.view
 
-    assert build_in_child(world, view, "Brave", blocked / "content-index.db") is None
+    assert build_in_child(world, blocked / "content-index.db", view, "Brave") is None
 
 
 def test_a_child_that_fails_is_reported_with_its_stack_trace(world: Settings, tmp_path: Path):
@@ -68,7 +90,7 @@ def test_a_child_that_fails_is_reported_with_its_stack_trace(world: Settings, tm
     broken = evolve(world, roots={**world.roots, RootCategory.ROOT_GAME: a_file})
 
     with pytest.raises(ChildFailed, match="Traceback"):
-        build_in_child(broken, view, "Brave", _index(world))
+        build_in_child(broken, _index(world), view, "Brave")
 
 
 ORPHANED = """
