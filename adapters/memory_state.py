@@ -50,7 +50,11 @@ class MemoryState:
     def atomic(self) -> Iterator[None]:
         with self.lock:
             self.transactions += 1  # every transaction, whatever its outcome: never rolled back
-            saved = copy.deepcopy(self.data) if self._depth == 0 else None
+            # every record is frozen and every write replaces or adds a table's entry: a copy of each
+            # table restores them (a deep copy of everything made each write cost the whole state's size)
+            saved = (
+                {name: copy.copy(table) for name, table in self.data.items()} if self._depth == 0 else None
+            )
             self._depth += 1
             try:
                 yield

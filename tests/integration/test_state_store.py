@@ -360,3 +360,37 @@ def test_a_truncated_shared_memory_index_found_at_start_is_rebuilt_and_said_in_o
     assert [row.entry.code for row in reopened.audit.rows()] == ["A-1", "A-2"]
     assert reopened.audit.verify() == []
     assert [line["event"] for line in logged] == ["state.shm_truncated"]
+
+
+def change_everything_and_fail(store) -> None:
+    with store.atomic():
+        store.contracts.put(contract("ct-1", status="closed"))
+        store.contracts.put(contract("ct-2"))
+        store.ledger.save("ROOT_REPO", {"ROOT_REPO:/a.py": 2})
+        store.evidence.put("close", "ct-1", "{}")
+        store.journal.begin(journal_entry("jr-2", "ct-1"), None)
+        store.journal.settle("jr-1", "done")
+        store.audit.append(entry("A-2"))
+        raise RuntimeError("the next step failed")
+
+
+def test_a_failing_decision_over_stored_records_leaves_each_of_them_as_it_was(store):
+    store.contracts.put(contract("ct-1"))
+    store.ledger.save("ROOT_REPO", {"ROOT_REPO:/a.py": 1})
+    store.evidence.put("close", "ct-0", "{}")
+    store.journal.begin(journal_entry("jr-1", "ct-1"), b"old")
+    store.audit.append(entry("A-1"))
+    rows = store.audit.rows()
+
+    with pytest.raises(RuntimeError):
+        change_everything_and_fail(store)
+
+    assert store.contracts.get("ct-1") == contract("ct-1")
+    assert store.contracts.get("ct-2") is None
+    assert store.ledger.load("ROOT_REPO") == {"ROOT_REPO:/a.py": 1}
+    assert store.evidence.find("close", "ct-1") is None
+    assert [(e.entry_id, e.state) for e in store.journal.entries()] == [
+        ("jr-1", journal_entry("jr-1", "ct-1").state)
+    ]
+    assert store.audit.rows() == rows
+    assert store.audit.verify() == []
