@@ -9,11 +9,13 @@ between the two far more finely than the interpreter's lock does.
 The child is started fresh (`spawn`: nothing of the server's threads, locks or open databases is copied),
 from the server's settings and the playset's view; it opens the index in the state directory itself. It
 ends when its build does, and at once when the server is gone (it watches its parent), so it never
-outlives the server by more than a second.
+outlives the server by more than a second; its standard output is its standard error, so nothing it does
+reaches, or holds open, the protocol of a server over stdio.
 """
 
 import multiprocessing
 import os
+import sys
 import threading
 import time
 import traceback
@@ -68,6 +70,7 @@ def build_in_child(settings: Settings, index_path: Path, view: WorldView, playse
 def _child(  # noqa: PLR0913, PLR0917 - what a spawned process is given, by position
     settings: Settings, view: WorldView, playset: str, index_path: Path, answer: Connection, parent: int
 ) -> None:
+    _off_the_protocol()
     _watch_parent(parent)
     # the command line's module, imported again by the spawned child, paused the collector
     resumed(started=False)
@@ -83,6 +86,13 @@ def _child(  # noqa: PLR0913, PLR0917 - what a spawned process is given, by posi
         answer.send(traceback.format_exc())
     finally:
         answer.close()
+
+
+def _off_the_protocol() -> None:
+    """Point this process's standard output at its standard error: a stdio server's standard output
+    carries the protocol, which nothing of the child may write to, nor keep open past the server."""
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
 
 def _watch_parent(parent: int) -> None:

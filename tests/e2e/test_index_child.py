@@ -1,7 +1,7 @@
 """The content index built in a child process of the server (app.index_child): the child fills the index
 the server then answers from (at start, and after a playset switch) parsing in an interpreter of its own,
-an index that cannot be kept is no build, a child that fails is reported with its own stack trace, and a
-child never outlives a killed server."""
+an index that cannot be kept is no build, a child that fails is reported with its own stack trace, a
+child never outlives a killed server, and nothing a child prints reaches the protocol."""
 
 import os
 import subprocess
@@ -134,3 +134,11 @@ def test_a_child_ends_when_the_server_that_started_it_is_killed(tmp_path: Path):
         time.sleep(0.1)
 
     assert not _running(child)
+
+
+def test_what_a_child_prints_goes_to_its_standard_error_never_to_the_protocol():
+    code = "from app.index_child import _off_the_protocol; _off_the_protocol(); print('from the child')"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, text=True, check=True)
+
+    assert (done.stdout, done.stderr) == ("", "from the child\n")
