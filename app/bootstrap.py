@@ -176,15 +176,18 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     return Core(services, defaults)
 
 
-def sweep_in_background(core: Core, *, after: float = WARM_AFTER) -> None:
+def sweep_in_background(core: Core, *, after: float = WARM_AFTER, read_only: bool = False) -> None:
     """Remove, off the request path and `after` seconds from now (past the client's first requests: the
     walk of every root is Python, sharing the interpreter), temporary files left by writes a crash or a
     kill interrupted; and warm the repositories' history and build the content index the same way (see
-    warm_in_background, index_in_background)."""
-    files = core.services.files
-    if isinstance(files, LocalFiles):
-        _later("ck3raven-sweep", after, files.sweep)
-    warm_in_background(core, after=after)
+    warm_in_background, index_in_background). A `read_only` server removes nothing, not even a write's
+    leftovers, and warms no history for contracts it cannot open; it builds the index, in its own state,
+    as every server does."""
+    if not read_only:
+        files = core.services.files
+        if isinstance(files, LocalFiles):
+            _later("ck3raven-sweep", after, files.sweep)
+        warm_in_background(core, after=after)
     index_in_background(core, after=after)
 
 

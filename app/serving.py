@@ -149,8 +149,7 @@ def _serve_locked(
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
     _after_start(settings, core, lost)
-    if not settings.read_only:  # a read-only server removes nothing, not even a write's leftovers
-        sweep_in_background(core)
+    sweep_in_background(core, read_only=settings.read_only)
     calls = ServerCalls()
     server = _built(build(settings, core=core, token=token, calls=calls, clients=client_tokens(core)))
     anchors = _anchors(core.services.audit, calls.server_id)

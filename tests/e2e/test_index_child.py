@@ -1,7 +1,8 @@
 """The content index built in a child process of the server (app.index_child): the child fills the index
 the server then answers from (at start, and after a playset switch) parsing in an interpreter of its own,
 an index that cannot be kept is no build, a child that fails is reported with its own stack trace, a
-child never outlives a killed server, and nothing a child prints reaches the protocol."""
+child never outlives a killed server, nothing a child prints reaches the protocol, and a served server
+builds the index at start, read-only or not."""
 
 import os
 import subprocess
@@ -20,6 +21,7 @@ from app.config import Settings
 from app.index_child import ChildFailed, build_in_child
 from domain.ck3 import content_index
 from domain.vocabulary import RootCategory
+from tests.e2e.stdio import envelope, stdio_client, write_config
 from tests.e2e.test_content_index import call, index_world
 
 pytestmark = pytest.mark.anyio
@@ -142,3 +144,23 @@ def test_what_a_child_prints_goes_to_its_standard_error_never_to_the_protocol():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, text=True, check=True)
 
     assert (done.stdout, done.stderr) == ("", "from the child\n")
+
+
+@pytest.mark.parametrize("flags", [(), ("--read-only",)], ids=["serving", "read-only"])
+async def test_a_served_server_builds_the_index_at_start_read_only_too(
+    tmp_path: Path, flags: tuple[str, ...]
+):
+    repo, game = tmp_path / "repo", tmp_path / "game"
+    repo.mkdir()
+    (game / "common" / "traits").mkdir(parents=True)
+    (game / "common" / "traits" / "00_traits.txt").write_text("brave = {\n}\n", encoding="utf-8")
+    config = write_config(tmp_path, roots={"ROOT_REPO": repo, "ROOT_GAME": game})
+
+    async with stdio_client(config, "auto", *flags) as client:
+        deadline = time.monotonic() + 120  # a guard against a hang, not a measure of speed
+        status = envelope(await client.call_tool("ck3_playset", {"command": "index"}))
+        while status["reply_type"] != "S" and time.monotonic() < deadline:
+            await anyio.sleep(0.2)
+            status = envelope(await client.call_tool("ck3_playset", {"command": "index"}))
+
+    assert (status["code"], status["data"]["parsed"]) == ("MCP-DB-S-001", 1)
