@@ -134,8 +134,9 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
         return port_failure(exc, opened.address)
     kept = [entry for entry in listed if not (skip and skip((entry.name,), entry.kind))]
     after = [entry for entry in kept if entry.name > request.cursor] if request.cursor else kept
+    below = opened.address if opened.address.endswith("/") else opened.address + "/"
     rows = [
-        FrozenMap(name=_relative(opened.address, e.address), kind=e.kind, size=e.size)
+        FrozenMap(name=_relative(below, e.address), kind=e.kind, size=e.size)
         for e in after[: request.limit or LIST_PAGE]
     ]
     if request.limit is None:  # the call did not ask: a page is what fits
@@ -208,11 +209,11 @@ def _tree_problem(request: Tree, skipped: int | None) -> Reply | None:
     return None
 
 
-def _relative(folder: str, address: str) -> str:
-    """A listed entry's name below the folder listed (its address is given once); an entry the world spells
-    elsewhere (a playset's mod listed in the workshop folder: `mod:<Name>:/`) keeps its whole address."""
-    prefix = folder if folder.endswith("/") else folder + "/"
-    return address.removeprefix(prefix) if address.startswith(prefix) else address
+def _relative(below: str, address: str) -> str:
+    """A listed entry's name below the folder listed (`below`: its address ending in "/"; the address is
+    given once); an entry the world spells elsewhere (a playset's mod listed in the workshop folder:
+    `mod:<Name>:/`) keeps its whole address."""
+    return address.removeprefix(below)
 
 
 def _folder(session: Session, path: str | None) -> VisibilityRef | Reply:

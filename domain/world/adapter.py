@@ -151,11 +151,11 @@ class WorldAdapter:
         entries = self._files.list_dir(location, named)
         prefix = self._view.uniform_prefix(location)
         if prefix is not None:  # every child not hidden by name is visible and spelled below one prefix
-            hidden = self._view.hidden_name
+            shown = _judged(self._view.shown, addressable_name, self._view.hidden_name)
             return [
                 Listed(prefix + entry.name, entry.name, entry.kind, entry.size)
                 for entry in entries
-                if addressable_name(entry.name) and not hidden(entry.name)
+                if shown(entry.name)
             ]
         return [
             Listed(self._view.spell(child), entry.name, entry.kind, entry.size)
@@ -232,19 +232,10 @@ class WorldAdapter:
         addressable = addressable_name if spelled else _any_name
         prefix = compiled.uniform_prefix(location)
         if prefix is not None:  # nothing below is spelled differently: only names are checked
-            hidden = compiled.hidden_name
-            # a tree repeats its names, and walks repeat trees: a name is judged once for the view
-            verdicts: dict[str, bool] = compiled.shown if spelled else {}
+            shown = _judged(compiled.shown if spelled else {}, addressable, compiled.hidden_name)
 
             def named(parts: tuple[str, ...], kind: Kind) -> bool:
-                name = parts[-1]
-                shown = verdicts.get(name)
-                if shown is None:
-                    shown = addressable(name) and not hidden(name)
-                    if len(verdicts) >= NAMES_KEPT:
-                        verdicts.clear()
-                    verdicts[name] = shown
-                if not shown:
+                if not shown(parts[-1]):
                     return False
                 return skip is None or not skip(parts, kind)
 
@@ -390,6 +381,24 @@ def _kept(kept: dict[_K, _V], key: _K, value: _V) -> _V:
         kept.clear()
     kept[key] = value
     return value
+
+
+def _judged(
+    verdicts: dict[str, bool], addressable: Callable[[str], bool], hidden: Callable[[str], bool]
+) -> Callable[[str], bool]:
+    """Whether a name may be shown (`addressable` and not `hidden`), each name judged once into
+    `verdicts`: a tree repeats its names, and walks and listings repeat trees (the view keeps them)."""
+
+    def shown(name: str) -> bool:
+        verdict = verdicts.get(name)
+        if verdict is None:
+            verdict = addressable(name) and not hidden(name)
+            if len(verdicts) >= NAMES_KEPT:
+                verdicts.clear()
+            verdicts[name] = verdict
+        return verdict
+
+    return shown
 
 
 def _any_name(_: str) -> bool:
