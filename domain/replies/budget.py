@@ -7,7 +7,7 @@ template), the trace id and the reply's other data fields, each small and bounde
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 OVERHEAD: Final = 2 * 1024
@@ -31,26 +31,34 @@ def room(budget: int, *fixed: object) -> int:
 
 def rows_fitting(rows: Sequence[object], space: int) -> int:
     """How many leading rows of a list fit in `space` bytes (at least one, so a window always moves on)."""
-    if cost(list(rows)) - 1 <= space:  # a list's JSON is its rows, a comma after each but the last, [ and ]
-        return len(rows)
-    used = 0
-    for count, row in enumerate(rows):
-        used += cost(row) + 1  # the comma between rows
-        if used > space:
-            return max(1, count)
-    return len(rows)
+    # a list's JSON is its rows, a comma after each but the last, [ and ]: a run of rows adds its list's
+    # cost less one (the comma after its last row stands in for the bracket)
+    return _leading(len(rows), 0, space, lambda start, end: cost(list(rows[start:end])) - 1)
 
 
 def text_fitting(lines: Sequence[str], space: int) -> int:
     """How many leading lines, joined into one JSON string, fit in `space` bytes (at least one)."""
-    if cost("".join(lines)) <= space:  # a string's JSON is its characters' escapes: lines add up exactly
-        return len(lines)
-    used = 2  # the string's quotes
-    for count, line in enumerate(lines):
-        used += cost(line) - 2
-        if used > space:
+    # a string's JSON is its characters' escapes between two quotes: a run of lines adds its text's escapes
+    return _leading(len(lines), 2, space, lambda start, end: cost("".join(lines[start:end])) - 2)
+
+
+def _leading(total: int, used: int, space: int, run_cost: Callable[[int, int], int]) -> int:
+    """How many of `total` leading items fit in `space` once `used` is counted (at least one), items
+    `start` to `end` adding `run_cost(start, end)`: counted a run at a time, each run encoded once, the run
+    doubling while it fits and halving when it does not. Exact, as no item adds less than nothing; a window
+    that fits whole is encoded once (in runs), one that does not about twice what of it fits, never the
+    rest."""
+    count, run = 0, 1
+    while count < total:
+        end = min(total, count + run)
+        more = run_cost(count, end)
+        if used + more <= space:
+            used, count, run = used + more, end, run * 2
+        elif run > 1:
+            run //= 2
+        else:
             return max(1, count)
-    return len(lines)
+    return total
 
 
 def clip(text: str, space: int) -> str:
