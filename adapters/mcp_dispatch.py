@@ -71,6 +71,8 @@ class Dispatcher:
     ) -> Reply | None:
         tool, command, args = call
         route = self._routes[tool][command]
+        if at_once and not route.kind.SESSION_ONLY:  # declined before any work: `answer` does it all
+            return None
         given = {name: value for name, value in args.items() if value is not None}
         refusal = self.core.screen(given, route.relative)
         if refusal is not None:
@@ -79,9 +81,10 @@ class Dispatcher:
         if isinstance(request, Reply):
             return request
         slot = slot or self._sessions.slot(ctx)
-        if at_once and not (
-            request.SESSION_ONLY and slot.session.contract_id is None and slot.lock.acquire(blocking=False)
-        ):
+        if at_once and not slot.lock.acquire(blocking=False):
+            return None
+        if at_once and slot.session.contract_id is not None:  # read with the lock held: no call changes it
+            slot.lock.release()
             return None
         try:
             return self._decided(slot, command, request, paced=paced, locked=at_once)
