@@ -143,7 +143,7 @@ def _entries(address: str, text: str, language: str) -> list[Finding]:
                 found.append(Finding("CK3-LOCHEAD", address, number, message))
             continue
         value = entry.group(2)
-        inner = value[value.find('"') + 1 : value.rfind('"')]  # empty with fewer than two quotes
+        inner = value[value.find('"') + 1 : value.rfind('"')]  # holds no quote with fewer than two
         if re.search(r'(?<!\\)"', inner):
             found.append(Finding("CK3-LOCQUOTE", address, number, 'an inner " must be written \\"'))
     return found
