@@ -2,9 +2,19 @@
 long as the process (modules, classes, schemas); the collector, left on, walks them again and again while
 they are made (a few tenths of a second of a start). The command line turns it off before its imports
 (`ck3raven.__main__`) and on again once start-up is over, the objects made until then frozen: later
-collections never walk them. Reference counting frees everything else meanwhile; only cycles wait."""
+collections never walk them. Reference counting frees everything else meanwhile; only cycles wait.
+
+A started server collects its youngest objects every `YOUNG` allocations, not every 700: a call makes
+thousands of short-lived containers (a listing's rows, the reply's layers), and with the start-up's objects
+frozen the collector's own measure of the heap is small, so at 700 it walked each call's rows several times
+over and ran a whole collection every few dozen calls. At `YOUNG` most calls end before a collection, and
+their objects are freed by reference counting alone; a cycle waits at most that many allocations more."""
 
 import gc
+from typing import Final
+
+YOUNG: Final = 10_000
+"""Allocations between two collections of the youngest objects, once a server has started."""
 
 
 def paused() -> None:
@@ -13,7 +23,10 @@ def paused() -> None:
 
 
 def resumed(*, started: bool) -> None:
-    """Collection again; once a server has `started`, the objects made so far are set aside for good."""
+    """Collection again; once a server has `started`, the objects made so far are set aside for good and
+    the youngest are collected every `YOUNG` allocations."""
     if started:
         gc.freeze()
+        _, middle, oldest = gc.get_threshold()
+        gc.set_threshold(YOUNG, middle, oldest)
     gc.enable()

@@ -1,14 +1,15 @@
 """What start-up costs: the command line starts without the garbage collector and turns it on again once
 start-up is over (`serve` after its server is built, what start-up made frozen so later collections never
-walk it; every other command before it runs), so a process never serves, nor runs a command, with
-collection off; and building the server loads no docstring parser (the tools' descriptions are given as
-they are written)."""
+walk it and the youngest objects collected less often; every other command before it runs), so a process
+never serves, nor runs a command, with collection off; and building the server loads no docstring parser
+(the tools' descriptions are given as they are written)."""
 
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from app.collection import YOUNG
 from tests.e2e.stdio import write_config
 
 PROBE = """
@@ -20,16 +21,17 @@ at_import = gc.isenabled()
 
 async def serving(server):  # stands in for serving over stdio: what the server would serve with
     seen = {"at_import": at_import, "serving": gc.isenabled(), "frozen": gc.get_freeze_count() > 0,
-            "griffe": "griffe" in sys.modules}
+            "young": gc.get_threshold()[0], "griffe": "griffe" in sys.modules}
     print(json.dumps(seen), file=sys.stderr, flush=True)
 
 adapters.stdio_drain.serve_stdio = serving
 main(sys.argv[1:])
-print(json.dumps({"at_import": at_import, "after": gc.isenabled()}), file=sys.stderr, flush=True)
+print(json.dumps({"at_import": at_import, "after": gc.isenabled(), "young": gc.get_threshold()[0]}),
+      file=sys.stderr, flush=True)
 """
 
 
-def probe(*argv: str) -> dict[str, bool]:
+def probe(*argv: str) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *argv],
         stdin=subprocess.DEVNULL,
@@ -48,10 +50,10 @@ def test_serve_builds_its_server_without_the_collector_and_serves_with_it(tmp_pa
 
     seen = probe("serve", "--config", str(config))
 
-    assert seen == {"at_import": False, "serving": True, "frozen": True, "griffe": False}
+    assert seen == {"at_import": False, "serving": True, "frozen": True, "young": YOUNG, "griffe": False}
 
 
-def test_every_other_command_runs_with_the_collector_on():
+def test_every_other_command_runs_with_the_collector_on_at_its_usual_pace():
     seen = probe("codes")
 
-    assert seen == {"at_import": False, "after": True}
+    assert seen == {"at_import": False, "after": True, "young": 700}
