@@ -20,7 +20,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from adapters import local_spelling, local_survey, openat2
-from adapters.local_walks import DIR_FLAGS, entry_of, kind_of, walk, walk_all
+from adapters.local_walks import DIR_FLAGS, entries_of, kind_of, walk, walk_all
 from adapters.local_writes import replace_atomically, sweep
 from ports.errors import (
     LinkRefused,
@@ -112,11 +112,9 @@ class LocalFiles(Files):
         with self._dir(location) as fd:
             try:
                 with os.scandir(fd) as it:
-                    wanted = it if named is None else (item for item in it if named(item.name))
-                    entries = [entry for item in wanted if (entry := entry_of(item)) is not None]
+                    return entries_of(it if named is None else (item for item in it if named(item.name)))
             except OSError as exc:
                 raise Unavailable("a folder cannot be listed") from exc
-        return sorted(entries, key=lambda entry: entry.name)
 
     def read(self, location: Location, limit: int) -> bytes:
         if not location.parts:

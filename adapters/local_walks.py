@@ -1,13 +1,14 @@
 """Walks below a folder descriptor for the local files adapter: each folder opened from its parent's
 descriptor with O_NOFOLLOW, so a link planted or swapped meanwhile is skipped, never followed; the last
 level named as readdir saw it and never opened. `walk` yields folders, `walk_all` every entry and its kind
-(from the directory entry: no stat per file), sorted per folder; `kind_of` and `entry_of` name what an
-lstat or a directory entry found.
+(from the directory entry: no stat per file), sorted per folder; `kind_of` and `entries_of` name what an
+lstat or directory entries found.
 """
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
 from typing import Final
 
 from ports.errors import Unavailable
@@ -16,24 +17,28 @@ from ports.files import Entry, Kind
 DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+_KINDS: Final[dict[int, Kind]] = {stat.S_IFLNK: "symlink", stat.S_IFDIR: "dir", stat.S_IFREG: "file"}
+_NAME: Final = itemgetter(0)
+
+
 def kind_of(info: os.stat_result) -> Kind:
-    mode = info.st_mode
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    if stat.S_ISDIR(mode):
-        return "dir"
-    if stat.S_ISREG(mode):
-        return "file"
-    return "special"
+    return _KINDS.get(stat.S_IFMT(info.st_mode), "special")
 
 
-def entry_of(item: os.DirEntry[str]) -> Entry | None:
-    try:
-        info = item.stat(follow_symlinks=False)
-    except FileNotFoundError:  # vanished between readdir and stat
-        return None
-    kind = kind_of(info)
-    return Entry(item.name, kind, info.st_size if kind == "file" else 0)
+def entries_of(items: Iterable[os.DirEntry[str]]) -> list[Entry]:
+    """The entries of directory entries, an lstat each, sorted by name; one vanished between readdir and
+    its lstat is left out. One loop, no call per entry beyond the lstat: a listing runs it for every child."""
+    kinds = _KINDS
+    entries = []
+    for item in items:
+        try:
+            info = item.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        kind = kinds.get(stat.S_IFMT(info.st_mode), "special")
+        entries.append(Entry(item.name, kind, info.st_size if kind == "file" else 0))
+    entries.sort(key=_NAME)
+    return entries
 
 
 def walk(

@@ -6,7 +6,7 @@ root whose filesystem ignores case, an entry has one spelling: the one its folde
 """
 
 from collections.abc import Callable, Iterator
-from typing import Final, Literal, Protocol
+from typing import Final, Literal, NamedTuple, Protocol
 
 from attrs import frozen
 
@@ -26,9 +26,9 @@ class Location:
         return Location(self.root, (*self.parts, name))
 
 
-@frozen
-class Entry:
-    """One child of a folder: its name, kind, size in bytes (files only; 0 otherwise) and link count."""
+class Entry(NamedTuple):
+    """One child of a folder: its name, kind and size in bytes (files only; 0 otherwise). A named tuple,
+    not an attrs class: a listing makes one per child, and a tuple is made at a fraction of the cost."""
 
     name: str
     kind: Kind

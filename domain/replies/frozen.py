@@ -48,6 +48,10 @@ class FrozenMap(dict[str, Frozen]):
         return f"FrozenMap({dict.__repr__(self)})"
 
 
+_FROZEN_TYPES = _SCALAR_TYPES | {FrozenMap}
+"""The types a frozen sequence may hold as they are."""
+
+
 def freeze(value: object) -> Frozen:
     """Return a deeply immutable copy of JSON-shaped `value`; raise TypeError for anything else."""
     kind = type(value)
@@ -59,6 +63,8 @@ def freeze(value: object) -> Frozen:
         items = value.items()
         return FrozenMap((_key(k), v if type(v) in _SCALAR_TYPES else freeze(v)) for k, v in items)
     if kind is list or kind is tuple:
+        if _FROZEN_TYPES.issuperset(map(type, value)):  # type: ignore[call-overload]
+            return tuple(value)  # type: ignore[arg-type]  # rows made frozen already: checked at C speed
         return tuple(v if type(v) in _SCALAR_TYPES else freeze(v) for v in value)  # type: ignore[attr-defined]
     if isinstance(value, _SCALARS):
         return value

@@ -132,12 +132,14 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
         listed = session.world.list_dir(opened, None if glob is None else lambda name: glob.matches((name,)))
     except PortError as exc:
         return port_failure(exc, opened.address)
-    kept = [entry for entry in listed if not (skip and skip((entry.name,), entry.kind))]
+    kept = [entry for entry in listed if not skip((entry.name,), entry.kind)] if skip else listed
     after = [entry for entry in kept if entry.name > request.cursor] if request.cursor else kept
     below = opened.address if opened.address.endswith("/") else opened.address + "/"
+    # a row is named below the folder listed; one the world spells elsewhere (a playset's mod listed in the
+    # workshop folder: `mod:<Name>:/`) keeps its whole address
     rows = [
-        FrozenMap(name=_relative(below, e.address), kind=e.kind, size=e.size)
-        for e in after[: request.limit or LIST_PAGE]
+        FrozenMap(name=address.removeprefix(below), kind=kind, size=size)
+        for address, _, kind, size in after[: request.limit or LIST_PAGE]
     ]
     if request.limit is None:  # the call did not ask: a page is what fits
         rows = rows[: budget.rows_fitting(rows, budget.room(services.budget, opened.address))]
@@ -207,13 +209,6 @@ def _tree_problem(request: Tree, skipped: int | None) -> Reply | None:
     if skipped is None:
         return _invalid("cursor", "must be the next_cursor of a tree before")
     return None
-
-
-def _relative(below: str, address: str) -> str:
-    """A listed entry's name below the folder listed (`below`: its address ending in "/"; the address is
-    given once); an entry the world spells elsewhere (a playset's mod listed in the workshop folder:
-    `mod:<Name>:/`) keeps its whole address."""
-    return address.removeprefix(below)
 
 
 def _folder(session: Session, path: str | None) -> VisibilityRef | Reply:

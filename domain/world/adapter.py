@@ -8,7 +8,7 @@ VisibilityRefs.
 """
 
 from collections.abc import Callable, Generator
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from attrs import evolve, frozen
 
@@ -42,9 +42,8 @@ _MANIFEST_AT: Final = Location(*MANIFEST)
 _ROOTS: Final = {root.value: root for root in RootCategory}
 
 
-@frozen
-class Listed:
-    """One visible child of a folder, spelled canonically."""
+class Listed(NamedTuple):
+    """One visible child of a folder, spelled canonically (a named tuple: a listing makes one per child)."""
 
     address: str
     name: str
@@ -152,15 +151,11 @@ class WorldAdapter:
         prefix = self._view.uniform_prefix(location)
         if prefix is not None:  # every child not hidden by name is visible and spelled below one prefix
             shown = _judged(self._view.shown, addressable_name, self._view.hidden_name)
-            return [
-                Listed(prefix + entry.name, entry.name, entry.kind, entry.size)
-                for entry in entries
-                if shown(entry.name)
-            ]
+            return [Listed(prefix + name, name, kind, size) for name, kind, size in entries if shown(name)]
         return [
-            Listed(self._view.spell(child), entry.name, entry.kind, entry.size)
-            for entry in entries
-            if addressable_name(entry.name) and self._view.visible(child := location.child(entry.name))
+            Listed(self._view.spell(child), name, kind, size)
+            for name, kind, size in entries
+            if addressable_name(name) and self._view.visible(child := location.child(name))
         ]
 
     def walk_dirs(
@@ -173,13 +168,10 @@ class WorldAdapter:
         compiled = self._view
         prefix = compiled.uniform_prefix(location)
         if prefix is not None:  # nothing below is spelled differently: only names are checked
-            if skip is None:
-                for parts in self._files.walk_dirs(location, depth, compiled.unhidden):
-                    yield prefix + "/".join(parts)
-                return
+            shown = _judged(compiled.shown, addressable_name, compiled.hidden_name)
 
             def kept(parts: tuple[str, ...]) -> bool:
-                return compiled.unhidden(parts) and not skip(parts, "dir")
+                return shown(parts[-1]) and not (skip and skip(parts, "dir"))
 
             for parts in self._files.walk_dirs(location, depth, kept):
                 yield prefix + "/".join(parts)

@@ -10,7 +10,7 @@ from typing import Final
 
 from attrs import frozen
 
-from domain.addresses import addressable_name, canonical
+from domain.addresses import canonical
 from domain.vocabulary import Mode, RootCategory
 from domain.world.playsets import ModFolder
 from ports.files import Location
@@ -175,7 +175,3 @@ class Compiled:
     def hidden_name(self, name: str) -> bool:
         """Whether a file or folder of this name is a secret no address may reach."""
         return self._secret is not None and self._secret.match(name.casefold()) is not None
-
-    def unhidden(self, parts: tuple[str, ...]) -> bool:
-        """Whether the last of `parts` is an addressable name and not a hidden one (a walk's keep test)."""
-        return addressable_name(parts[-1]) and not self.hidden_name(parts[-1])
