@@ -19,6 +19,7 @@ DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 _KINDS: Final[dict[int, Kind]] = {stat.S_IFLNK: "symlink", stat.S_IFDIR: "dir", stat.S_IFREG: "file"}
 _NAME: Final = itemgetter(0)
+_FILE: Final[Kind] = "file"
 
 
 def kind_of(info: os.stat_result) -> Kind:
@@ -110,15 +111,15 @@ def _listed(fd: int) -> list[tuple[str, Kind]]:
     """The open folder's entries, sorted by name, each kind from the directory entry itself (no stat)."""
     try:
         with os.scandir(fd) as it:
-            return sorted((item.name, _entry_kind(item)) for item in it)
+            # most entries are plain files, answered by the first question (not following: a link is no
+            # file) without a call of our own
+            named = ((i.name, _FILE if i.is_file(follow_symlinks=False) else _other(i)) for i in it)
+            return sorted(named)
     except OSError as exc:
         raise Unavailable("a folder cannot be listed") from exc
 
 
-def _entry_kind(item: os.DirEntry[str]) -> Kind:
-    # most entries are plain files, answered by the first question (not following: a link is no file)
-    if item.is_file(follow_symlinks=False):
-        return "file"
+def _other(item: os.DirEntry[str]) -> Kind:
     if item.is_dir(follow_symlinks=False):
         return "dir"
     return "symlink" if item.is_symlink() else "special"

@@ -46,15 +46,15 @@ class Glob:
     by_name: bool
     ignore_case: bool
 
-    def name_matcher(self) -> Callable[[str], bool] | None:
-        """For a pattern that matches a name (any depth) exactly in case: a test of the name alone, the
-        same answer `matches` gives for any path ending in it; None for any other pattern."""
+    def name_matcher(self) -> Callable[[str], object] | None:
+        """For a pattern that matches a name (any depth) exactly in case: a test of the name alone, true
+        exactly when `matches` is for any path ending in it (the regex's own fullmatch, where it has one:
+        a search asks it of every file); None for any other pattern."""
         last = self.segments[-1]
         if not self.by_name or self.ignore_case or last is None:
             return None
         if last.regex is not None:
-            fullmatch = last.regex.fullmatch
-            return lambda name: fullmatch(name) is not None
+            return last.regex.fullmatch
         return last.match
 
     def matches(self, parts: tuple[str, ...]) -> bool:

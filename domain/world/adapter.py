@@ -224,10 +224,14 @@ class WorldAdapter:
         addressable = addressable_name if spelled else _any_name
         prefix = compiled.uniform_prefix(location)
         if prefix is not None:  # nothing below is spelled differently: only names are checked
-            shown = _judged(compiled.shown if spelled else {}, addressable, compiled.hidden_name)
+            verdicts: dict[str, bool] = compiled.shown if spelled else {}
+            judged, shown = verdicts.get, _judged(verdicts, addressable, compiled.hidden_name)
 
             def named(parts: tuple[str, ...], kind: Kind) -> bool:
-                if not shown(parts[-1]):
+                # a name judged before is answered from the cache without a call of ours: a walk asks for
+                # every entry below, most of them names seen before
+                verdict = judged(parts[-1])
+                if not (shown(parts[-1]) if verdict is None else verdict):
                     return False
                 return skip is None or not skip(parts, kind)
 

@@ -56,5 +56,5 @@ def test_a_name_test_answers_as_the_whole_path_test_does(pattern: str, name: str
         assert "/" in pattern.removeprefix("**/")  # only a pattern of a path has no name test
         return
 
-    assert named(name) is glob.matches(("common", "deep", name))
+    assert bool(named(name)) is glob.matches(("common", "deep", name))
     assert compile_glob(pattern, ignore_case=True).name_matcher() is None  # case folding needs the path test
