@@ -371,7 +371,9 @@ def run_case(case: Case, servers: Servers, rounds: int) -> list[Row]:  # noqa: C
     middle = {name: statistics.median(values) for name, values in samples.items()}
     _check(case, servers, mine, node)
     if theirs is not None and case.stock_args is None and _data(mine) != _data(theirs):
-        servers.problems.append(f"{case.title}: stock FastMCP answered other data than ck3raven")
+        servers.problems.append(
+            f"{case.title}: stock FastMCP answered other data than ck3raven ({_differing(mine, theirs)})"
+        )
     row = Row(
         case.title,
         middle["ours"],
@@ -485,6 +487,26 @@ def _data(call: Call) -> object:
     fewer, skipping what it need not enter)."""
     data = call.data()
     return {key: value for key, value in data.items() if key not in {"scanned", "hint"}}
+
+
+def _differing(mine: Call, theirs: Call) -> str:
+    """What differs between two answers' data: the keys, and for a list the first row that differs."""
+    ours, other = _data(mine), _data(theirs)
+    told = [
+        f"{key} only {'in ours' if key in ours else 'in stock'}" for key in sorted(set(ours) ^ set(other))
+    ]
+    for key in sorted(set(ours) & set(other)):
+        a, b = ours[key], other[key]
+        if a == b:
+            continue
+        if isinstance(a, list) and isinstance(b, list):
+            at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+            told.append(
+                f"{key}: {len(a)} vs {len(b)} rows, first differing at {at}: {a[at:][:1]} vs {b[at:][:1]}"
+            )
+        else:
+            told.append(f"{key}: {a!r} vs {b!r}")
+    return "; ".join(told)
 
 
 def _size(call: Call) -> int | None:

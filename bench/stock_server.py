@@ -140,6 +140,7 @@ class Stock:
             "directories": found,
             "count": len(found),
             "truncated": False,
+            "next_cursor": None,
             "hint": None,
         }
         return "WA-READ-S-002", f"{len(found)} folders below {whole}, down {depth} levels.", data
@@ -216,6 +217,8 @@ class Stock:
             "count": len(matches),
             "scanned": scanned,
             "truncated": False,
+            "next_cursor": None,
+            "hint": None,
         }
         return "WA-READ-S-007", f"{len(matches)} names match {glob} ({scanned} entries looked at).", data
 
