@@ -32,7 +32,7 @@ from ports.errors import (
     TooLarge,
     Unavailable,
 )
-from ports.files import Entry, Files, Kind, Location, Stat
+from ports.files import Entry, Files, Kind, Location, Sift, Stat
 
 
 class _PinnedRoot:
@@ -162,10 +162,14 @@ class LocalFiles(Files):
                 raise Unavailable("a file cannot be removed") from exc
 
     def walk(
-        self, location: Location, depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
+        self,
+        location: Location,
+        depth: int,
+        keep: Callable[[tuple[str, ...], Kind], bool],
+        sift: Sift | None = None,
     ) -> Iterator[tuple[tuple[str, ...], Kind]]:
         with self._dir(location) as fd:
-            yield from walk_all(fd, (), depth, keep)
+            yield from walk_all(fd, (), depth, keep, sift)
 
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]

@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Final
 
 from ports.errors import Unavailable
-from ports.files import Entry, Kind
+from ports.files import Entry, Kind, Sift
 
 DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -71,14 +71,20 @@ def walk(
 
 
 def walk_all(  # noqa: C901 - one loop over a stack of folders, kept whole so no entry pays a call more
-    fd: int, here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
+    fd: int,
+    here: tuple[str, ...],
+    depth: int,
+    keep: Callable[[tuple[str, ...], Kind], bool],
+    sift: Sift | None = None,
 ) -> Iterator[tuple[tuple[str, ...], Kind]]:
     """Depth-first in name order, from one frame (a walk of many entries would otherwise hand each one
     up through a generator per folder level): a stack of the open folders, each with what is left of its
-    entries; every descriptor this opened is closed however the walk ends."""
+    entries (those `sift` gives back, when given); every descriptor this opened is closed however the walk
+    ends."""
     if depth <= 0:
         return
-    frames = [(fd, here, depth, iter(_listed(fd)))]
+    listed = _listed if sift is None else lambda folder: sift(_listed(folder))
+    frames = [(fd, here, depth, iter(listed(fd)))]
     try:
         while frames:
             top, above, left, pending = frames[-1]
@@ -95,7 +101,7 @@ def walk_all(  # noqa: C901 - one loop over a stack of folders, kept whole so no
                     continue
                 frames.append((child, parts, left - 1, iter(())))
                 yield parts, kind
-                frames[-1] = (child, parts, left - 1, iter(_listed(child)))
+                frames[-1] = (child, parts, left - 1, iter(listed(child)))
                 break  # into the child; this folder's entries go on where they stopped
             else:
                 frames.pop()

@@ -22,7 +22,7 @@ from ports.errors import (
     SpecialFile,
     TooLarge,
 )
-from ports.files import SURVEY_DEPTH, Entry, Files, Kind, Location, Stat
+from ports.files import SURVEY_DEPTH, Entry, Files, Kind, Location, Sift, Stat
 
 
 @frozen
@@ -163,9 +163,13 @@ class MemoryFiles(Files):
         return found
 
     def walk(
-        self, location: Location, depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
+        self,
+        location: Location,
+        depth: int,
+        keep: Callable[[tuple[str, ...], Kind], bool],
+        sift: Sift | None = None,
     ) -> Iterator[tuple[tuple[str, ...], Kind]]:
-        yield from _walk_all(self._folder(location), (), depth, keep)
+        yield from _walk_all(self._folder(location), (), depth, (keep, sift))
 
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
@@ -175,7 +179,7 @@ class MemoryFiles(Files):
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
     ) -> Iterator[tuple[tuple[str, ...], Stat]]:
-        for parts, kind in _walk_all(self._folder(location), (), SURVEY_DEPTH + 1, keep):
+        for parts, kind in _walk_all(self._folder(location), (), SURVEY_DEPTH + 1, (keep, None)):
             if kind == "dir" and len(parts) >= SURVEY_DEPTH:
                 raise TooLarge("folders nest deeper than a survey goes")
             node = self._node(Location(location.root, location.parts + parts))
@@ -242,15 +246,16 @@ def _walk_all(
     folder: dict[str, object],
     here: tuple[str, ...],
     depth: int,
-    keep: Callable[[tuple[str, ...], Kind], bool],
+    asked: tuple[Callable[[tuple[str, ...], Kind], bool], Sift | None],
 ) -> Iterator[tuple[tuple[str, ...], Kind]]:
     if depth <= 0:
         return
-    for name in sorted(folder):
-        child = folder[name]
-        parts, kind = (*here, name), _kind_of(child)
+    keep, sift = asked
+    entries = [(name, _kind_of(folder[name])) for name in sorted(folder)]
+    for name, kind in entries if sift is None else sift(entries):
+        parts, child = (*here, name), folder[name]
         if not keep(parts, kind):
             continue
         yield parts, kind
         if isinstance(child, dict):
-            yield from _walk_all(child, parts, depth - 1, keep)
+            yield from _walk_all(child, parts, depth - 1, asked)

@@ -35,6 +35,9 @@ class Entry(NamedTuple):
     size: int = 0
 
 
+Sift = Callable[[list[tuple[str, Kind]]], list[tuple[str, Kind]]]
+"""A walk's filter of one folder's entries at once (name and kind, sorted): the ones to go on with."""
+
 SURVEY_DEPTH: Final = 256
 """How deep below its folder a survey goes; a deeper folder is TooLarge."""
 
@@ -104,12 +107,18 @@ class Files(Protocol):
         ...
 
     def walk(
-        self, location: Location, depth: int, keep: Callable[[tuple[str, ...], Kind], bool]
+        self,
+        location: Location,
+        depth: int,
+        keep: Callable[[tuple[str, ...], Kind], bool],
+        sift: Sift | None = None,
     ) -> Iterator[tuple[tuple[str, ...], Kind]]:
         """Every entry below `location` (files, folders, links, special files), at most `depth` levels
         down, in sorted depth-first pre-order, as parts relative to `location` and the entry's kind (a link
         is reported, never followed). `keep(parts, kind)` is asked for each: an entry it refuses is neither
-        yielded nor, for a folder, entered. Closing the iterator early releases everything it holds."""
+        yielded nor, for a folder, entered. `sift`, given, is handed each folder's entries (name and kind,
+        sorted) once, before `keep`: those it does not give back are left out as if refused. Closing the
+        iterator early releases everything it holds."""
         ...
 
     def walk_dirs(

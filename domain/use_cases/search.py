@@ -33,7 +33,7 @@ from domain.session import Session
 from domain.use_cases.arguments import Arg, flag, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
-from domain.world.adapter import Found, Skip
+from domain.world.adapter import FileNames, Found, Skip
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError, TooLarge
 from ports.files import Kind
@@ -134,21 +134,33 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
         return bases
     matches: list[FrozenMap] = []
     scanned = [0]
+    # a glob of a name alone lets the walk leave out a folder's other files at once (it counts them)
+    named = glob.name_matcher()
+    files = None if named is None else FileNames(named)
     passing = budget.Passing(budget.position(request.cursor) or 0)
     for base in bases:
-        walk = session.world.walk(base, MAX_DEPTH, _matching(session, services, base, request, glob, scanned))
+        skip = _matching(session, services, base, request, glob, scanned)
+        walk = session.world.walk(base, MAX_DEPTH, skip, files=files)
         try:
             for found in walk:  # files come only when they match: folders always, to be descended
                 # a later window passes over the matches shown before
                 if (found.kind != "dir" or glob.matches(found.parts)) and passing.past():
                     if len(matches) == (request.limit or NAMES_LIMIT):
-                        return _names_reply(services, request, matches, scanned[0], truncated=True)
+                        return _names_reply(
+                            services, request, matches, _looked(scanned, files), truncated=True
+                        )
                     matches.append(FrozenMap(address=found.address, kind=found.kind))
         except PortError as exc:
             return port_failure(exc, base.address)
         finally:
             walk.close()
-    return _names_reply(services, request, matches, scanned[0], truncated=False)
+    return _names_reply(services, request, matches, _looked(scanned, files), truncated=False)
+
+
+def _looked(scanned: list[int], files: FileNames | None) -> int:
+    """The visible entries a name search looked at: those its filter was asked of, and the files the walk
+    left out by name."""
+    return scanned[0] + (files.passed if files is not None else 0)
 
 
 def _matching(  # noqa: PLR0913, PLR0917 - one walk of one search, and its tally

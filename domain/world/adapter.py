@@ -10,7 +10,7 @@ VisibilityRefs.
 from collections.abc import Callable, Generator
 from typing import Final, NamedTuple, TypeVar
 
-from attrs import evolve, frozen
+from attrs import define, evolve, frozen
 
 from domain.addresses import Parsed, addressable_name, parse
 from domain.policy.enforcement import Target
@@ -22,7 +22,7 @@ from domain.world.playsets import ModFolder
 from domain.world.view import Compiled, WorldView
 from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, Misspelled, NotADirectory, NotFound, PortError, Unavailable
-from ports.files import Files, Kind, Location, Stat
+from ports.files import Files, Kind, Location, Sift, Stat
 
 R = RootCategory
 _K = TypeVar("_K")
@@ -60,6 +60,16 @@ class Found:
     parts: tuple[str, ...]
     kind: Kind
     ref: VisibilityRef | None = None
+
+
+@define
+class FileNames:
+    """A walk's test of a file's name alone (a name search's glob): a folder's files it refuses are left
+    out a folder at a time, before any per-entry filter is asked of them, and the visible ones among them
+    are counted in `passed` (a search says how many entries it looked at; a hidden name never counts)."""
+
+    test: Callable[[str], object]
+    passed: int = 0
 
 
 Skip = Callable[[tuple[str, ...], Kind], bool]
@@ -188,16 +198,25 @@ class WorldAdapter:
             yield compiled.spell(Location(root, base + parts))
 
     def walk(
-        self, ref: VisibilityRef, depth: int, skip: Skip | None = None, *, refs: bool = False
+        self,
+        ref: VisibilityRef,
+        depth: int,
+        skip: Skip | None = None,
+        *,
+        refs: bool = False,
+        files: FileNames | None = None,
     ) -> Generator[Found, None, None]:
         """Every visible entry below the folder behind `ref` (less those `skip` refuses; a refused folder
         is not entered), depth-first, each spelled canonically; with `refs`, each file comes with a ref
-        minted for it (the walk itself checked that it is visible). Raises port errors."""
+        minted for it (the walk itself checked that it is visible). With `files`, a file whose name it
+        refuses may be left out before `skip` is asked (and counted there when visible); `skip` must
+        refuse it too, for the walks where that cannot be done. Raises port errors."""
         location = _seal.locate(ref)
         root, base = location.root, location.parts
         prefix, keep = self._below(location, skip)
+        sift = self._sifting(files) if files is not None and prefix is not None else None
         mint, spell = _seal.mint, self._view.spell
-        for parts, kind in self._files.walk(location, depth, keep):
+        for parts, kind in self._files.walk(location, depth, keep, sift):
             place = Location(root, base + parts)
             address = prefix + "/".join(parts) if prefix is not None else spell(place)
             yield Found(address, parts, kind, mint(address, place, kind) if refs and kind == "file" else None)
@@ -213,6 +232,26 @@ class WorldAdapter:
         _, keep = self._below(location, skip, spelled=False)
         for parts, found in self._files.survey(location, keep):
             yield location.parts + parts, found
+
+    def _sifting(self, files: FileNames) -> Sift:
+        """A folder's entries less the files whose names `files` refuses, the visible ones of those counted;
+        one loop per folder, no call of ours per entry (a name search sees every file below)."""
+        verdicts = self._view.shown
+        judged, shown = verdicts.get, _judged(verdicts, addressable_name, self._view.hidden_name)
+        test = files.test
+
+        def sift(entries: list[tuple[str, Kind]]) -> list[tuple[str, Kind]]:
+            kept = []
+            for entry in entries:
+                name, kind = entry
+                if kind == "dir" or test(name):
+                    kept.append(entry)
+                else:
+                    verdict = judged(name)
+                    files.passed += shown(name) if verdict is None else verdict
+            return kept
+
+        return sift
 
     def _below(
         self, location: Location, skip: Skip | None, *, spelled: bool = True

@@ -10,7 +10,7 @@ import pytest
 from adapters.local_files import LocalFiles
 from adapters.memory_files import SPECIAL, Link, MemoryFiles
 from ports.errors import LinkRefused, NotADirectory, NotFound, SpecialFile, TooLarge
-from ports.files import Entry, Files, Location
+from ports.files import Entry, Files, Kind, Location
 
 TREE: dict[str, object] = {
     "a": {"b": {"c": {"deep.txt": b"deep"}}, "one.txt": b"1"},
@@ -119,6 +119,31 @@ def test_a_walk_neither_yields_nor_enters_a_refused_folder(files: Files):
     walked = list(files.walk_dirs(at(), 9, lambda parts: parts != ("a", "b")))
 
     assert walked == [("a",), ("empty",)]
+
+
+def test_a_walks_sift_leaves_out_what_it_does_not_give_back_before_keep_is_asked(files: Files):
+    folders: list[list[tuple[str, str]]] = []
+    asked: list[tuple[str, ...]] = []
+
+    def sift(entries: list[tuple[str, Kind]]) -> list[tuple[str, Kind]]:
+        folders.append(list(entries))
+        return [(name, kind) for name, kind in entries if name not in {"b", "z.txt"}]
+
+    def keep(parts: tuple[str, ...], _: Kind) -> bool:
+        asked.append(parts)
+        return True
+
+    walked = [parts for parts, _ in files.walk(at(), 9, keep, sift)]
+
+    assert walked == asked == [("a",), ("a", "one.txt"), ("empty",), ("fifo",), ("link",)]
+    assert folders[0] == [
+        ("a", "dir"),
+        ("empty", "dir"),
+        ("fifo", "special"),
+        ("link", "symlink"),
+        ("z.txt", "file"),
+    ]
+    assert folders[1:] == [[("b", "dir"), ("one.txt", "file")], []]  # each folder entered, once, sorted
 
 
 def test_a_walk_never_enters_a_link(files: Files):

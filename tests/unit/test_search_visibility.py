@@ -122,3 +122,22 @@ def test_no_secret_name_and_no_git_folder_is_ever_found_by_default(roots, mode):
     secrets = {".env", "id_rsa", "key.pem", ".git"}
     for match in reply.data["matches"]:
         assert not set(str(match["address"]).split("/")) & secrets, match
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    worlds(),
+    st.sampled_from([Mode.CK3LENS, Mode.CK3RAVEN_DEV]),
+    st.sampled_from(["*.txt", "**/x.yml", "*.*"]),
+)
+def test_a_name_search_counts_the_visible_entries_it_looked_at_however_it_tests_names(roots, mode, glob):
+    # a glob of a name lets the walk leave a folder's other files out at once; ignoring case, every
+    # entry is tested on its own: the two look at the same visible entries, and neither counts a secret
+    session, services = session_over(roots, mode)
+
+    sifted = search.names(session, services, search.SearchNames(glob, limit=10_000))
+    one_by_one = search.names(session, services, search.SearchNames(glob, ignore_case=True, limit=10_000))
+
+    assert sifted.code == one_by_one.code == "WA-READ-S-007"
+    assert sifted.data["scanned"] == one_by_one.data["scanned"]
+    assert sifted.data["matches"] == one_by_one.data["matches"]  # every name here is lower case
