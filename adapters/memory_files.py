@@ -169,7 +169,7 @@ class MemoryFiles(Files):
         keep: Callable[[tuple[str, ...], Kind], bool],
         sift: Sift | None = None,
     ) -> Iterator[tuple[tuple[str, ...], Kind]]:
-        yield from _walk_all(self._folder(location), (), depth, (keep, sift))
+        yield from _walk_all(self._folder(location), (), depth, keep, sift)
 
     def walk_dirs(
         self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
@@ -179,7 +179,7 @@ class MemoryFiles(Files):
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
     ) -> Iterator[tuple[tuple[str, ...], Stat]]:
-        for parts, kind in _walk_all(self._folder(location), (), SURVEY_DEPTH + 1, (keep, None)):
+        for parts, kind in _walk_all(self._folder(location), (), SURVEY_DEPTH + 1, keep):
             if kind == "dir" and len(parts) >= SURVEY_DEPTH:
                 raise TooLarge("folders nest deeper than a survey goes")
             node = self._node(Location(location.root, location.parts + parts))
@@ -246,11 +246,11 @@ def _walk_all(
     folder: dict[str, object],
     here: tuple[str, ...],
     depth: int,
-    asked: tuple[Callable[[tuple[str, ...], Kind], bool], Sift | None],
+    keep: Callable[[tuple[str, ...], Kind], bool],
+    sift: Sift | None = None,
 ) -> Iterator[tuple[tuple[str, ...], Kind]]:
     if depth <= 0:
         return
-    keep, sift = asked
     entries = [(name, _kind_of(folder[name])) for name in sorted(folder)]
     for name, kind in entries if sift is None else sift(entries):
         parts, child = (*here, name), folder[name]
@@ -258,4 +258,4 @@ def _walk_all(
             continue
         yield parts, kind
         if isinstance(child, dict):
-            yield from _walk_all(child, parts, depth - 1, asked)
+            yield from _walk_all(child, parts, depth - 1, keep, sift)
