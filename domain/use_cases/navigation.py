@@ -7,7 +7,8 @@ Results are bounded: a listing comes in pages (`cursor`, `limit`) with its total
 cap says so (`truncated`) and how to narrow it.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import ClassVar, Final
 
 from attrs import field, frozen
@@ -167,19 +168,13 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
     if isinstance(opened, Reply):
         return opened
     skipped = skipped or 0  # a cursor no window gave is a problem, answered above
-    folders: list[str] = []
-    passing = budget.Passing(skipped)
     skip = skip_for(session, services, opened, include_ignored=request.include_ignored)
     walk = session.world.walk_dirs(
         opened, request.depth, skip
     )  # a generator: closed below, releasing descriptors
     try:
-        for address in filter(lambda _: passing.past(), walk):  # a later window passes the rows shown
-            if len(folders) == TREE_CAP:
-                break
-            folders.append(address)
-            if request.progress is not None and len(folders) % PROGRESS_EVERY == 0:
-                request.progress(len(folders))
+        # a later window passes over the rows shown before it
+        folders = _gathered(islice(walk, skipped, None), request.progress)
     except PortError as exc:
         return port_failure(exc, opened.address)
     finally:
@@ -199,6 +194,20 @@ def tree(session: Session, services: Services, request: Tree) -> Reply:
             "hint": _hint(truncated),
         },
     )
+
+
+def _gathered(walk: Iterator[str], progress: Progress | None) -> list[str]:
+    """Up to TREE_CAP folders of `walk`, taken a progress step at a time (each step's folders gathered
+    at C speed, not one by one), `progress` told the count after each whole step."""
+    folders: list[str] = []
+    while len(folders) < TREE_CAP:
+        before, step = len(folders), min(PROGRESS_EVERY, TREE_CAP - len(folders))
+        folders += islice(walk, step)
+        if len(folders) - before < step:  # a step the walk could not fill: it has ended
+            break
+        if progress is not None:
+            progress(len(folders))
+    return folders
 
 
 def _tree_problem(request: Tree, skipped: int | None) -> Reply | None:

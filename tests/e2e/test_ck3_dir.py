@@ -121,10 +121,13 @@ async def test_playset_list_names_the_active_playset(settings, era):
     assert env["data"]["playsets"][0]["valid"] is True
 
 
-async def test_tree_reports_progress_when_the_client_asks_for_it(tmp_path: Path):
+@pytest.mark.parametrize(("folders", "told"), [(1100, [1000]), (2000, [1000, 2000])])
+async def test_tree_reports_progress_when_the_client_asks_for_it_once_per_thousand_folders(
+    tmp_path: Path, folders: int, told: list[int]
+):
     settings = sample_world_on_disk(tmp_path)
     game = next(p for r, p in settings.roots.items() if r.value == "ROOT_GAME")
-    for index in range(1100):
+    for index in range(folders):
         (game / "many" / f"d{index:04}").mkdir(parents=True)
     reports: list[float] = []
 
@@ -133,11 +136,13 @@ async def test_tree_reports_progress_when_the_client_asks_for_it(tmp_path: Path)
 
     async with Client(build(settings)) as client:
         result = await client.call_tool(
-            "ck3_dir", {"command": "tree", "path": "ROOT_GAME:/many"}, progress_handler=on_progress
+            "ck3_dir",
+            {"command": "tree", "path": "ROOT_GAME:/many", "limit": folders},
+            progress_handler=on_progress,
         )
 
-    assert result.structured_content["data"]["count"] == 1100
-    assert reports == [1000]
+    assert result.structured_content["data"]["count"] == folders
+    assert reports == told
 
 
 PROBES = [
