@@ -108,7 +108,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         at_once = dispatcher.answer_at_once(ctx, "ck3_dir", command, args)  # pwd: no worker thread needed
         if at_once is not None:
             return ReplyResult.of(at_once)
-        args["progress"] = _progress(ctx) if command == "tree" else None
+        args["progress"] = _progress(ctx) if command == "tree" else None  # None: nobody asked for it
         answer = functools.partial(dispatcher.answer, ctx, "ck3_dir", command, args)
         return ReplyResult.of(await anyio.to_thread.run_sync(answer))
 
@@ -228,8 +228,13 @@ def _plain(args: dict[str, object]) -> dict[str, object]:
     }
 
 
-def _progress(ctx: Context) -> Callable[[int], None]:
-    """Report walk progress to the client (a no-op unless the request carried a progress token)."""
+def _progress(ctx: Context) -> Callable[[int], None] | None:
+    """What reports walk progress to the client, when the request carried a progress token; None when it
+    did not: each report is a hop from the walk's thread to the event loop and back, that the walk waits
+    for, and one nobody asked for would be sent nowhere."""
+    asked = ctx.request_context
+    if asked is None or not asked.meta or asked.meta.get("progressToken") is None:
+        return None
 
     def report(done: int) -> None:
         anyio.from_thread.run(ctx.report_progress, done, None, f"{done} folders")

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastmcp import Client
+from fastmcp import Client, Context
 
 from app.bootstrap import build
 from app.config import Settings
@@ -143,6 +143,29 @@ async def test_tree_reports_progress_when_the_client_asks_for_it_once_per_thousa
 
     assert result.structured_content["data"]["count"] == folders
     assert reports == told
+
+
+async def test_a_tree_nobody_asked_progress_of_sends_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    settings = sample_world_on_disk(tmp_path)
+    game = next(p for r, p in settings.roots.items() if r.value == "ROOT_GAME")
+    for index in range(1100):
+        (game / "many" / f"d{index:04}").mkdir(parents=True)
+    told: list[float] = []
+
+    async def report_progress(
+        self: Context, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        told.append(progress)  # each report is a hop to the event loop the walk waits for
+
+    monkeypatch.setattr(Context, "report_progress", report_progress)
+    async with Client(build(settings)) as client:  # its own calls always ask for progress: the SDK's do not
+        result = await client.session.call_tool(
+            "ck3_dir", {"command": "tree", "path": "ROOT_GAME:/many", "limit": 1100}
+        )
+
+    assert result.structured_content is not None
+    assert result.structured_content["data"]["count"] == 1100
+    assert told == []
 
 
 PROBES = [
