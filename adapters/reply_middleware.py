@@ -2,11 +2,12 @@
 
 It gives each call a trace id and a duration, turns exceptions and bad arguments into replies (no
 exception text on the wire; the stack trace goes to the log under the trace id), refuses results that are
-not Replies, and runs the leak gate over the whole envelope before anything leaves the server. Then it
-writes the call's audit row: what the reply says, never the arguments' contents; an audit store that fails
-is logged and never changes the reply (the work it describes has happened, and its own row, written before
-it happened, holds). Each call is numbered as it arrives, so a row that never reached the store is a gap.
-The row and the call's log line are written after the reply is on its way (`adapters.after_reply`).
+not Replies, and runs the leak gate over the whole envelope before anything leaves the server (behind its
+one-pass screen, `adapters.leak_screen`). Then it writes the call's audit row: what the reply says, never
+the arguments' contents; an audit store that fails is logged and never changes the reply (the work it
+describes has happened, and its own row, written before it happened, holds). Each call is numbered as it
+arrives, so a row that never reached the store is a gap. The row and the call's log line are written after
+the reply is on its way (`adapters.after_reply`).
 """
 
 import json
@@ -27,6 +28,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from adapters.after_reply import AfterReply
 from adapters.call_facts import CALL, ServerCalls, client_name
+from adapters.leak_screen import LeakScreen
 from adapters.output_schemas import codes_of
 from adapters.wire import Envelope, envelope_of, envelope_text
 from domain.contracts.carry_over import PERSISTENT
@@ -72,6 +74,7 @@ class ReplyMiddleware(Middleware):
         calls: ServerCalls | None = None,
     ) -> None:
         self._gate = gate
+        self._screen = LeakScreen(gate)  # the gate's candidate search in one pass: the gate decides
         self._tool_names = tool_names
         self._audit = audit
         self.calls = calls or ServerCalls()
@@ -155,11 +158,11 @@ class ReplyMiddleware(Middleware):
     def _leaks(self, reply: Reply, text: str, trace_id: str) -> bool:
         opaque = reply.spec.opaque & reply.data.keys()
         if not opaque:
-            return self._gate.leaks_in_json(text)
+            return self._screen.leaks_in_json(text)
         # File content is the user's own: it is checked for root paths only, the rest of the envelope fully.
         rest = {key: "" if key in opaque else value for key, value in reply.data.items()}
         without = envelope_text(reply, trace_id=trace_id, duration_ms=0, tool=None, data=rest)
-        return self._gate.leaks_in_json(without) or any(
+        return self._screen.leaks_in_json(without) or any(
             self._gate.leaks_in_content(str(reply.data[key])) for key in opaque
         )
 
