@@ -3,13 +3,15 @@ stops: `printf '<init>\\n<tools/list>\\n<tools/call>\\n' | ck3raven serve` gets 
 
 The SDK's stdio loop ends the session as soon as stdin ends, cancelling requests still being handled.
 Here the server reads from a stream that reaches its end only once every request read has its answer
-written (or DRAIN_SECONDS have passed).
+written (or DRAIN_SECONDS have passed). Both of the server's streams are the SDK's own, seen through thin
+wrappers that note each request read and each answer written as it passes: no message waits for a task
+of ours to hand it on.
 """
 
-from typing import Any, Final
+from types import TracebackType
+from typing import Any, Final, Self
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from fastmcp import FastMCP
 from fastmcp.server.context import reset_transport, set_transport
 from mcp.server.stdio import stdio_server
@@ -17,6 +19,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
 DRAIN_SECONDS: Final = 60.0
+Incoming = SessionMessage | Exception
 
 
 class _Pending:
@@ -38,49 +41,79 @@ class _Pending:
             self.empty.set()
 
 
+class _Closing:
+    """A stream's closing, handed to what it wraps."""
+
+    _stream: Any
+
+    def close(self) -> None:
+        self._stream.close()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+class _Reading(_Closing):
+    """The server's input: each request noted as it is read; the end of input held back until every
+    request read has been answered (or DRAIN_SECONDS have passed)."""
+
+    def __init__(self, stream: Any, pending: _Pending) -> None:  # noqa: ANN401 - the SDK's receive stream
+        self._stream = stream
+        self._pending = pending
+
+    async def receive(self) -> Incoming:
+        try:
+            item: Incoming = await self._stream.receive()
+        except anyio.EndOfStream:
+            with anyio.move_on_after(DRAIN_SECONDS):  # end of input: answer what was asked first
+                while self._pending.ids:
+                    await self._pending.empty.wait()
+            raise
+        if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
+            self._pending.add(item.message.id)
+        return item
+
+    def __aiter__(self) -> "_Reading":
+        return self
+
+    async def __anext__(self) -> Incoming:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+
+class _Writing(_Closing):
+    """The server's output: each answer noted as written."""
+
+    def __init__(self, stream: Any, pending: _Pending) -> None:  # noqa: ANN401 - the SDK's send stream
+        self._stream = stream
+        self._pending = pending
+
+    async def send(self, item: SessionMessage) -> None:
+        await self._stream.send(item)
+        if isinstance(item.message, JSONRPCResponse | JSONRPCError):
+            self._pending.answered(item.message.id)
+
+
 async def serve_stdio(server: FastMCP) -> None:
     """Run `server` over stdio until end of input and every answer owed is written."""
     token = set_transport("stdio")
     try:
         async with server._lifespan_manager(), stdio_server() as (read, write):  # noqa: SLF001 - FastMCP's own run loop, with our streams
             pending = _Pending()
-            inner_send, inner_read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-            outer_send, outer_read = anyio.create_memory_object_stream[SessionMessage](0)
-            async with anyio.create_task_group() as group:
-                group.start_soon(_forward_in, read, inner_send, pending)
-                group.start_soon(_forward_out, outer_read, write, pending)
-                await server._mcp_server.run(  # noqa: SLF001 - as above
-                    inner_read,
-                    outer_send,
-                    server._mcp_server.create_initialization_options(),  # noqa: SLF001
-                )
-                group.cancel_scope.cancel()
+            await server._mcp_server.run(  # noqa: SLF001 - as above
+                _Reading(read, pending),  # the SDK's streams, their reading and writing noted
+                _Writing(write, pending),
+                server._mcp_server.create_initialization_options(),  # noqa: SLF001
+            )
     finally:
         reset_transport(token)
-
-
-async def _forward_in(
-    source: MemoryObjectReceiveStream[SessionMessage | Exception],
-    target: MemoryObjectSendStream[SessionMessage | Exception],
-    pending: _Pending,
-) -> None:
-    async with target:
-        async for item in source:
-            if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
-                pending.add(item.message.id)
-            await target.send(item)
-        with anyio.move_on_after(DRAIN_SECONDS):  # end of input: answer what was asked first
-            while pending.ids:
-                await pending.empty.wait()
-
-
-async def _forward_out(
-    source: MemoryObjectReceiveStream[SessionMessage],
-    target: MemoryObjectSendStream[SessionMessage],
-    pending: _Pending,
-) -> None:
-    async with source, target:
-        async for item in source:
-            await target.send(item)
-            if isinstance(item.message, JSONRPCResponse | JSONRPCError):
-                pending.answered(item.message.id)
