@@ -51,7 +51,8 @@ class ReplyResult(ToolResult):
     @classmethod
     def of(cls, answer: object) -> "ReplyResult":
         """Carry `answer` if it is a Reply; anything else travels as nothing, and becomes an Error."""
-        result = cls(content=[], structured_content={})
+        # made without the constructor, which would encode the empty structured content and parse it back
+        result = cls.model_construct(content=[], structured_content={}, meta=None, is_error=False)
         result._reply = answer if isinstance(answer, Reply) else None
         return result
 

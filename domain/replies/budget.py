@@ -38,6 +38,10 @@ def rows_fitting(rows: Sequence[object], space: int) -> int:
 
 def text_fitting(lines: Sequence[str], space: int) -> int:
     """How many leading lines, joined into one JSON string, fit in `space` bytes (at least one)."""
+    # every character takes a byte at least: only text no longer than the space can fit whole, and such
+    # text is encoded once to know (a whole file's window that fits, the usual read, is encoded no more)
+    if sum(map(len, lines)) <= space and cost("".join(lines)) <= space:
+        return len(lines)
     # a string's JSON is its characters' escapes between two quotes: a run of lines adds its text's escapes
     return _leading(len(lines), 2, space, lambda start, end: cost("".join(lines[start:end])) - 2)
 
