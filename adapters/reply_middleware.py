@@ -52,7 +52,9 @@ class ReplyResult(ToolResult):
     def of(cls, answer: object) -> "ReplyResult":
         """Carry `answer` if it is a Reply; anything else travels as nothing, and becomes an Error."""
         # made without the constructor, which would encode the empty structured content and parse it back
-        result = cls.model_construct(content=[], structured_content={}, meta=None, is_error=False)
+        result: ReplyResult = cls.model_construct(
+            content=[], structured_content={}, meta=None, is_error=False
+        )
         result._reply = answer if isinstance(answer, Reply) else None
         return result
 
