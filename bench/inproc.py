@@ -27,7 +27,8 @@ from fastmcp.server.middleware import MiddlewareContext  # noqa: E402
 from fastmcp.tools.base import ToolResult  # noqa: E402
 from mcp.types import CallToolRequestParams  # noqa: E402
 
-from adapters.log_setup import configure_logging  # noqa: E402 - the checkout is put on the path first
+from adapters.leak_screen import LeakScreen  # noqa: E402 - the checkout is put on the path first
+from adapters.log_setup import configure_logging  # noqa: E402
 from adapters.memory_state import MemoryState  # noqa: E402
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult  # noqa: E402
 from adapters.sqlite_state import SqliteState  # noqa: E402
@@ -72,7 +73,7 @@ class Middleware:
         configure_logging(state / "ck3raven.log", stderr=self._quiet)
         self.stored = SqliteState(state / "ck3raven.db")
         core = build_core(settings, stored=self.stored)
-        self.gate = core.services.leaks
+        self.gate = LeakScreen(core.services.leaks)  # as served: the screen, then the gate on a candidate
         server = build(settings, core=core)
         self.middleware = next(m for m in server.middleware if isinstance(m, ReplyMiddleware))
         self._loop = asyncio.new_event_loop()
