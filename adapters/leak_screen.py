@@ -6,8 +6,8 @@ patterns, each a pass over the whole text: a tree of thousands of addresses paid
 the gate's six patterns rewritten without lookaround, each matching wherever the gate's own matches and
 sometimes where it does not (a letter outside ASCII counts here as a character that is not one of a
 word, which the gate's lookbehinds may refuse). So a text the screen finds nothing in carries no
-candidate, and is clean; a text where it finds one is handed to the gate, which decides as before. A test
-holds the screen to being at least the gate's candidate search over generated text.
+candidate, and is clean; a text where it finds one is handed to the gate, which decides as before. A
+property test over generated text holds the screen to answering as the gate does.
 
 The pattern reads bytes as Latin-1: any byte of a character outside ASCII (and of an unpaired surrogate,
 encoded as it stands) is one character that is neither a word character nor whitespace in ASCII.

@@ -108,7 +108,7 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         at_once = dispatcher.answer_at_once(ctx, "ck3_dir", command, args)  # pwd: no worker thread needed
         if at_once is not None:
             return ReplyResult.of(at_once)
-        args["progress"] = _progress(ctx) if command == "tree" else None  # None: nobody asked for it
+        args["progress"] = _progress(ctx) if command == "tree" else None  # None: nothing to report to
         answer = functools.partial(dispatcher.answer, ctx, "ck3_dir", command, args)
         return ReplyResult.of(await anyio.to_thread.run_sync(answer))
 
