@@ -32,7 +32,7 @@ from ports.errors import (
     TooLarge,
     Unavailable,
 )
-from ports.files import Entry, Files, Kind, Location, Sift, Stat
+from ports.files import Entry, Files, FolderSift, Kind, Location, Sift, Stat
 
 
 class _PinnedRoot:
@@ -172,10 +172,14 @@ class LocalFiles(Files):
             yield from walk_all(fd, (), depth, keep, sift)
 
     def walk_dirs(
-        self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
+        self,
+        location: Location,
+        depth: int,
+        keep: Callable[[tuple[str, ...]], bool] | None,
+        sift: FolderSift | None = None,
     ) -> Iterator[tuple[str, ...]]:
         with self._dir(location) as fd:
-            yield from walk(fd, (), depth, keep)
+            yield from walk(fd, (), depth, keep, sift)
 
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]

@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Final
 
 from ports.errors import Unavailable
-from ports.files import Entry, Kind, Sift
+from ports.files import Entry, FolderSift, Kind, Sift
 
 DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -43,7 +43,11 @@ def entries_of(items: Iterable[os.DirEntry[str]]) -> list[Entry]:
 
 
 def walk(
-    fd: int, here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...]], bool]
+    fd: int,
+    here: tuple[str, ...],
+    depth: int,
+    keep: Callable[[tuple[str, ...]], bool] | None,
+    sift: FolderSift | None = None,
 ) -> Iterator[tuple[str, ...]]:
     if depth <= 0:
         return
@@ -52,9 +56,9 @@ def walk(
             names = sorted(item.name for item in it if item.is_dir(follow_symlinks=False))
     except OSError as exc:
         raise Unavailable("a folder cannot be listed") from exc
-    for name in names:
+    for name in names if sift is None else sift(names):
         parts = (*here, name)
-        if not keep(parts):
+        if keep is not None and not keep(parts):
             continue
         if depth == 1:  # the last level: named as readdir saw it (as a listing does), never opened
             yield parts
@@ -65,7 +69,7 @@ def walk(
             continue
         try:
             yield parts
-            yield from walk(child, parts, depth - 1, keep)
+            yield from walk(child, parts, depth - 1, keep, sift)
         finally:
             os.close(child)
 

@@ -22,7 +22,7 @@ from ports.errors import (
     SpecialFile,
     TooLarge,
 )
-from ports.files import SURVEY_DEPTH, Entry, Files, Kind, Location, Sift, Stat
+from ports.files import SURVEY_DEPTH, Entry, Files, FolderSift, Kind, Location, Sift, Stat
 
 
 @frozen
@@ -172,9 +172,13 @@ class MemoryFiles(Files):
         yield from _walk_all(self._folder(location), (), depth, keep, sift)
 
     def walk_dirs(
-        self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
+        self,
+        location: Location,
+        depth: int,
+        keep: Callable[[tuple[str, ...]], bool] | None,
+        sift: FolderSift | None = None,
     ) -> Iterator[tuple[str, ...]]:
-        yield from _walk(self._folder(location), (), depth, keep)
+        yield from _walk(self._folder(location), (), depth, keep, sift)
 
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
@@ -230,16 +234,20 @@ def _size(node: object) -> int:
 
 
 def _walk(
-    folder: dict[str, object], here: tuple[str, ...], depth: int, keep: Callable[[tuple[str, ...]], bool]
+    folder: dict[str, object],
+    here: tuple[str, ...],
+    depth: int,
+    keep: Callable[[tuple[str, ...]], bool] | None,
+    sift: FolderSift | None = None,
 ) -> Iterator[tuple[str, ...]]:
     if depth <= 0:
         return
-    for name in sorted(folder):
-        child = folder[name]
+    folders = {name: child for name, child in sorted(folder.items()) if isinstance(child, dict)}
+    for name in list(folders) if sift is None else sift(list(folders)):
         parts = (*here, name)
-        if isinstance(child, dict) and keep(parts):
+        if keep is None or keep(parts):
             yield parts
-            yield from _walk(child, parts, depth - 1, keep)
+            yield from _walk(folders[name], parts, depth - 1, keep, sift)
 
 
 def _walk_all(

@@ -38,6 +38,9 @@ class Entry(NamedTuple):
 Sift = Callable[[list[tuple[str, Kind]]], list[tuple[str, Kind]]]
 """A walk's filter of one folder's entries at once (name and kind, sorted): the ones to go on with."""
 
+FolderSift = Callable[[list[str]], list[str]]
+"""A folder walk's filter of one folder's folder names at once (sorted): the ones to go on with."""
+
 SURVEY_DEPTH: Final = 256
 """How deep below its folder a survey goes; a deeper folder is TooLarge."""
 
@@ -122,12 +125,18 @@ class Files(Protocol):
         ...
 
     def walk_dirs(
-        self, location: Location, depth: int, keep: Callable[[tuple[str, ...]], bool]
+        self,
+        location: Location,
+        depth: int,
+        keep: Callable[[tuple[str, ...]], bool] | None,
+        sift: FolderSift | None = None,
     ) -> Iterator[tuple[str, ...]]:
         """Folders below `location`, at most `depth` levels down, in sorted depth-first pre-order, as parts
-        relative to `location`. `keep(parts)` is asked for each folder found: a folder it refuses is
-        neither yielded nor entered. A folder that turns into a link mid-walk is skipped, never followed.
-        Closing the iterator early releases everything it holds."""
+        relative to `location`. `keep(parts)` is asked for each folder found (None: each is kept): a folder
+        it refuses is neither yielded nor entered. `sift`, given, is handed each folder's folder names
+        (sorted) once, before `keep`: those it does not give back are left out as if refused. A folder that
+        turns into a link mid-walk is skipped, never followed. Closing the iterator early releases
+        everything it holds."""
         ...
 
     def survey(

@@ -6,12 +6,16 @@ The rules are the repository's ignore patterns only: a tracked file that a patte
 too (git would still track it); folders outside any repository ignore nothing but `.git`.
 """
 
+from typing import Final
+
 from domain.services import Services
 from domain.session import Session
-from domain.world.adapter import Skip
+from domain.world.adapter import NamedSkip, Skip
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
 from ports.files import Kind
+
+GIT: Final = NamedSkip(frozenset({".git"}))
 
 
 def skip_for(
@@ -25,11 +29,13 @@ def skip_for(
         rules = services.history.ignores(location.root, location.parts)
     except PortError:  # an unreadable repository ignores nothing
         rules = None
+    if rules is None:  # nothing ignored below: git's own data alone is left out, by its name
+        return GIT
     base = location.parts
 
     def skip(parts: tuple[str, ...], kind: Kind) -> bool:
         if parts[-1] == ".git":
             return True
-        return rules is not None and rules(base + parts, folder=kind == "dir")
+        return rules(base + parts, folder=kind == "dir")
 
     return skip

@@ -24,6 +24,7 @@ from domain.use_cases.arguments import Arg, address, flag, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.vocabulary import RootCategory
+from domain.world.adapter import NamedSkip
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
 
@@ -133,7 +134,10 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
         listed = session.world.list_dir(opened, None if glob is None else lambda name: glob.matches((name,)))
     except PortError as exc:
         return port_failure(exc, opened.address)
-    kept = [entry for entry in listed if not skip((entry.name,), entry.kind)] if skip else listed
+    if isinstance(skip, NamedSkip):  # refused by name alone: the names are checked, no call each
+        kept = [entry for entry in listed if entry.name not in skip.names]
+    else:
+        kept = [entry for entry in listed if not skip((entry.name,), entry.kind)] if skip else listed
     after = [entry for entry in kept if entry.name > request.cursor] if request.cursor else kept
     below = opened.address if opened.address.endswith("/") else opened.address + "/"
     # a row is named below the folder listed; one the world spells elsewhere (a playset's mod listed in the

@@ -76,6 +76,17 @@ Skip = Callable[[tuple[str, ...], Kind], bool]
 """A walk's own filter on parts below the walked folder (for example a repository's ignore rules)."""
 
 
+@frozen
+class NamedSkip:
+    """A Skip that refuses entries by their name alone, wherever they are and whatever their kind (what a
+    folder without ignore rules leaves out: `.git`): a walk may apply it to a folder's names at once."""
+
+    names: frozenset[str]
+
+    def __call__(self, parts: tuple[str, ...], kind: Kind) -> bool:  # noqa: ARG002 - a Skip's signature
+        return parts[-1] in self.names
+
+
 class WorldAdapter:
     """Resolution, visibility and canonical spelling over a Files port."""
 
@@ -180,15 +191,21 @@ class WorldAdapter:
         if prefix is not None:  # nothing below is spelled differently: only names are checked
             verdicts = compiled.shown
             shown = _judged(verdicts, addressable_name, compiled.hidden_name)
+            refused = skip.names if isinstance(skip, NamedSkip) else frozenset()
 
-            def kept(parts: tuple[str, ...]) -> bool:
-                verdict = verdicts.get(parts[-1])  # inline: most names of a tree were judged before
-                if verdict is None:
-                    verdict = shown(parts[-1])
-                return verdict and not (skip and skip(parts, "dir"))
+            def sift(names: list[str]) -> list[str]:
+                # a folder's names at once: a name judged before (most names of a tree) costs no call
+                judged = verdicts.get
+                return [
+                    name
+                    for name in names
+                    if name not in refused and ((seen := judged(name)) or (seen is None and shown(name)))
+                ]
 
+            rest = None if skip is None or isinstance(skip, NamedSkip) else _folders_kept(skip)
             # spelled at C speed, no frame of ours per folder
-            yield from map(prefix.__add__, map("/".join, self._files.walk_dirs(location, depth, kept)))
+            walked = self._files.walk_dirs(location, depth, rest, sift)
+            yield from map(prefix.__add__, map("/".join, walked))
             return
 
         def keep(parts: tuple[str, ...]) -> bool:
@@ -438,6 +455,11 @@ def _judged(
         return verdict
 
     return shown
+
+
+def _folders_kept(skip: Skip) -> Callable[[tuple[str, ...]], bool]:
+    """The folders `skip` does not refuse."""
+    return lambda parts: not skip(parts, "dir")
 
 
 def _any_name(_: str) -> bool:

@@ -146,6 +146,20 @@ def test_a_walks_sift_leaves_out_what_it_does_not_give_back_before_keep_is_asked
     assert folders[1:] == [[("b", "dir"), ("one.txt", "file")], []]  # each folder entered, once, sorted
 
 
+def test_a_folder_walks_sift_leaves_out_the_names_it_does_not_give_back_and_keep_none_keeps_the_rest(
+    files: Files,
+):
+    folders: list[list[str]] = []
+
+    def sift(names: list[str]) -> list[str]:
+        folders.append(list(names))
+        return [name for name in names if name != "b"]
+
+    assert list(files.walk_dirs(at(), 9, None, sift)) == [("a",), ("empty",)]
+    assert folders == [["a", "empty"], ["b"], []]  # each folder's folders, sorted, each folder once
+    assert list(files.walk_dirs(at(), 2, None)) == [("a",), ("a", "b"), ("empty",)]
+
+
 def test_a_walk_never_enters_a_link(files: Files):
     assert ("link",) not in list(files.walk_dirs(at(), 9, lambda _: True))
 

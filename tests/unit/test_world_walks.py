@@ -4,7 +4,7 @@ survey alone also counts entries whose names no address can spell."""
 
 from adapters.memory_files import MemoryFiles
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import WorldAdapter
+from domain.world.adapter import NamedSkip, WorldAdapter
 from domain.world.view import WorldView
 from domain.world.visibility import VisibilityRef
 from ports.files import Kind
@@ -61,6 +61,18 @@ def test_a_walk_of_folders_never_enters_a_folder_its_filter_refuses():
         "ROOT_REPO:/src/lib",
     ]
     assert asked == [(("build",), "dir"), (("src",), "dir"), (("src", "lib"), "dir")]
+
+
+def test_a_walk_of_folders_refusing_names_alone_finds_what_a_filter_asked_of_each_folder_finds():
+    world = repo_world()
+    world_ref = ref_of(world, "ROOT_REPO:/")
+    by_name = NamedSkip(frozenset({"build", "lib"}))
+
+    def asked(parts: tuple[str, ...], kind: Kind) -> bool:
+        return parts[-1] in {"build", "lib"}
+
+    assert list(world.walk_dirs(world_ref, 9, by_name)) == list(world.walk_dirs(world_ref, 9, asked))
+    assert list(world.walk_dirs(world_ref, 9, by_name)) == ["ROOT_REPO:/src"]
 
 
 def test_a_walk_of_folders_where_mods_are_spelled_apart_honours_its_filter():
