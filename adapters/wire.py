@@ -3,16 +3,19 @@
 {"status", "reply_type", "code", "message", "data", "meta": {"trace_id", "duration_ms", "tool"},
  "error": null | {"trace_id"}}
 
-The envelope is one mapping around the reply's frozen data (nothing copied): it is the structured content
-the client receives, and its compact JSON text, encoded once, is the text twin the protocol asks for.
+The envelope is one mapping around the reply's frozen data (nothing copied), encoded once into the
+compact JSON text that is the text twin the protocol asks for. The structured content the client
+receives is the same envelope with its maps as plain dicts (`wire_data`): the protocol layer encodes a
+dict subclass, such as a frozen map, at about four times a dict's cost per map.
 """
 
 import json
 from collections.abc import Mapping
+from itertools import chain
 from typing import Any, Final
 
 from domain.replies.builder import Reply
-from domain.replies.frozen import to_json
+from domain.replies.frozen import SCALAR_TYPES, FrozenMap, to_json
 from domain.vocabulary import ReplyType
 
 Envelope = dict[str, Any]
@@ -65,6 +68,24 @@ def envelope_of(
         "meta": {"trace_id": trace_id, "duration_ms": round(duration_ms, 3), "tool": tool},
         "error": {"trace_id": trace_id} if reply.reply_type is ReplyType.ERROR else None,
     }
+
+
+_MAPS: Final = frozenset({FrozenMap})
+
+
+def wire_data(value: object) -> object:
+    """`value` (frozen reply data) with every map a plain dict; a sequence of scalars stays as it is (a
+    tuple encodes as a list, at a list's cost), and rows that are flat maps are copied at C speed."""
+    kind = type(value)
+    if kind is FrozenMap:
+        return {key: wire_data(item) for key, item in value.items()}  # type: ignore[attr-defined]
+    if kind is not tuple or SCALAR_TYPES.issuperset(map(type, value)):  # type: ignore[call-overload]
+        return value
+    if _MAPS.issuperset(map(type, value)):  # type: ignore[call-overload]
+        rows = list(map(dict, value))  # type: ignore[call-overload]
+        if SCALAR_TYPES.issuperset(map(type, chain.from_iterable(map(dict.values, rows)))):
+            return rows
+    return [wire_data(item) for item in value]  # type: ignore[attr-defined]
 
 
 def envelope_text(

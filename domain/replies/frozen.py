@@ -8,12 +8,13 @@ replies of thousands of entries reach the wire without being copied back into pl
 
 import json
 from collections.abc import Mapping
-from typing import Any, NoReturn, TypeAlias, final
+from typing import Any, Final, NoReturn, TypeAlias, final
 
 Frozen: TypeAlias = "str | int | float | bool | tuple[Frozen, ...] | FrozenMap | None"
 Thawed: TypeAlias = "str | int | float | bool | list[Thawed] | dict[str, Thawed] | None"
 _SCALARS = (str, int, float, bool, type(None))
-_SCALAR_TYPES = frozenset(_SCALARS)
+SCALAR_TYPES: Final = frozenset(_SCALARS)
+"""The types of the scalars frozen data holds as they are."""
 _STR = frozenset({str})
 
 
@@ -48,31 +49,31 @@ class FrozenMap(dict[str, Frozen]):
         return f"FrozenMap({dict.__repr__(self)})"
 
 
-_FROZEN_TYPES = _SCALAR_TYPES | {FrozenMap}
+_FROZEN_TYPES = SCALAR_TYPES | {FrozenMap}
 """The types a frozen sequence may hold as they are."""
 
 
 def freeze(value: object) -> Frozen:
     """Return a deeply immutable copy of JSON-shaped `value`; raise TypeError for anything else."""
     kind = type(value)
-    if kind in _SCALAR_TYPES or kind is FrozenMap:
+    if kind in SCALAR_TYPES or kind is FrozenMap:
         return value  # type: ignore[return-value]  # a scalar, or already frozen all the way down
     if isinstance(value, dict) and _flat(value):
         return FrozenMap(value)  # a flat record of scalars: copied at C speed
     if isinstance(value, Mapping):
         items = value.items()
-        return FrozenMap((_key(k), v if type(v) in _SCALAR_TYPES else freeze(v)) for k, v in items)
+        return FrozenMap((_key(k), v if type(v) in SCALAR_TYPES else freeze(v)) for k, v in items)
     if kind is list or kind is tuple:
         if _FROZEN_TYPES.issuperset(map(type, value)):  # type: ignore[call-overload]
             return tuple(value)  # type: ignore[arg-type]  # rows made frozen already: checked at C speed
-        return tuple(v if type(v) in _SCALAR_TYPES else freeze(v) for v in value)  # type: ignore[attr-defined]
+        return tuple(v if type(v) in SCALAR_TYPES else freeze(v) for v in value)  # type: ignore[attr-defined]
     if isinstance(value, _SCALARS):
         return value
     raise TypeError(f"reply data cannot hold a {kind.__name__}")
 
 
 def _flat(record: dict[Any, Any]) -> bool:
-    return _STR.issuperset(map(type, record)) and _SCALAR_TYPES.issuperset(map(type, record.values()))
+    return _STR.issuperset(map(type, record)) and SCALAR_TYPES.issuperset(map(type, record.values()))
 
 
 def freeze_map(value: Mapping[str, object] | None) -> FrozenMap:
@@ -85,7 +86,7 @@ def freeze_map(value: Mapping[str, object] | None) -> FrozenMap:
 
 def thaw(value: Frozen) -> Thawed:
     """Return plain, mutable JSON data equal to `value`."""
-    if type(value) in _SCALAR_TYPES:
+    if type(value) in SCALAR_TYPES:
         return value  # type: ignore[return-value]  # a scalar is its own thawed form
     if isinstance(value, FrozenMap):
         return {k: thaw(v) for k, v in value.items()}
