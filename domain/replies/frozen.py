@@ -3,7 +3,9 @@
 `freeze` accepts JSON-like input (mappings with string keys, sequences, str, int, float, bool, None) and
 returns a value nothing can mutate through its public interface: maps are `FrozenMap`s, sequences tuples.
 `FrozenMap` is a dict underneath with every mutator refused, so the C JSON encoder writes it directly:
-replies of thousands of entries reach the wire without being copied back into plain data first.
+the JSON text of a reply of thousands of entries is encoded without copying it back into plain data
+first. (The MCP adapter does copy its maps into plain dicts for the protocol layer's own encoder, which
+takes a slow path for any dict subclass: `adapters.wire.wire_data`.)
 """
 
 import json
