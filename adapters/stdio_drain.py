@@ -15,15 +15,17 @@ import anyio
 from fastmcp import FastMCP
 from fastmcp.server.context import reset_transport, set_transport
 from mcp.server.stdio import stdio_server
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 DRAIN_SECONDS: Final = 60.0
 Incoming = SessionMessage | Exception
 
 
 class _Pending:
-    """Request ids read and not yet answered; `empty` is set whenever none are left."""
+    """Request ids read and not yet settled (answered, or cancelled by the client: the SDK never answers
+    a request its client cancelled); `empty` is set whenever none are left."""
 
     def __init__(self) -> None:
         self.ids: set[Any] = set()
@@ -35,7 +37,7 @@ class _Pending:
         if self.empty.is_set():
             self.empty = anyio.Event()
 
-    def answered(self, request_id: object) -> None:
+    def settled(self, request_id: object) -> None:
         self.ids.discard(request_id)
         if not self.ids:
             self.empty.set()
@@ -62,8 +64,8 @@ class _Closing:
 
 
 class _Reading(_Closing):
-    """The server's input: each request noted as it is read; the end of input held back until every
-    request read has been answered (or DRAIN_SECONDS have passed)."""
+    """The server's input: each request noted as it is read, and settled when the client cancels it; the
+    end of input held back until every request read has been settled (or DRAIN_SECONDS have passed)."""
 
     def __init__(self, stream: Any, pending: _Pending) -> None:  # noqa: ANN401 - the SDK's receive stream
         self._stream = stream
@@ -77,8 +79,13 @@ class _Reading(_Closing):
                 while self._pending.ids:
                     await self._pending.empty.wait()
             raise
-        if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
-            self._pending.add(item.message.id)
+        message = item.message if isinstance(item, SessionMessage) else None
+        if isinstance(message, JSONRPCRequest):
+            self._pending.add(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            cancelled = cancelled_request_id_from_params(message.params)
+            if cancelled is not None:  # never answered: the end of input must not wait for it
+                self._pending.settled(cancelled)
         return item
 
     def __aiter__(self) -> "_Reading":
@@ -101,7 +108,7 @@ class _Writing(_Closing):
     async def send(self, item: SessionMessage) -> None:
         await self._stream.send(item)
         if isinstance(item.message, JSONRPCResponse | JSONRPCError):
-            self._pending.answered(item.message.id)
+            self._pending.settled(item.message.id)
 
 
 async def serve_stdio(server: FastMCP) -> None:
