@@ -7,7 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.leak_screen import LeakScreen
+from adapters.reply_middleware import ReplyMiddleware
+from adapters.wire import envelope_text
 from domain.leaks import LeakGate
+from domain.replies.builder import ReplyBuilder
 
 PLACES = ("/srv/roots", "/data/ck3 game", '/data/say "hi"', "D:\\Games\\CK3")
 GATE = LeakGate(PLACES, ("/home/op", "/tmp/x\u00e9"))
@@ -66,3 +69,33 @@ def test_a_tree_of_canonical_addresses_is_no_candidate():
     rows = [f"ROOT_GAME:/common/folder_{n}/sub" for n in range(200)] + ["mod:A Mod:/events"]
 
     assert not SCREEN.candidate(_envelope("200 folders", "directories") + json.dumps(rows))
+
+
+MIDDLEWARE = ReplyMiddleware(GATE, frozenset())
+TRACE = "0" * 32
+
+
+@settings(max_examples=1500, deadline=None)
+@given(message=texts, sha=texts, paths=st.lists(texts, max_size=3))
+def test_a_reply_holding_a_persons_text_is_withheld_exactly_when_its_parts_would_be(
+    message: str, sha: str, paths: list[str]
+):
+    """The person's text is checked for the server's places only, the rest of the envelope wholly; the
+    screen over the whole envelope may clear both at once."""
+    reply = ReplyBuilder().success("WA-WRITE-S-004", {"sha": sha, "message": message, "paths": paths})
+    text = envelope_text(reply, trace_id=TRACE, duration_ms=1.5, tool="ck3_commit")
+    rest = envelope_text(reply, trace_id=TRACE, duration_ms=0, tool=None, data={**reply.data, "message": ""})
+
+    expected = GATE.leaks_in_json(rest) or GATE.leaks_in_content(message)
+    assert MIDDLEWARE._leaks(reply, text, TRACE) is expected
+
+
+@pytest.mark.parametrize(
+    ("message", "withheld"),
+    [("see /etc/passwd and ~/.ssh", False), ("built in /srv/roots/x", True), ('at D:\\Games\\CK3"', True)],
+)
+def test_a_persons_text_may_name_any_path_but_the_servers_places(message: str, withheld: bool):
+    reply = ReplyBuilder().success("WA-WRITE-S-004", {"sha": "abc", "message": message, "paths": []})
+    text = envelope_text(reply, trace_id=TRACE, duration_ms=1.5, tool="ck3_commit")
+
+    assert MIDDLEWARE._leaks(reply, text, TRACE) is withheld
