@@ -113,7 +113,7 @@ def configure_logging(
     structlog.configure(
         processors=[structlog.contextvars.merge_contextvars, *stamped, structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=cast("TextIO", sink)),
+        logger_factory=structlog.WriteLoggerFactory(file=cast("TextIO", sink)),  # one write a line
         cache_logger_on_first_use=False,  # True would pin module loggers to the first sink for good
     )
     _route_stdlib(sink, stamped)

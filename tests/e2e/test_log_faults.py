@@ -1,5 +1,6 @@
 """Logging can never break or stall a reply: a failing or stuck log stream loses lines, not calls."""
 
+import json
 import logging
 import threading
 from collections.abc import Iterator
@@ -108,3 +109,15 @@ def test_the_log_file_is_private(tmp_path: Path):
 class _Null(TextIO):  # type: ignore[misc]
     def write(self, text: str) -> int:
         return len(text)
+
+
+def test_a_log_line_reaches_the_sink_whole_so_no_other_line_lands_inside_it(logging_to, monkeypatch):
+    handed: list[str] = []
+    monkeypatch.setattr(Sink, "write", lambda _, text: handed.append(text) or len(text))
+    logging_to(_Null())
+
+    structlog.get_logger().info("tool.replied", code="MCP-CFG-S-001")
+    logging.getLogger("fastmcp.x").warning("from a library")
+
+    assert len(handed) == 2
+    assert all(text.endswith("\n") and json.loads(text) for text in handed)
