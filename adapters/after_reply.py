@@ -9,7 +9,8 @@ A governed change has its own row already, written with its journal entry before
 §13): what waits here only describes a reply that has been made. `settle` cuts the gathering short and
 waits until everything handed over is written; the server settles when it stops, so an orderly stop loses
 no row. A row the process never wrote (it was killed first) is a gap in the call numbers, which
-`ck3raven audit --verify` names.
+`ck3raven audit --verify` names. So is a row handed over while WAITING pieces already wait (a store that
+has stopped answering): it is dropped and counted, rather than held in memory without end.
 """
 
 import queue
@@ -25,27 +26,42 @@ GATHER: Final = 0.05
 """Seconds the writer waits, once woken, for more to write with it."""
 BATCH: Final = 1000
 """Pieces written together at most (one transaction of rows stays short)."""
+WAITING: Final = 100_000
+"""Pieces waiting for the writer at most; more are dropped (and counted) rather than kept."""
+DROPS_LOGGED: Final = 1000
+"""Dropped pieces a log line stands for (the first drop is logged at once)."""
 
 
 class AfterReply(Generic[T]):
     """One writer thread, started on first use, handing what was given to it to `write` in order, a batch
     at a time; a batch that fails is logged and the writer goes on."""
 
-    def __init__(self, write: Callable[[Sequence[T]], object], *, gather: float = GATHER) -> None:
+    def __init__(
+        self, write: Callable[[Sequence[T]], object], *, gather: float = GATHER, most: int = WAITING
+    ) -> None:
         self._write_batch = write
         self._gather = gather
-        self._work: queue.Queue[T] = queue.Queue()
+        self._work: queue.Queue[T] = queue.Queue(most)
+        self.dropped = 0
         self._hurry = threading.Event()
         self._lock = threading.Lock()
         self._writer: threading.Thread | None = None
 
     def __call__(self, piece: T) -> None:
-        """Have `piece` written after what was handed over before it; never waits."""
+        """Have `piece` written after what was handed over before it; never waits (a piece handed over
+        while `most` wait is dropped, counted and logged)."""
         with self._lock:
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write, name="ck3raven-after-reply", daemon=True)
                 self._writer.start()
-        self._work.put(piece)
+        try:
+            self._work.put_nowait(piece)
+        except queue.Full:
+            self.dropped += 1
+        else:
+            return
+        if self.dropped % DROPS_LOGGED == 1:  # the first, then one line a thousand: never a flood
+            log.error("after_reply.dropped", dropped=self.dropped)
 
     def settle(self, timeout: float) -> bool:
         """Write what waits now, and wait up to `timeout` seconds until everything handed over is written;

@@ -1,6 +1,7 @@
 """What a reply leaves for after it is written by one thread in the order it was handed over, in batches
 gathered over a moment; a batch that fails stops none after it, and settling writes what waits at once and
-waits for all of it."""
+waits for all of it; a store that stops answering never makes a caller wait (what cannot wait is dropped
+and counted)."""
 
 import threading
 import time
@@ -93,3 +94,21 @@ def test_a_batch_holds_a_bounded_number_of_pieces():
 
     assert after.settle(timeout=30)
     assert sizes == [1, BATCH, BATCH, 1]
+
+
+def test_pieces_beyond_those_that_may_wait_are_dropped_and_counted_without_waiting():
+    writing, gate = threading.Event(), threading.Event()
+
+    def write(_batch: Sequence[int]) -> None:
+        writing.set()
+        gate.wait()
+
+    after: AfterReply[int] = AfterReply(write, gather=0.0, most=10)
+    after(0)
+    assert writing.wait(timeout=30)  # the writer holds its first batch: the store has stopped answering
+    for number in range(25):
+        after(number)  # never waits for the writer
+
+    assert after.dropped == 15
+    gate.set()
+    assert after.settle(timeout=30)
