@@ -30,11 +30,10 @@ from adapters.after_reply import AfterReply
 from adapters.call_facts import CALL, ServerCalls, client_name
 from adapters.leak_screen import LeakScreen
 from adapters.output_schemas import codes_of
-from adapters.wire import Envelope, envelope_of, envelope_text, wire_data
+from adapters.wire import Envelope, envelope_of, envelope_text, wire_data, wire_json
 from domain.contracts.carry_over import PERSISTENT
 from domain.leaks import LeakGate, is_address
 from domain.replies.builder import Reply, ReplyBuilder
-from domain.replies.frozen import to_json
 from ports.audit import AuditEntry, AuditLog
 
 log = structlog.get_logger()
@@ -127,13 +126,13 @@ class ReplyMiddleware(Middleware):
         if isinstance(reply, InputRequiredToolResult):
             log.info("tool.input_required", duration_ms=round(_ms(started), 3))
             return reply  # a question for the client's human, not an answer: no envelope yet
-        sent = envelope_of(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
-        text = to_json(sent)
+        sent = _plain(envelope_of(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool))
+        text = wire_json(sent)
         if self._leaks(reply, text, trace_id):
             log.error("reply.withheld", code=reply.code, pointers=self._gate.findings(json.loads(text)))
             reply = ReplyBuilder().error("MCP-SYS-E-003", {"trace_id": trace_id})
-            sent = envelope_of(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool)
-            text = to_json(sent)
+            sent = _plain(envelope_of(reply, trace_id=trace_id, duration_ms=_ms(started), tool=tool))
+            text = wire_json(sent)
         if tool is not None and reply.code not in self._codes.get(tool, ()):
             # the tool's output schema does not name this code: a client that validates will refuse it
             log.error("reply.code_not_in_output_schema", code=reply.code)
@@ -279,15 +278,20 @@ def _ms(started: float) -> float:
     return (perf_counter() - started) * 1000
 
 
+def _plain(envelope: Envelope) -> Envelope:
+    """The envelope with its maps plain dicts, as it is sent and encoded: the protocol layer and its JSON
+    encoder take a frozen map, a dict subclass, at about four times a dict's cost; the copy costs less,
+    and nothing is parsed back."""
+    return {**envelope, "data": wire_data(envelope["data"])}
+
+
 def _tool_result(text: str, envelope: Envelope, *, is_error: bool) -> ToolResult:
-    """The reply as it goes out: the envelope as structured content, its maps plain dicts (the protocol
-    layer encodes a frozen map, a dict subclass, at about four times a dict's cost; the copy costs less,
-    and nothing is parsed back), and its JSON text as the text twin. Made without ToolResult's
-    constructor, which would encode the structured content to JSON and parse it back: the envelope is
-    JSON data already (the text twin was just encoded from it)."""
+    """The reply as it goes out: the plain envelope as structured content and its JSON text as the text
+    twin. Made without ToolResult's constructor, which would encode the structured content to JSON and
+    parse it back: the envelope is JSON data already (the text twin was just encoded from it)."""
     return ToolResult.model_construct(
         content=[TextContent(type="text", text=text)],
-        structured_content={**envelope, "data": wire_data(envelope["data"])},
+        structured_content=envelope,
         meta=None,
         is_error=is_error,
     )

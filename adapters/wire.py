@@ -3,16 +3,19 @@
 {"status", "reply_type", "code", "message", "data", "meta": {"trace_id", "duration_ms", "tool"},
  "error": null | {"trace_id"}}
 
-The envelope is one mapping around the reply's frozen data (nothing copied), encoded once into the
-compact JSON text that is the text twin the protocol asks for. The structured content the client
-receives is the same envelope with its maps as plain dicts (`wire_data`): the protocol layer encodes a
-dict subclass, such as a frozen map, at about four times a dict's cost per map.
+The envelope is one mapping around the reply's frozen data (nothing copied). The structured content the
+client receives is the same envelope with its maps as plain dicts (`wire_data`): the protocol layer
+encodes a dict subclass, such as a frozen map, at about four times a dict's cost per map. That plain
+envelope is encoded once (`wire_json`) into the compact JSON text that is the text twin the protocol asks
+for, the text the leak gate reads.
 """
 
 import json
 from collections.abc import Mapping
 from itertools import chain
 from typing import Any, Final
+
+import pydantic_core
 
 from domain.replies.builder import Reply
 from domain.replies.frozen import SCALAR_TYPES, FrozenMap, to_json
@@ -86,6 +89,18 @@ def wire_data(value: object) -> object:
         if SCALAR_TYPES.issuperset(map(type, chain.from_iterable(map(dict.values, rows)))):
             return rows
     return [wire_data(item) for item in value]  # type: ignore[attr-defined]
+
+
+def wire_json(envelope: Envelope) -> str:
+    """Compact JSON text of a plain envelope (`wire_data`'s maps), spelled as `to_json` spells it: each
+    string, integer, boolean and null the same, character for character (a float may be spelled another
+    way, as the same number: 1e-05 as 0.00001). Encoded by pydantic-core, the encoder the protocol layer
+    uses anyway, at three to four times the standard library's speed; a text it cannot encode (an
+    unpaired surrogate, which an agent's own JSON can carry into a reply) is encoded by `to_json`."""
+    try:
+        return pydantic_core.to_json(envelope).decode()
+    except pydantic_core.PydanticSerializationError:
+        return to_json(envelope)
 
 
 def envelope_text(
