@@ -41,7 +41,7 @@ def test_text_holding_an_unpaired_surrogate_is_encoded_as_to_json_encodes_it():
 
 
 def test_control_characters_and_separators_are_escaped_as_to_json_escapes_them():
-    text = "\x00\x01\x1f\x7f\u2028\u2029\U0001f600 \"\\/ \b\f\n\r\t é 中"
+    text = '\x00\x01\x1f\x7f\u2028\u2029\U0001f600 "\\/ \b\f\n\r\t é 中'
     envelope = {"data": {text: [text, {"x": text}]}}
 
     assert wire_json(envelope) == to_json(envelope)
