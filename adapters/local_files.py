@@ -175,11 +175,11 @@ class LocalFiles(Files):
         self,
         location: Location,
         depth: int,
-        keep: Callable[[tuple[str, ...]], bool] | None,
+        keep: Callable[[str], bool] | None,
         sift: FolderSift | None = None,
-    ) -> Iterator[tuple[str, ...]]:
+    ) -> Iterator[str]:
         with self._dir(location) as fd:
-            yield from walk(fd, (), depth, keep, sift)
+            yield from walk(fd, "", depth, keep, sift)
 
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]

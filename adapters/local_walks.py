@@ -1,8 +1,8 @@
 """Walks below a folder descriptor for the local files adapter: each folder opened from its parent's
 descriptor with O_NOFOLLOW, so a link planted or swapped meanwhile is skipped, never followed; the last
-level named as readdir saw it and never opened. `walk` yields folders, `walk_all` every entry and its kind
-(from the directory entry: no stat per file), sorted per folder; `kind_of` and `entries_of` name what an
-lstat or directory entries found.
+level named as readdir saw it and never opened. `walk` yields folders by their paths, `walk_all` every
+entry by its parts, and its kind (from the directory entry: no stat per file), sorted per folder;
+`kind_of` and `entries_of` name what an lstat or directory entries found.
 """
 
 import os
@@ -44,11 +44,13 @@ def entries_of(items: Iterable[os.DirEntry[str]]) -> list[Entry]:
 
 def walk(
     fd: int,
-    here: tuple[str, ...],
+    here: str,
     depth: int,
-    keep: Callable[[tuple[str, ...]], bool] | None,
+    keep: Callable[[str], bool] | None,
     sift: FolderSift | None = None,
-) -> Iterator[tuple[str, ...]]:
+) -> Iterator[str]:
+    """The folders below the open folder `fd`, each as `here` and its path below `fd` (`/` between parts:
+    `here` is "" or ends in one)."""
     if depth <= 0:
         return
     try:
@@ -57,19 +59,19 @@ def walk(
     except OSError as exc:
         raise Unavailable("a folder cannot be listed") from exc
     for name in names if sift is None else sift(names):
-        parts = (*here, name)
-        if keep is not None and not keep(parts):
+        path = here + name
+        if keep is not None and not keep(path):
             continue
         if depth == 1:  # the last level: named as readdir saw it (as a listing does), never opened
-            yield parts
+            yield path
             continue
         try:
             child = os.open(name, DIR_FLAGS, dir_fd=fd)
         except OSError:  # swapped for a link or removed since readdir: skipped, never followed
             continue
         try:
-            yield parts
-            yield from walk(child, parts, depth - 1, keep, sift)
+            yield path
+            yield from walk(child, path + "/", depth - 1, keep, sift)
         finally:
             os.close(child)
 

@@ -175,10 +175,10 @@ class MemoryFiles(Files):
         self,
         location: Location,
         depth: int,
-        keep: Callable[[tuple[str, ...]], bool] | None,
+        keep: Callable[[str], bool] | None,
         sift: FolderSift | None = None,
-    ) -> Iterator[tuple[str, ...]]:
-        yield from _walk(self._folder(location), (), depth, keep, sift)
+    ) -> Iterator[str]:
+        yield from _walk(self._folder(location), "", depth, keep, sift)
 
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]
@@ -235,19 +235,19 @@ def _size(node: object) -> int:
 
 def _walk(
     folder: dict[str, object],
-    here: tuple[str, ...],
+    here: str,
     depth: int,
-    keep: Callable[[tuple[str, ...]], bool] | None,
+    keep: Callable[[str], bool] | None,
     sift: FolderSift | None = None,
-) -> Iterator[tuple[str, ...]]:
+) -> Iterator[str]:
     if depth <= 0:
         return
     folders = {name: child for name, child in sorted(folder.items()) if isinstance(child, dict)}
     for name in list(folders) if sift is None else sift(list(folders)):
-        parts = (*here, name)
-        if keep is None or keep(parts):
-            yield parts
-            yield from _walk(folders[name], parts, depth - 1, keep, sift)
+        path = here + name
+        if keep is None or keep(path):
+            yield path
+            yield from _walk(folders[name], path + "/", depth - 1, keep, sift)
 
 
 def _walk_all(

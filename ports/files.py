@@ -128,15 +128,16 @@ class Files(Protocol):
         self,
         location: Location,
         depth: int,
-        keep: Callable[[tuple[str, ...]], bool] | None,
+        keep: Callable[[str], bool] | None,
         sift: FolderSift | None = None,
-    ) -> Iterator[tuple[str, ...]]:
-        """Folders below `location`, at most `depth` levels down, in sorted depth-first pre-order, as parts
-        relative to `location`. `keep(parts)` is asked for each folder found (None: each is kept): a folder
-        it refuses is neither yielded nor entered. `sift`, given, is handed each folder's folder names
-        (sorted) once, before `keep`: those it does not give back are left out as if refused. A folder that
-        turns into a link mid-walk is skipped, never followed. Closing the iterator early releases
-        everything it holds."""
+    ) -> Iterator[str]:
+        """Folders below `location`, at most `depth` levels down, in sorted depth-first pre-order, as paths
+        relative to `location`, their parts joined by `/` (built as the walk goes: a tree of thousands of
+        folders is not joined again from its parts). `keep(path)` is asked for each folder found (None:
+        each is kept): a folder it refuses is neither yielded nor entered. `sift`, given, is handed each
+        folder's folder names (sorted) once, before `keep`: those it does not give back are left out as if
+        refused. A folder that turns into a link mid-walk is skipped, never followed. Closing the iterator
+        early releases everything it holds."""
         ...
 
     def survey(

@@ -204,19 +204,19 @@ class WorldAdapter:
 
             rest = None if skip is None or isinstance(skip, NamedSkip) else _folders_kept(skip)
             # spelled at C speed, no frame of ours per folder
-            walked = self._files.walk_dirs(location, depth, rest, sift)
-            yield from map(prefix.__add__, map("/".join, walked))
+            yield from map(prefix.__add__, self._files.walk_dirs(location, depth, rest, sift))
             return
 
-        def keep(parts: tuple[str, ...]) -> bool:
+        def keep(path: str) -> bool:
+            parts = tuple(path.split("/"))
             return (
                 addressable_name(parts[-1])
                 and compiled.visible(Location(root, base + parts))
                 and not (skip and skip(parts, "dir"))
             )
 
-        for parts in self._files.walk_dirs(location, depth, keep):
-            yield compiled.spell(Location(root, base + parts))
+        for path in self._files.walk_dirs(location, depth, keep):
+            yield compiled.spell(Location(root, base + tuple(path.split("/"))))
 
     def walk(
         self,
@@ -457,9 +457,9 @@ def _judged(
     return shown
 
 
-def _folders_kept(skip: Skip) -> Callable[[tuple[str, ...]], bool]:
-    """The folders `skip` does not refuse."""
-    return lambda parts: not skip(parts, "dir")
+def _folders_kept(skip: Skip) -> Callable[[str], bool]:
+    """The folders `skip` does not refuse (a walk names them by their paths)."""
+    return lambda path: not skip(tuple(path.split("/")), "dir")
 
 
 def _any_name(_: str) -> bool:

@@ -111,14 +111,25 @@ def test_reading_a_special_file_is_refused_without_blocking(files: Files):
         files.read(at("fifo"), 100)
 
 
-def test_a_walk_is_depth_first_sorted_and_bounded_by_depth(files: Files):
-    assert list(files.walk_dirs(at(), 2, lambda _: True)) == [("a",), ("a", "b"), ("empty",)]
+def test_a_walk_is_depth_first_sorted_and_bounded_by_depth_each_folder_named_by_its_path(files: Files):
+    assert list(files.walk_dirs(at(), 2, lambda _: True)) == ["a", "a/b", "empty"]
+
+
+def test_a_walk_of_a_folder_names_its_folders_by_their_paths_below_it(files: Files):
+    assert list(files.walk_dirs(at("a"), 9, None)) == ["b", "b/c"]
 
 
 def test_a_walk_neither_yields_nor_enters_a_refused_folder(files: Files):
-    walked = list(files.walk_dirs(at(), 9, lambda parts: parts != ("a", "b")))
+    asked: list[str] = []
 
-    assert walked == [("a",), ("empty",)]
+    def keep(path: str) -> bool:
+        asked.append(path)
+        return path != "a/b"
+
+    walked = list(files.walk_dirs(at(), 9, keep))
+
+    assert walked == ["a", "empty"]
+    assert asked == ["a", "a/b", "empty"]
 
 
 def test_a_walks_sift_leaves_out_what_it_does_not_give_back_before_keep_is_asked(files: Files):
@@ -155,13 +166,13 @@ def test_a_folder_walks_sift_leaves_out_the_names_it_does_not_give_back_and_keep
         folders.append(list(names))
         return [name for name in names if name != "b"]
 
-    assert list(files.walk_dirs(at(), 9, None, sift)) == [("a",), ("empty",)]
+    assert list(files.walk_dirs(at(), 9, None, sift)) == ["a", "empty"]
     assert folders == [["a", "empty"], ["b"], []]  # each folder's folders, sorted, each folder once
-    assert list(files.walk_dirs(at(), 2, None)) == [("a",), ("a", "b"), ("empty",)]
+    assert list(files.walk_dirs(at(), 2, None)) == ["a", "a/b", "empty"]
 
 
 def test_a_walk_never_enters_a_link(files: Files):
-    assert ("link",) not in list(files.walk_dirs(at(), 9, lambda _: True))
+    assert "link" not in list(files.walk_dirs(at(), 9, lambda _: True))
 
 
 def test_an_unknown_root_is_not_found(files: Files):
