@@ -55,15 +55,12 @@ class SqliteJournal:
 
     def settle(self, entry_id: str, state: str) -> None:
         # not forced to the disk: an entry a power cut leaves pending is settled later by the file's digest
+        # one statement, the record's state set where it lies (SQLite's JSON functions): not read back into
+        # Python, parsed and written out again for one field
         with self._state.unforced():
-            rows = self._state.execute("SELECT record FROM journal WHERE entry_id = ?", (entry_id,))
-            if not rows:
-                return
-            record = json.loads(str(rows[0][0]))
-            record["state"] = state
             self._state.execute(
-                "UPDATE journal SET record = ? WHERE entry_id = ?",
-                (json.dumps(record, sort_keys=True), entry_id),
+                "UPDATE journal SET record = json_set(record, '$.state', ?) WHERE entry_id = ?",
+                (state, entry_id),
             )
 
     def entries(
