@@ -3,9 +3,11 @@
 Called once, by the application, before the server starts. Nothing else configures logging.
 
 Logging can never break or stall a reply: a log line is handed to a bounded queue per stream without
-waiting, and one writer thread per stream copies it. A full queue (a client that stops reading stderr)
-or a stream that fails (a full disk, a closed pipe) drops the line and counts it; nothing is raised into
-a tool call.
+waiting, and one writer thread per stream copies it. A writer, once woken, gathers for GATHER seconds and
+writes what came meanwhile in one go: lines logged one by one (a call's line each, after its reply) wake
+it once, not once each, and the calls do not share the interpreter with a thread woken per line. A full
+queue (a client that stops reading stderr) or a stream that fails (a full disk, a closed pipe) drops the
+line and counts it; nothing is raised into a tool call.
 """
 
 import faulthandler
@@ -22,6 +24,8 @@ import structlog
 
 QUEUED = 10_000
 """Log lines waiting for a writer at most; more are dropped (and counted) rather than waited for."""
+GATHER = 0.02
+"""Seconds a stream's writer waits, once woken, for more lines to write with the first."""
 STDERR_GRACE = 0.5
 """Seconds an exit waits for stderr's queued lines: a client that stops reading it never holds the exit."""
 
@@ -31,8 +35,9 @@ class Sink:
     a stream that blocks (a client that stops reading stderr) holds up only its own lines, never the log
     file's."""
 
-    def __init__(self, *streams: TextIO, owned: TextIO | None = None) -> None:
+    def __init__(self, *streams: TextIO, owned: TextIO | None = None, gather: float = GATHER) -> None:
         self._owned = owned
+        self._gather = gather
         self._queues: list[tuple[TextIO, queue.Queue[str]]] = [
             (stream, queue.Queue(QUEUED)) for stream in streams
         ]
@@ -71,8 +76,9 @@ class Sink:
 
     def _drain(self, stream: TextIO, lines: "queue.Queue[str]") -> None:
         while True:
-            # every line waiting goes in one write: lines logged together wake the writer once
+            # every line waiting, and each that comes while the writer gathers, goes in one write
             batch = [lines.get()]
+            time.sleep(self._gather)
             while len(batch) < QUEUED:  # a stuck stream holds one queue's worth at most
                 try:
                     batch.append(lines.get_nowait())

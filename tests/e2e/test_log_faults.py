@@ -3,6 +3,7 @@
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
@@ -121,3 +122,29 @@ def test_a_log_line_reaches_the_sink_whole_so_no_other_line_lands_inside_it(logg
 
     assert len(handed) == 2
     assert all(text.endswith("\n") and json.loads(text) for text in handed)
+
+
+class Recording:
+    """A stream that keeps each write it is handed."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        """Nothing to flush."""
+
+
+def test_lines_logged_while_the_writer_gathers_reach_the_stream_in_one_write():
+    stream = Recording()
+    sink = Sink(stream, gather=0.6)  # type: ignore[arg-type]
+
+    sink.write("first\n")
+    time.sleep(0.15)  # a writer woken at once would have written the first line by now, alone
+    sink.write("second\n")
+    sink.drain()
+
+    assert stream.writes == ["first\nsecond\n"]
