@@ -306,6 +306,18 @@ def test_journal_entries_come_back_in_order_per_contract_with_the_content_before
     assert store.journal.content_before("jr-2") is None
 
 
+def test_settling_an_entry_whose_stored_record_is_not_json_is_a_store_error_and_changes_nothing(
+    sqlite_store: SqliteState,
+):
+    sqlite_store.journal.begin(journal_entry("jr-1", "ct-1"), b"old")
+    sqlite_store.execute("UPDATE journal SET record = '{torn' WHERE entry_id = 'jr-1'")
+
+    with pytest.raises(Unavailable):
+        sqlite_store.journal.settle("jr-1", "done")
+
+    assert sqlite_store.execute("SELECT record FROM journal WHERE entry_id = 'jr-1'") == [("{torn",)]
+
+
 def test_a_journal_entry_begun_in_a_failed_decision_is_not_kept(store):
     def failing() -> None:
         with store.atomic():
