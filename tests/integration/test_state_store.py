@@ -306,6 +306,16 @@ def test_journal_entries_come_back_in_order_per_contract_with_the_content_before
     assert store.journal.content_before("jr-2") is None
 
 
+def test_a_settled_entry_keeps_a_path_that_is_no_utf8_and_one_beyond_ascii_as_they_were(store):
+    odd = "caf\udce9/\u00e9t\u00e9/\U0001f600.txt"  # a byte no UTF-8 decodes, as the filesystem hands it over
+    store.journal.begin(journal_entry("jr-1", "ct-1", path=odd), b"old")
+
+    store.journal.settle("jr-1", "done")
+
+    (entry,) = store.journal.entries(["ct-1"])
+    assert (entry.path, entry.address, entry.state) == (odd, f"ROOT_REPO:/{odd}", "done")
+
+
 def test_settling_an_entry_whose_stored_record_is_not_json_is_a_store_error_and_changes_nothing(
     sqlite_store: SqliteState,
 ):
