@@ -140,7 +140,7 @@ class Recording:
 
 def test_lines_logged_while_the_writer_gathers_reach_the_stream_in_one_write():
     stream = Recording()
-    sink = Sink(stream, gather=0.6)  # type: ignore[arg-type]
+    sink = Sink(stream, gather=1.0)  # type: ignore[arg-type]
 
     sink.write("first\n")
     time.sleep(0.15)  # a writer woken at once would have written the first line by now, alone
