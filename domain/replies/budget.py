@@ -8,7 +8,7 @@ template), the trace id and the reply's other data fields, each small and bounde
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, cast
 
 OVERHEAD: Final = 2 * 1024
 
@@ -48,7 +48,21 @@ def rows_fitting(rows: Sequence[object], space: int) -> int:
     """How many leading rows of a list fit in `space` bytes (at least one, so a window always moves on)."""
     # a list's JSON is its rows, a comma after each but the last, [ and ]: a run of rows adds its list's
     # cost less one (the comma after its last row stands in for the bracket)
-    return _leading(len(rows), 0, space, lambda start, end: cost(list(rows[start:end])) - 1)
+    try:  # rows that are all strings (names, addresses: a tree's folders) join; see _names_cost
+        whole = _names_cost(rows)
+    except TypeError:
+        return _leading(len(rows), 0, space, lambda start, end: cost(list(rows[start:end])) - 1)
+    if whole <= space:  # the usual page: counted in one pass
+        return len(rows)
+    return _leading(len(rows), 0, space, lambda start, end: _names_cost(rows[start:end]))
+
+
+def _names_cost(names: Sequence[object]) -> int:
+    """What a run of strings adds to a list: each string's cost and a comma. A string's cost is its bytes,
+    escapes and two quotes, and bytes and escapes add up over a concatenation (a character is escaped, or
+    not, on its own): the run is counted from its joined text, with no list written. TypeError when a row
+    is no string."""
+    return _string_cost("".join(cast("Sequence[str]", names))) - 2 + 3 * len(names)
 
 
 def text_fitting(lines: Sequence[str], space: int) -> int:

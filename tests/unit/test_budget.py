@@ -39,7 +39,8 @@ def test_a_window_of_lines_holds_the_most_leading_lines_whose_joined_text_fits(l
 
 
 @given(
-    st.lists(st.dictionaries(TEXT, TEXT, max_size=3), max_size=20), st.integers(min_value=0, max_value=400)
+    st.lists(st.dictionaries(TEXT, TEXT, max_size=3) | TEXT, max_size=20),
+    st.integers(min_value=0, max_value=400),
 )
 def test_a_page_of_rows_holds_the_most_leading_rows_that_fit_with_their_commas(
     rows: list[object], space: int
@@ -60,3 +61,12 @@ def test_a_window_one_byte_short_of_its_last_row_or_line_leaves_it_out(texts: li
     assert rows_fitting(rows, needed - 1) == len(rows) - 1
     assert text_fitting(lines, joined) == len(lines)
     assert text_fitting(lines, joined - 1) == len(lines) - 1
+
+
+@given(st.lists(TEXT, max_size=30), st.integers(min_value=0, max_value=600))
+def test_a_page_of_names_holds_the_most_leading_names_that_fit_with_their_commas(
+    names: list[str], space: int
+):
+    fits = [count for count in range(len(names) + 1) if written(names[:count]) - 1 <= space]
+
+    assert rows_fitting(names, space) == (max([1, *fits]) if names else 0)
