@@ -19,15 +19,18 @@ from ck3raven.__main__ import main
 
 at_import = gc.isenabled()
 
+def said(seen):  # one write a line: the log's writer thread shares stderr, and print writes the end apart
+    sys.stderr.write(json.dumps(seen) + "\\n")
+    sys.stderr.flush()
+
 async def serving(server):  # stands in for serving over stdio: what the server would serve with
     seen = {"at_import": at_import, "serving": gc.isenabled(), "frozen": gc.get_freeze_count() > 0,
             "young": gc.get_threshold()[0], "griffe": "griffe" in sys.modules}
-    print(json.dumps(seen), file=sys.stderr, flush=True)
+    said(seen)
 
 adapters.stdio_drain.serve_stdio = serving
 main(sys.argv[1:])
-print(json.dumps({"at_import": at_import, "after": gc.isenabled(), "young": gc.get_threshold()[0]}),
-      file=sys.stderr, flush=True)
+said({"at_import": at_import, "after": gc.isenabled(), "young": gc.get_threshold()[0]})
 """
 
 
