@@ -188,14 +188,25 @@ def _read(
     return rows, contents
 
 
-def after_write(world: WorldAdapter, index: ContentIndex, found: list[Source], address: str) -> bool:
+def after_write(world: WorldAdapter, index: ContentIndex, found: list[Source] | None, address: str) -> bool:
     """Re-index the one file at `address` a governed write changed (or deleted), when it lies in a
-    folder the index reads of a source of the playset; whether it did."""
-    for source in found:
-        prefix = source.folder.rstrip("/") + "/"
-        if address.startswith(prefix):
-            parts = address[len(prefix) :].split("/")
-            if len(parts) > 1 and parts[0].casefold() in definitions.TOPS:
-                _refresh_folder(world, index, source, "/".join(parts[:-1]), None)
-                return True
+    folder the index reads of a source of the playset; whether it did. `found`: the sources, when the
+    caller has them; else they are read only for a file the index reads, so a change elsewhere (most of
+    a modder's work in progress) reads no mod's descriptor."""
+    folders = [source.folder for source in found] if found is not None else merged.folders(world)
+    for number, folder in enumerate(folders):
+        inside = _read_folder(folder, address)
+        if inside is not None:
+            source = (found if found is not None else sources_of(world))[number]
+            _refresh_folder(world, index, source, inside, None)
+            return True
     return False
+
+
+def _read_folder(folder: str, address: str) -> str | None:
+    """The folder below the source at `folder` holding the file at `address`, when the index reads it."""
+    prefix = folder.rstrip("/") + "/"
+    if not address.startswith(prefix):
+        return None
+    parts = address[len(prefix) :].split("/")
+    return "/".join(parts[:-1]) if len(parts) > 1 and parts[0].casefold() in definitions.TOPS else None

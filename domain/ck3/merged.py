@@ -93,11 +93,18 @@ class Source:
     workshop_id: str | None = None
 
 
+def folders(world: WorldAdapter) -> list[str]:
+    """The folders of vanilla and the active playset's mods, in load order: each source's `folder`, known
+    without reading a descriptor."""
+    vanilla = canonical(RootCategory.ROOT_GAME.value, ())
+    return [vanilla, *(canonical(mod.root.value, mod.parts) for mod in world.view.mods)]
+
+
 def sources(world: WorldAdapter, describe: Callable[[str], Descriptor | None]) -> list[Source]:
     """Vanilla, then the active playset's mods in load order (each with its descriptor's replace_path)."""
-    found = [Source("vanilla", canonical(RootCategory.ROOT_GAME.value, ()))]
-    for mod in world.view.mods:
-        folder = canonical(mod.root.value, mod.parts)
+    vanilla, *mods = folders(world)
+    found = [Source("vanilla", vanilla)]
+    for mod, folder in zip(world.view.mods, mods, strict=True):
         descriptor = describe(folder)
         replaces = descriptor.lists.get("replace_path", ()) if descriptor else ()
         named = tuple(path.strip("/") for path in replaces if path.strip("/"))

@@ -308,6 +308,6 @@ def after_change(session: Session, services: Services, ref: VisibilityRef) -> No
     try:
         place = session.world.location_of(ref)
         address = canonical(place.root, place.parts)
-        content_index.after_write(session.world, index, content_index.sources_of(session.world), address)
+        content_index.after_write(session.world, index, None, address)
     except Exception:  # noqa: BLE001 - see the docstring: no failure of the index reaches the write
         return

@@ -101,14 +101,34 @@ def test_bad_input_is_indexed_with_findings_and_never_raises(base: Path):
 
 def test_a_governed_writes_file_is_re_indexed_at_once_and_a_deleted_one_dropped(base: Path):
     world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
-    found = content_index.sources_of(world)
     put(base, "common/traits/t.txt", "brave = {\n}\n")
-    content_index.after_write(world, index, found, f"{MOD}/common/traits/t.txt")
+    content_index.after_write(world, index, None, f"{MOD}/common/traits/t.txt")
     first = [d.key for d in index.defined(["ROOT_STEAM:/1"], "brave")]
     (base / "steam" / "1" / "common" / "traits" / "t.txt").unlink()
-    content_index.after_write(world, index, found, f"{MOD}/common/traits/t.txt")
+    content_index.after_write(world, index, None, f"{MOD}/common/traits/t.txt")
 
     assert (first, index.defined(["ROOT_STEAM:/1"], "brave")) == (["brave"], [])
+
+
+def test_a_change_to_a_file_the_index_does_not_read_reads_no_mods_descriptor(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+):
+    world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
+    put(base, "notes/plan.txt", "todo\n")
+    put(base, "common/traits/t.txt", "brave = {\n}\n")
+    files = world._files  # the real adapter, its reads counted
+    read, seen = files.read, []
+    monkeypatch.setattr(
+        files, "read", lambda location, limit: seen.append(location.parts) or read(location, limit)
+    )
+
+    elsewhere = content_index.after_write(world, index, None, f"{MOD}/notes/plan.txt")
+    read_then = list(seen)
+    indexed = content_index.after_write(world, index, None, f"{MOD}/common/traits/t.txt")
+
+    assert (elsewhere, read_then) == (False, [])
+    assert indexed
+    assert ("1", "descriptor.mod") in seen
 
 
 def test_one_builder_at_a_time_among_servers_on_one_state_directory(base: Path):
