@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import suppress
 from pathlib import Path
 
@@ -187,12 +187,13 @@ class LocalFiles(Files):
         with self._dir(location) as fd:
             yield from local_survey.survey(fd, (), keep)
 
-    def sweep(self, older_than: float = 60.0) -> int:
-        """Remove the temporary files of writes that never finished (a crash, a kill), in every root; only
-        ones older than `older_than` seconds, so a write in flight keeps its own. How many went."""
+    def sweep(self, older_than: float = 60.0, roots: Collection[str] | None = None) -> int:
+        """Remove the temporary files of writes that never finished (a crash, a kill), in every root (or
+        those of `roots`: where writes can happen); only ones older than `older_than` seconds, so a write in
+        flight keeps its own. How many went."""
         removed = 0
         cutoff = time.time() - older_than
-        for name in self._roots:
+        for name in self._roots if roots is None else self._roots.keys() & roots:
             with suppress(Unavailable, NotFound), self._dir(Location(name)) as fd:
                 removed += sweep(fd, cutoff)
         return removed

@@ -35,6 +35,7 @@ from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
+from domain.policy.capabilities import WRITABLE
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.use_cases import content_queries
@@ -178,15 +179,17 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
 
 def sweep_in_background(core: Core, *, after: float = WARM_AFTER, read_only: bool = False) -> None:
     """Remove, off the request path and `after` seconds from now (past the client's first requests: the
-    walk of every root is Python, sharing the interpreter), temporary files left by writes a crash or a
-    kill interrupted; and warm the repositories' history and build the content index the same way (see
-    warm_in_background, index_in_background). A `read_only` server removes nothing, not even a write's
-    leftovers, and warms no history for contracts it cannot open; it builds the index, in its own state,
-    as every server does."""
+    walk is Python, sharing the interpreter), temporary files left by writes a crash or a kill interrupted,
+    in the roots a write can change; and warm the repositories' history and build the content index the
+    same way (see warm_in_background, index_in_background). A `read_only` server removes nothing, not even
+    a write's leftovers, and warms no history for contracts it cannot open; it builds the index, in its own
+    state, as every server does."""
     if not read_only:
         files = core.services.files
         if isinstance(files, LocalFiles):
-            _later("ck3raven-sweep", after, files.sweep)
+            # only where a write can happen: never the game's install or the workshop, the largest trees
+            writable = {root.value for root in WRITABLE}
+            _later("ck3raven-sweep", after, lambda: files.sweep(roots=writable))
         warm_in_background(core, after=after)
     index_in_background(core, after=after)
 

@@ -70,6 +70,10 @@ MATRIX: Final[tuple[Row, ...]] = (
 )
 """Every permitted mutation. ROOT_GAME and ROOT_STEAM have no row: they are never writable."""
 
+WRITABLE: Final = frozenset(row.root for row in MATRIX)
+"""The roots some mode may change (a mode can be switched while serving): only there can a write leave a
+temporary file behind."""
+
 
 def row_for(mode: Mode, root: RootCategory, parts: tuple[str, ...], *, in_local_mod: bool) -> Row | None:
     """The most specific row covering a target, or None."""

@@ -51,20 +51,24 @@ def test_an_agent_never_sees_a_temporary_file(tmp_path: Path):
     assert reply.code == "WA-RES-I-001"
 
 
-def test_the_start_up_sweep_removes_stale_temporary_files_on_a_thread_of_its_own(tmp_path: Path):
+def test_the_start_up_sweep_removes_stale_temporary_files_on_a_thread_of_its_own_where_writes_happen(
+    tmp_path: Path,
+):
     import threading
 
     from app.bootstrap import build_core, sweep_in_background
     from app.config import Settings
 
     (tmp_path / "repo").mkdir()
+    (tmp_path / "game").mkdir()
     old = stale(tmp_path / "repo" / TEMP)
-    settings = Settings(
-        "t", {RootCategory.ROOT_REPO: tmp_path / "repo"}, RootCategory.ROOT_REPO, state_dir=tmp_path / "s"
-    )
+    never_written = stale(tmp_path / "game" / TEMP)  # no write reaches the game: its tree is not walked
+    roots = {RootCategory.ROOT_REPO: tmp_path / "repo", RootCategory.ROOT_GAME: tmp_path / "game"}
+    settings = Settings("t", roots, RootCategory.ROOT_REPO, state_dir=tmp_path / "s")
 
     sweep_in_background(build_core(settings), after=0)
     for thread in [t for t in threading.enumerate() if t.name == "ck3raven-sweep"]:
         thread.join(timeout=30)  # it may have finished already
 
     assert not old.exists()
+    assert never_written.exists()
