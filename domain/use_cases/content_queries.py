@@ -184,9 +184,7 @@ def _kinds_of(services: Services, session: Session, key: str) -> list[str | None
     if index is None:
         return [None]
     try:
-        known = {
-            d.kind for d in index.defined([s.folder for s in content_index.sources_of(session.world)], key)
-        }
+        known = {d.kind for d in index.defined(merged.folders(session.world), key)}  # no descriptor read
     except PortError:
         return [None]
     return [*sorted(known)] or [None]

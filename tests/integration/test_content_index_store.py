@@ -8,12 +8,13 @@ import pytest
 
 from adapters.local_files import LocalFiles
 from adapters.sqlite_index import SqliteIndex
-from domain.ck3 import content_index
+from domain.ck3 import content_index, merged
 from domain.ck3 import parse_findings as pf
 from domain.compliance import symbols
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter, WorldView
 from domain.world.playsets import ModFolder
+from ports.files import Location
 
 R = RootCategory
 MOD = "ROOT_STEAM:/1"
@@ -39,6 +40,19 @@ def put(base: Path, path: str, data: bytes | str) -> None:
     target = base / "steam" / "1" / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+
+def reads_of(world: WorldAdapter, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The files the world's real adapter reads from now on, each by its parts below its root."""
+    files, seen = world._files, []
+    read = files.read
+
+    def counted(location: Location, limit: int) -> bytes:
+        seen.append(location.parts)
+        return read(location, limit)
+
+    monkeypatch.setattr(files, "read", counted)
+    return seen
 
 
 def symbol(kind: str, key: str) -> str:
@@ -116,11 +130,7 @@ def test_a_change_to_a_file_the_index_does_not_read_reads_no_mods_descriptor(
     world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
     put(base, "notes/plan.txt", "todo\n")
     put(base, "common/traits/t.txt", "brave = {\n}\n")
-    files = world._files  # the real adapter, its reads counted
-    read, seen = files.read, []
-    monkeypatch.setattr(
-        files, "read", lambda location, limit: seen.append(location.parts) or read(location, limit)
-    )
+    seen = reads_of(world, monkeypatch)
 
     elsewhere = content_index.after_write(world, index, None, f"{MOD}/notes/plan.txt")
     read_then = list(seen)
@@ -140,3 +150,16 @@ def test_one_builder_at_a_time_among_servers_on_one_state_directory(base: Path):
         pass
 
     assert (held, after) == ((True, False), True)
+
+
+def test_the_playsets_folders_are_its_sources_folders_known_without_reading_a_descriptor(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+):
+    world = world_on(base)
+    seen = reads_of(world, monkeypatch)
+
+    folders = merged.folders(world)
+    read_then = list(seen)
+
+    assert folders == [source.folder for source in content_index.sources_of(world)] == ["ROOT_GAME:/", MOD]
+    assert read_then == []
