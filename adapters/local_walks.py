@@ -58,7 +58,8 @@ def walk(
             names = sorted(item.name for item in it if item.is_dir(follow_symlinks=False))
     except OSError as exc:
         raise Unavailable("a folder cannot be listed") from exc
-    for name in names if sift is None else sift(names):
+    # most folders of a tree hold no folder: nothing to sift, no call
+    for name in names if sift is None or not names else sift(names):
         path = here + name
         if keep is not None and not keep(path):
             continue

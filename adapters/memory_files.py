@@ -243,7 +243,7 @@ def _walk(
     if depth <= 0:
         return
     folders = {name: child for name, child in sorted(folder.items()) if isinstance(child, dict)}
-    for name in list(folders) if sift is None else sift(list(folders)):
+    for name in list(folders) if sift is None or not folders else sift(list(folders)):
         path = here + name
         if keep is None or keep(path):
             yield path

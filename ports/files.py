@@ -135,9 +135,9 @@ class Files(Protocol):
         relative to `location`, their parts joined by `/` (built as the walk goes: a tree of thousands of
         folders is not joined again from its parts). `keep(path)` is asked for each folder found (None:
         each is kept): a folder it refuses is neither yielded nor entered. `sift`, given, is handed each
-        folder's folder names (sorted) once, before `keep`: those it does not give back are left out as if
-        refused. A folder that turns into a link mid-walk is skipped, never followed. Closing the iterator
-        early releases everything it holds."""
+        folder's folder names (sorted) once, before `keep`, when it has any: those it does not give back
+        are left out as if refused. A folder that turns into a link mid-walk is skipped, never followed.
+        Closing the iterator early releases everything it holds."""
         ...
 
     def survey(
