@@ -108,7 +108,7 @@ def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and ho
         for folder in folders:
             if stop is not None and stop():
                 return total
-            done = _refresh_folder(world, index, source, folder, left)
+            done = _refresh_folder(world, index, source.folder, folder, left)
             total += done
             if left is not None:
                 left = max(0, left - done.parsed)
@@ -116,10 +116,12 @@ def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and ho
 
 
 def _refresh_folder(
-    world: WorldAdapter, index: ContentIndex, source: Source, folder: str, budget: int | None
+    world: WorldAdapter, index: ContentIndex, top: str, folder: str, budget: int | None
 ) -> Progress:
-    now = _surveyed(world, source, folder)
-    held = index.files(source.folder, folder)
+    """Bring the index up to date with the files below `folder` of the source at `top` (its folder: all
+    that re-indexing asks of a source, so no descriptor is read for it)."""
+    now = _surveyed(world, top, folder)
+    held = index.files(top, folder)
     changed = [path for path, (size, mtime) in now.items() if _stale(held.get(path), size, mtime)]
     gone = [path for path in held if path not in now]
     pending = 0
@@ -129,9 +131,9 @@ def _refresh_folder(
     parsed = 0
     for start in range(0, max(len(changed), 1), BATCH):
         batch = changed[start : start + BATCH]
-        rows, contents = _read(world, index, source, batch, now)
+        rows, contents = _read(world, index, top, batch, now)
         parsed += len(contents)
-        index.update(source.folder, rows, contents, gone if start == 0 else [])
+        index.update(top, rows, contents, gone if start == 0 else [])
     return Progress(len(now), parsed, len(gone), pending)
 
 
@@ -139,9 +141,9 @@ def _stale(held: IndexedFile | None, size: int, mtime_ns: int) -> bool:
     return held is None or held.size != size or held.mtime_ns != mtime_ns
 
 
-def _surveyed(world: WorldAdapter, source: Source, folder: str) -> dict[str, tuple[int, int]]:
-    """path below the source -> (size, mtime_ns) of every file the index reads below `folder`."""
-    _, ref = world.resolve(below(source.folder, tuple(folder.split("/"))), _HOME)
+def _surveyed(world: WorldAdapter, top: str, folder: str) -> dict[str, tuple[int, int]]:
+    """path below the source at `top` -> (size, mtime_ns) of every file the index reads below `folder`."""
+    _, ref = world.resolve(below(top, tuple(folder.split("/"))), _HOME)
     if ref is None or ref.kind != "dir":
         return {}
     base = len(world.location_of(ref).parts) - len(folder.split("/"))
@@ -159,14 +161,14 @@ def _surveyed(world: WorldAdapter, source: Source, folder: str) -> dict[str, tup
 def _read(
     world: WorldAdapter,
     index: ContentIndex,
-    source: Source,
+    top: str,
     paths: list[str],
     stats: dict[str, tuple[int, int]],
 ) -> tuple[list[IndexedFile], dict[str, Parsed]]:
     """The rows of `paths` (read and digested) and the parsed contents the index lacks."""
     refs = []
     for path in paths:
-        _, ref = world.resolve(below(source.folder, tuple(path.split("/"))), _HOME)
+        _, ref = world.resolve(below(top, tuple(path.split("/"))), _HOME)
         if ref is not None and ref.kind == "file":
             refs.append((path, ref))
     datas = world.read_files([ref for _, ref in refs], READ_LIMIT) if refs else []
@@ -180,7 +182,7 @@ def _read(
     contents: dict[str, Parsed] = {}
     for path, data, digest in digested:
         size, mtime = stats[path]
-        rows.append(IndexedFile(source.folder, path, size, mtime, digest))
+        rows.append(IndexedFile(top, path, size, mtime, digest))
         if digest not in known and digest not in contents:
             parsed = parse_bytes(tuple(path.split("/")), data)
             if parsed is not None:
@@ -188,17 +190,14 @@ def _read(
     return rows, contents
 
 
-def after_write(world: WorldAdapter, index: ContentIndex, found: list[Source] | None, address: str) -> bool:
+def after_write(world: WorldAdapter, index: ContentIndex, address: str) -> bool:
     """Re-index the one file at `address` a governed write changed (or deleted), when it lies in a
-    folder the index reads of a source of the playset; whether it did. `found`: the sources, when the
-    caller has them; else they are read only for a file the index reads, so a change elsewhere (most of
-    a modder's work in progress) reads no mod's descriptor."""
-    folders = [source.folder for source in found] if found is not None else merged.folders(world)
-    for number, folder in enumerate(folders):
-        inside = _read_folder(folder, address)
+    folder the index reads of a source of the playset; whether it did. The sources are known by their
+    folders alone: no mod's descriptor is read for it, so a write costs the same with 5 mods or 500."""
+    for top in merged.folders(world):
+        inside = _read_folder(top, address)
         if inside is not None:
-            source = (found if found is not None else sources_of(world))[number]
-            _refresh_folder(world, index, source, inside, None)
+            _refresh_folder(world, index, top, inside, None)
             return True
     return False
 

@@ -306,6 +306,6 @@ def after_change(session: Session, services: Services, ref: VisibilityRef) -> No
     try:
         place = session.world.location_of(ref)
         address = canonical(place.root, place.parts)
-        content_index.after_write(session.world, index, None, address)
+        content_index.after_write(session.world, index, address)
     except Exception:  # noqa: BLE001 - see the docstring: no failure of the index reaches the write
         return

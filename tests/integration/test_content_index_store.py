@@ -77,7 +77,7 @@ def test_closes_new_symbols_for_a_file_equal_the_definitions_the_index_gains_for
     content_index.refresh(world, index, found)
     had = {symbol(d.kind, d.key) for d in index.defined_in(MOD, path)}
     put(base, path, after)
-    content_index.after_write(world, index, found, f"{MOD}/{path}")
+    content_index.after_write(world, index, f"{MOD}/{path}")
     gained = {symbol(d.kind, d.key) for d in index.defined_in(MOD, path)} - had
 
     kind = symbols.kind_of(tuple(path.split("/")))
@@ -116,15 +116,15 @@ def test_bad_input_is_indexed_with_findings_and_never_raises(base: Path):
 def test_a_governed_writes_file_is_re_indexed_at_once_and_a_deleted_one_dropped(base: Path):
     world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
     put(base, "common/traits/t.txt", "brave = {\n}\n")
-    content_index.after_write(world, index, None, f"{MOD}/common/traits/t.txt")
+    content_index.after_write(world, index, f"{MOD}/common/traits/t.txt")
     first = [d.key for d in index.defined(["ROOT_STEAM:/1"], "brave")]
     (base / "steam" / "1" / "common" / "traits" / "t.txt").unlink()
-    content_index.after_write(world, index, None, f"{MOD}/common/traits/t.txt")
+    content_index.after_write(world, index, f"{MOD}/common/traits/t.txt")
 
     assert (first, index.defined(["ROOT_STEAM:/1"], "brave")) == (["brave"], [])
 
 
-def test_a_change_to_a_file_the_index_does_not_read_reads_no_mods_descriptor(
+def test_a_governed_write_reads_no_mods_descriptor_and_nothing_for_a_file_the_index_does_not_read(
     base: Path, monkeypatch: pytest.MonkeyPatch
 ):
     world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
@@ -132,13 +132,14 @@ def test_a_change_to_a_file_the_index_does_not_read_reads_no_mods_descriptor(
     put(base, "common/traits/t.txt", "brave = {\n}\n")
     seen = reads_of(world, monkeypatch)
 
-    elsewhere = content_index.after_write(world, index, None, f"{MOD}/notes/plan.txt")
+    elsewhere = content_index.after_write(world, index, f"{MOD}/notes/plan.txt")
     read_then = list(seen)
-    indexed = content_index.after_write(world, index, None, f"{MOD}/common/traits/t.txt")
+    indexed = content_index.after_write(world, index, f"{MOD}/common/traits/t.txt")
 
     assert (elsewhere, read_then) == (False, [])
     assert indexed
-    assert ("1", "descriptor.mod") in seen
+    assert ("1", "descriptor.mod") not in seen
+    assert [d.key for d in index.defined([MOD], "brave")] == ["brave"]
 
 
 def test_one_builder_at_a_time_among_servers_on_one_state_directory(base: Path):
