@@ -26,12 +26,15 @@ Routes = Mapping[str, Mapping[str, Route]]
 
 
 class Dispatcher:
-    """Answers one tool command in the caller's session: route, per-command arguments, session lock."""
+    """Answers one tool command in the caller's session: route, per-command arguments, session lock.
+    `one_client`: the server serves a single client (stdio), so a command that reads files alone may be
+    answered on the event loop (`answer_at_once`); a server of many clients keeps file work off it."""
 
-    def __init__(self, core: Core, routes: Routes) -> None:
+    def __init__(self, core: Core, routes: Routes, *, one_client: bool = False) -> None:
         self.core = core
         self._routes = routes
         self._sessions = McpSessions(core.start_session)
+        self._one_client = one_client
 
     def slot(self, ctx: Context) -> SessionSlot:
         return self._sessions.slot(ctx)
@@ -55,9 +58,10 @@ class Dispatcher:
 
     def answer_at_once(self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]) -> Reply | None:
         """The reply, made on the caller's thread (the event loop), of a command that reads the session
-        alone (`SESSION_ONLY`) while its session holds no contract and no other call of it runs: nothing
-        it does can block. None, having counted and changed nothing, for any other call: answer it with
-        `answer` on a worker thread."""
+        alone (`SESSION_ONLY`), or on a server of one client the session and files alone (`FILES_ALONE`),
+        while its session holds no contract and no other call of it runs: it waits on no lock and no store,
+        and a thread hop would cost the call more than its own work. None, having counted and changed
+        nothing, for any other call: answer it with `answer` on a worker thread."""
         return self._answer(ctx, (tool, command, args), None, paced=False, at_once=True)
 
     def _answer(
@@ -71,7 +75,7 @@ class Dispatcher:
     ) -> Reply | None:
         tool, command, args = call
         route = self._routes[tool][command]
-        if at_once and not route.kind.SESSION_ONLY:  # declined before any work: `answer` does it all
+        if at_once and not self._at_once(route.kind):  # declined before any work: `answer` does it all
             return None
         given = {name: value for name, value in args.items() if value is not None}
         refusal = self.core.screen(given, route.relative)
@@ -91,6 +95,9 @@ class Dispatcher:
         finally:
             if at_once:
                 slot.lock.release()
+
+    def _at_once(self, kind: type[Request]) -> bool:
+        return kind.SESSION_ONLY or (self._one_client and kind.FILES_ALONE)
 
     def _decided(
         self, slot: SessionSlot, command: str, request: Request, *, paced: bool, locked: bool

@@ -105,20 +105,16 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         what the repository's .gitignore ignores, and .git, unless include_ignored. list rows name
         entries below the folder (data.address). To move the home, use ck3_mode cd."""
         command = str(args.pop("command"))
-        at_once = dispatcher.answer_at_once(ctx, "ck3_dir", command, args)  # pwd: no worker thread needed
-        if at_once is not None:
-            return ReplyResult.of(at_once)
         args["progress"] = _progress(ctx) if command == "tree" else None  # None: nothing to report to
-        answer = functools.partial(dispatcher.answer, ctx, "ck3_dir", command, args)
-        return ReplyResult.of(await anyio.to_thread.run_sync(answer))
+        return await _answered(dispatcher, ctx, ("ck3_dir", command), args)
 
     @_tool(server, READS)
-    def ck3_read(ctx: Context, **args: object) -> ReplyResult:
+    async def ck3_read(ctx: Context, **args: object) -> ReplyResult:
         """Read a visible text file (changes nothing), whole or a window of lines: `offset`+`limit`,
         `head` or `tail`. The reply gives total_lines, the lines shown (first_line, last_line),
         next_offset when there is more, and the whole file's sha256 (pass it to ck3_file as
         expected_sha256 so a write is refused if the file changed since)."""
-        return ReplyResult.of(dispatcher.answer(ctx, "ck3_read", "read", args))
+        return await _answered(dispatcher, ctx, ("ck3_read", "read"), args)
 
     @_tool(server, READS)
     def ck3_search(ctx: Context, **args: object) -> ReplyResult:
@@ -226,6 +222,19 @@ def _plain(args: dict[str, object]) -> dict[str, object]:
         else value
         for name, value in args.items()
     }
+
+
+async def _answered(
+    dispatcher: Dispatcher, ctx: Context, command: tuple[str, str], args: dict[str, object]
+) -> ReplyResult:
+    """The reply made on the event loop when the dispatcher answers the command at once (pwd; a read on a
+    server of one client), else on a worker thread."""
+    tool, name = command
+    at_once = dispatcher.answer_at_once(ctx, tool, name, args)
+    if at_once is not None:
+        return ReplyResult.of(at_once)
+    answer = functools.partial(dispatcher.answer, ctx, tool, name, args)
+    return ReplyResult.of(await anyio.to_thread.run_sync(answer))
 
 
 def _progress(ctx: Context) -> Callable[[int], None] | None:

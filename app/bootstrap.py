@@ -247,10 +247,11 @@ def build(  # noqa: PLR0913 - the settings, and what a test or the command line 
     token: str | None = None,
     calls: ServerCalls | None = None,
     clients: ClientTokens | None = None,
+    one_client: bool = False,
 ) -> FastMCP:
     """The MCP server for `settings`, ready to run or to be driven in memory by a test client; with a
     `token`, HTTP requests must carry it (or a token of one of `clients`) as their bearer token; `calls`
-    numbers its calls for the audit."""
+    numbers its calls for the audit; `one_client`: it will serve a single client (stdio)."""
     core = core or build_core(settings)
     auth = ClientVerifier(token, clients) if token is not None else None
     return build_server(
@@ -261,6 +262,7 @@ def build(  # noqa: PLR0913 - the settings, and what a test or the command line 
         auth=auth,
         read_only=settings.read_only,
         calls=calls,
+        one_client=one_client,
     )
 
 

@@ -154,7 +154,16 @@ def _serve_locked(
     _after_start(settings, core, lost)
     sweep_in_background(core, read_only=settings.read_only)
     calls = ServerCalls()
-    server = _built(build(settings, core=core, token=token, calls=calls, clients=client_tokens(core)))
+    server = _built(
+        build(
+            settings,
+            core=core,
+            token=token,
+            calls=calls,
+            clients=client_tokens(core),
+            one_client=args.transport == "stdio",  # its reads may be answered on the event loop
+        )
+    )
     anchors = _anchors(core.services.audit, calls.server_id)
     channel = approval_channel(approvals, core)
     try:

@@ -50,6 +50,7 @@ class Read(Request):
     `tail` lines."""
 
     TOOL: ClassVar[str] = "ck3_read"
+    FILES_ALONE: ClassVar[bool] = True
     ARGS: ClassVar[tuple[wire.Arg, ...]] = (
         wire.address(),
         wire.number("offset", "the first line (1-based)"),

@@ -24,6 +24,10 @@ class Request:
     SESSION_ONLY: ClassVar[bool] = False
     """Whether the command reads the session alone (no file, no store) while the session holds no contract:
     a driving adapter may answer it on the caller's own thread."""
+    FILES_ALONE: ClassVar[bool] = False
+    """Whether the command reads the session and files alone (no store, nothing another process holds a
+    lock on) while the session holds no contract: a driving adapter that serves a single client may answer
+    it on the caller's own thread, where only that client's own messages wait for it."""
 
 
 R = TypeVar("R", bound=Request)

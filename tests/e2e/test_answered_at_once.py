@@ -1,8 +1,12 @@
 """A command that reads the session alone (`ck3_dir pwd`) is answered on the server's own thread, with no
-worker thread, while its session holds no contract; once the session holds one (its store may have to be
-read), and for every other command, the answer is made on a worker thread. Either way a call is counted
-against the rate limit once."""
+worker thread, while its session holds no contract; so is a read (`ck3_read`) on a server of one client
+(stdio, which `serve` builds so), never on a server of many (HTTP). Once the session holds a contract (its
+store may have to be read), and for every other command, the answer is made on a worker thread. Either
+way a call is counted against the rate limit once."""
 
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,8 +19,10 @@ from fastmcp import Client
 from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.policy.pacing import Rates
+from domain.use_cases.file_access import Read
 from domain.use_cases.navigation import ListFolder, Pwd
 from domain.vocabulary import Mode, RootCategory
+from tests.e2e.stdio import write_config
 
 pytestmark = pytest.mark.anyio
 
@@ -24,6 +30,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     (tmp_path / "data" / "wip").mkdir(parents=True)
+    (tmp_path / "data" / "wip" / "notes.txt").write_text("one\ntwo\n", encoding="utf-8")
     roots = {RootCategory.ROOT_CK3RAVEN_DATA: tmp_path / "data"}
     return Settings("test", roots, RootCategory.ROOT_CK3RAVEN_DATA, Mode.CK3RAVEN_DEV)
 
@@ -36,14 +43,13 @@ def recording(handler: Callable[..., Any], threads: list[bool]) -> Callable[...,
     return recorded
 
 
-def served(settings: Settings, on_main: list[bool]) -> Any:
+def served(settings: Settings, on_main: list[bool], *, one_client: bool = False) -> Any:
     core = build_core(settings)
     core.handlers = {
         **core.handlers,
-        Pwd: recording(core.handlers[Pwd], on_main),
-        ListFolder: recording(core.handlers[ListFolder], on_main),
+        **{kind: recording(core.handlers[kind], on_main) for kind in (Pwd, ListFolder, Read)},
     }
-    return build(settings, core=core)
+    return build(settings, core=core, one_client=one_client)
 
 
 OPEN = {
@@ -85,3 +91,74 @@ async def test_a_call_answered_at_once_or_not_is_counted_once(settings: Settings
 
     assert codes == ["MCP-CFG-S-001"] * 4 + ["EN-EXEC-D-001"]
     assert on_main == [False] * 4
+
+
+READ = {"path": "wip/notes.txt"}
+
+
+async def test_a_read_is_answered_on_the_servers_own_thread_when_it_serves_one_client_until_a_contract(
+    settings: Settings,
+):
+    on_main: list[bool] = []
+    async with Client(served(settings, on_main, one_client=True)) as client:
+        before = await client.call_tool("ck3_read", READ)
+        await client.call_tool("ck3_dir", {"command": "list", "path": "wip"})
+        await client.call_tool("ck3_contract", OPEN)
+        after = await client.call_tool("ck3_read", READ)
+
+    assert before.structured_content["data"]["content"] == "one\ntwo\n"
+    assert before.structured_content["data"] == after.structured_content["data"]
+    assert on_main == [True, False, False]
+
+
+async def test_a_server_of_many_clients_answers_a_read_on_a_worker_thread(settings: Settings):
+    on_main: list[bool] = []
+    async with Client(served(settings, on_main)) as client:
+        read = await client.call_tool("ck3_read", READ)
+        await client.call_tool("ck3_dir", {"command": "pwd"})
+
+    assert read.structured_content["code"] == "WA-READ-S-003"
+    assert on_main == [False, True]
+
+
+PROBE = """
+import json, sys
+import adapters.fastmcp_server, adapters.stdio_drain, uvicorn
+from ck3raven.__main__ import main
+
+made = adapters.fastmcp_server.Dispatcher
+
+def dispatcher(*args, one_client=False, **kwargs):
+    sys.stderr.write(json.dumps({"one_client": one_client}) + "\\n")
+    sys.stderr.flush()
+    return made(*args, one_client=one_client, **kwargs)
+
+async def serving(server):  # stands in for serving over stdio
+    pass
+
+adapters.fastmcp_server.Dispatcher = dispatcher
+adapters.stdio_drain.serve_stdio = serving
+uvicorn.Server.run = lambda self, sockets=None: None  # stands in for serving over HTTP
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize(("transport", "one_client"), [("stdio", True), ("http", False)])
+def test_serve_builds_a_server_of_one_client_over_stdio_alone(
+    tmp_path: Path, transport: str, one_client: bool
+):
+    (tmp_path / "repo").mkdir()
+    config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
+    argv = ["serve", "--config", str(config), "--transport", transport, "--port", "0"]
+
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    said = [json.loads(line) for line in done.stderr.splitlines() if line.startswith('{"one_client"')]
+    assert said == [{"one_client": one_client}], done.stderr[-2000:]
