@@ -1,8 +1,9 @@
 """Calls over stdio on the CK3-shaped world: ck3raven beside its floors, stock FastMCP 4 with the same tools
 doing the same raw work (bench/stock_server.py) and (with --peers) the Node reference server, all up at
 once, every case's contenders taken in turn each round (the order reversed every other round). A row held
-against stock or a floor judges the median of the per-round ratios (differences for a trivial call and a
-read) and shows their quartiles and range, and the load average while its rounds ran. Stock's answers are
+against stock or a floor judges the per-round ratios (differences for a trivial call and a read), each
+order's median averaged (bench/report.py), and shows their quartiles and range, and the load average
+while its rounds ran. Stock's answers are
 checked to carry the same data as ours.
 
 Cases (medians of each contender's rounds; ours is timed from request to response by bench/rpc.py):

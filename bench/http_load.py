@@ -6,7 +6,8 @@ Each client is an MCP session of its own (the 2025-11-25 handshake, then its ses
 that calls the same mix in a loop: `ck3_dir pwd`, a 10 KiB `ck3_read`, a 50-entry `ck3_dir list` and a
 10 KiB `ck3_file write` of its own file. A round gives each server the same window (its sessions opened
 before the window starts), the two servers in turn, the order reversed every other round. A row holds
-the median of the per-round ratios of calls per second (ours / stock, at least 0.9 to be met), and the
+the per-round ratios of calls per second (ours / stock, at least 0.9 to be met; each order's median,
+averaged: bench/report.py), and the
 99th percentile of each server's call latencies over all rounds. The load generator is this process:
 one thread (asyncio), so at most one core of the machine's, beside the servers.
 

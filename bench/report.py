@@ -72,8 +72,9 @@ class Row:
     note: str = ""
     samples: dict[str, list[float]] = field(default_factory=dict)
     paired: bool = False
-    """`samples` holds `ours` and `other` taken in the same rounds: the row judges the median of the
-    per-round ratios (or differences), not the ratio of the medians, and shows their spread."""
+    """`samples` holds `ours` and `other` taken in the same rounds, the two in turn, the order reversed every
+    other round: the row judges the per-round ratios (or differences), not the ratio of the medians, and
+    shows their spread (`value`)."""
     load: float | None = None
     """The one-minute load average while the row's rounds ran (the machine is shared)."""
 
@@ -98,26 +99,32 @@ class Row:
         return [a / b for a, b in zip(ours, other, strict=True) if b > 0]
 
     def spread(self) -> str:
-        """The quartiles and extremes of a paired row's per-round values, as text ("" if not paired)."""
+        """The quartiles and extremes of a paired row's per-round values, and the median of each order's
+        rounds, as text ("" if not paired)."""
         values = self.per_round()
         if not values or len(values) < 4:
             return ""
         low, _, high = statistics.quantiles(values, n=4)
+        first, second = statistics.median(values[0::2]), statistics.median(values[1::2])
         return (
             f"per round over {len(values)} rounds: quartiles {low:.2f}-{high:.2f},"
-            f" range {min(values):.2f}-{max(values):.2f}"
+            f" range {min(values):.2f}-{max(values):.2f}; by order {first:.2f} and {second:.2f}"
         )
 
     def value(self) -> float | None:
         """What the target judges (a ratio, a difference in the row's unit, ...); without a target, the
-        plain ratio ours/other. A paired row judges the median of its per-round values."""
+        plain ratio ours/other. A paired row judges its per-round values as a crossover trial does: the
+        median of the rounds in each order, averaged. Whichever contender runs second pays for what the
+        first leaves behind on the shared CPUs (its process finishing, caches it took), so the rounds of
+        the two orders form two clusters; the median of all of them falls anywhere between the two, the
+        average of the two orders' medians counts what each leaves to the other alike."""
         if self.ours is None:
             return None
         values = self.per_round()
         if values:
             if self.target is not None and self.target.kind == "faster":
-                return statistics.median(1 / v for v in values)
-            return statistics.median(values)
+                values = [1 / v for v in values]
+            return _crossover(values)
         other = None if self.other is None else self.scaled(self.other)
         if self.target is None:
             return None if not other else self.scaled(self.ours) / other
@@ -149,6 +156,14 @@ class Row:
 
     def target_text(self) -> str:
         return "-" if self.target is None else self.target.text(self.unit)
+
+
+def _crossover(values: list[float]) -> float:
+    """The average of the medians of the rounds in each order (even rounds: ours first); one round: its
+    value."""
+    if len(values) < 2:
+        return values[0]
+    return (statistics.median(values[0::2]) + statistics.median(values[1::2])) / 2
 
 
 def medians(samples: dict[str, list[float]]) -> dict[str, float]:
