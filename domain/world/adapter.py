@@ -192,15 +192,22 @@ class WorldAdapter:
             verdicts = compiled.shown
             shown = _judged(verdicts, addressable_name, compiled.hidden_name)
             refused = skip.names if isinstance(skip, NamedSkip) else frozenset()
+            known = compiled.shown_names
 
             def sift(names: list[str]) -> list[str]:
-                # a folder's names at once: a name judged before (most names of a tree) costs no call
+                # a folder's names at once: a folder of names shown before (most folders of a tree, once a
+                # walk has seen it) in two set operations, else a name judged before costs no call
+                if refused.isdisjoint(names) and known.issuperset(names):
+                    return names
                 judged = verdicts.get
-                return [
+                kept = [
                     name
                     for name in names
                     if name not in refused and ((seen := judged(name)) or (seen is None and shown(name)))
                 ]
+                if len(known) < NAMES_KEPT:
+                    known.update(kept)
+                return kept
 
             rest = None if skip is None or isinstance(skip, NamedSkip) else _folders_kept(skip)
             # spelled at C speed, no frame of ours per folder

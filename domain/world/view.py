@@ -105,6 +105,9 @@ class Compiled:
         self.shown: dict[str, bool] = {}
         """Names a walk judged, and whether an address can spell them and the view does not hide them:
         a pure verdict on the name (never on what stands there), kept while the view lasts."""
+        self.shown_names: set[str] = set()
+        """Names a folder walk kept as shown (`shown` said so): a folder whose names are all among them
+        is sifted with one set operation."""
 
     def mod(self, key: str) -> ModFolder | None:
         return self._by_key.get(key)

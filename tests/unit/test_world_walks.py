@@ -75,6 +75,16 @@ def test_a_walk_of_folders_refusing_names_alone_finds_what_a_filter_asked_of_eac
     assert list(world.walk_dirs(world_ref, 9, by_name)) == ["ROOT_REPO:/src"]
 
 
+def test_a_walk_of_folders_walked_again_shows_what_it_showed_and_refuses_by_name_what_it_showed():
+    world = repo_world()
+    world_ref = ref_of(world, "ROOT_REPO:/")
+    first = list(world.walk_dirs(world_ref, 9))
+
+    assert "ROOT_REPO:/deploy.key" not in first  # hidden: its folder's names are not all shown ones
+    assert list(world.walk_dirs(world_ref, 9)) == first
+    assert list(world.walk_dirs(world_ref, 9, NamedSkip(frozenset({"build", "lib"})))) == ["ROOT_REPO:/src"]
+
+
 def test_a_walk_of_folders_where_mods_are_spelled_apart_honours_its_filter():
     world = repo_world(Mode.CK3LENS)
     docs = ref_of(world, "ROOT_USER_DOCS:/")
