@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Generator, Iterator, Mapping
 from contextlib import suppress
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from ports.errors import (
     TooLarge,
     Unavailable,
 )
-from ports.files import Entry, Files, FolderSift, Kind, Location, Sift, Stat
+from ports.files import Entry, Files, FolderSift, Kind, Location, Sift, Stat, below
 
 
 class _PinnedRoot:
@@ -177,9 +177,10 @@ class LocalFiles(Files):
         depth: int,
         keep: Callable[[str], bool] | None,
         sift: FolderSift | None = None,
-    ) -> Iterator[str]:
+        above: str = "",
+    ) -> Generator[str, None, None]:
         with self._dir(location) as fd:
-            yield from walk(fd, "", depth, keep, sift)
+            yield from walk(fd, above, depth, below(keep, len(above)), sift)
 
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]

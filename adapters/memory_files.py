@@ -7,7 +7,7 @@ for a filesystem that ignores case, as the local adapter behaves on one.
 
 import hashlib
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Final
 
 from attrs import frozen
@@ -22,7 +22,7 @@ from ports.errors import (
     SpecialFile,
     TooLarge,
 )
-from ports.files import SURVEY_DEPTH, Entry, Files, FolderSift, Kind, Location, Sift, Stat
+from ports.files import SURVEY_DEPTH, Entry, Files, FolderSift, Kind, Location, Sift, Stat, below
 
 
 @frozen
@@ -177,8 +177,9 @@ class MemoryFiles(Files):
         depth: int,
         keep: Callable[[str], bool] | None,
         sift: FolderSift | None = None,
-    ) -> Iterator[str]:
-        yield from _walk(self._folder(location), "", depth, keep, sift)
+        above: str = "",
+    ) -> Generator[str, None, None]:
+        yield from _walk(self._folder(location), above, depth, below(keep, len(above)), sift)
 
     def survey(
         self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool]

@@ -5,7 +5,7 @@ where the root lives on the host. Implementations never follow symbolic links, n
 root whose filesystem ignores case, an entry has one spelling: the one its folder lists.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Final, Literal, NamedTuple, Protocol
 
 from attrs import frozen
@@ -57,6 +57,13 @@ class Stat:
     inode: int = 0
     link: str | None = None
     digest: str | None = None
+
+
+def below(keep: Callable[[str], bool] | None, cut: int) -> Callable[[str], bool] | None:
+    """`keep` asked with a walked path less the first `cut` characters (its `above`): for adapters."""
+    if keep is None or not cut:
+        return keep
+    return lambda path: keep(path[cut:])
 
 
 class Files(Protocol):
@@ -130,14 +137,17 @@ class Files(Protocol):
         depth: int,
         keep: Callable[[str], bool] | None,
         sift: FolderSift | None = None,
-    ) -> Iterator[str]:
+        above: str = "",
+    ) -> Generator[str, None, None]:
         """Folders below `location`, at most `depth` levels down, in sorted depth-first pre-order, as paths
         relative to `location`, their parts joined by `/` (built as the walk goes: a tree of thousands of
-        folders is not joined again from its parts). `keep(path)` is asked for each folder found (None:
-        each is kept): a folder it refuses is neither yielded nor entered. `sift`, given, is handed each
-        folder's folder names (sorted) once, before `keep`, when it has any: those it does not give back
-        are left out as if refused. A folder that turns into a link mid-walk is skipped, never followed.
-        Closing the iterator early releases everything it holds."""
+        folders is not joined again from its parts), each after `above` (the caller's spelling of
+        `location`: spelled as the walk goes, not by a pass over what it yields). `keep(path)` is asked
+        for each folder found, with its path alone (None: each is kept): a folder it refuses is neither
+        yielded nor entered. `sift`, given, is handed each folder's folder names (sorted) once, before
+        `keep`, when it has any: those it does not give back are left out as if refused. A folder that
+        turns into a link mid-walk is skipped, never followed. Closing the generator early releases
+        everything it holds."""
         ...
 
     def survey(

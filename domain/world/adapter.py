@@ -183,9 +183,8 @@ class WorldAdapter:
         self, ref: VisibilityRef, depth: int, skip: Skip | None = None
     ) -> Generator[str, None, None]:
         """Canonical addresses of the visible folders below `ref` (less those `skip` refuses),
-        depth-first. Raises port errors."""
+        depth-first. Raises port errors as it is iterated."""
         location = _seal.locate(ref)
-        root, base = location.root, location.parts
         compiled = self._view
         prefix = compiled.uniform_prefix(location)
         if prefix is not None:  # nothing below is spelled differently: only names are checked
@@ -210,9 +209,15 @@ class WorldAdapter:
                 return kept
 
             rest = None if skip is None or isinstance(skip, NamedSkip) else _folders_kept(skip)
-            # spelled at C speed, no frame of ours per folder
-            yield from map(prefix.__add__, self._files.walk_dirs(location, depth, rest, sift))
-            return
+            # spelled by the walk as it goes: no frame of ours, no pass over what it yields
+            return self._files.walk_dirs(location, depth, rest, sift, above=prefix)
+        return self._spelled_dirs(location, depth, skip)
+
+    def _spelled_dirs(self, location: Location, depth: int, skip: Skip | None) -> Generator[str, None, None]:
+        """`walk_dirs` below a folder where what lies below may be spelled apart (a mod's folder): each
+        folder's whole location judged and spelled."""
+        root, base = location.root, location.parts
+        compiled = self._view
 
         def keep(path: str) -> bool:
             parts = tuple(path.split("/"))

@@ -132,6 +132,18 @@ def test_a_walk_neither_yields_nor_enters_a_refused_folder(files: Files):
     assert asked == ["a", "a/b", "empty"]
 
 
+def test_a_walk_spells_each_folder_after_what_is_above_it_and_asks_keep_with_its_path_alone(files: Files):
+    asked: list[str] = []
+
+    def keep(path: str) -> bool:
+        asked.append(path)
+        return path != "a/b"
+
+    assert list(files.walk_dirs(at(), 9, keep, above="ROOT_GAME:/")) == ["ROOT_GAME:/a", "ROOT_GAME:/empty"]
+    assert asked == ["a", "a/b", "empty"]
+    assert list(files.walk_dirs(at("a"), 9, None, above="R:/a/")) == ["R:/a/b", "R:/a/b/c"]
+
+
 def test_a_walks_sift_leaves_out_what_it_does_not_give_back_before_keep_is_asked(files: Files):
     folders: list[list[tuple[str, str]]] = []
     asked: list[tuple[str, ...]] = []
