@@ -1,6 +1,7 @@
 """Helpers to start `ck3raven serve` as a subprocess and talk to it with the official `mcp` client."""
 
 import json
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,6 +13,22 @@ from mcp import Client, StdioServerParameters
 from tests.terminal import on_terminal as run_on_terminal
 
 CK3RAVEN = str(Path(sys.executable).with_name("ck3raven"))
+
+
+def said_by_probe(probe: str, *argv: str, first: str) -> list[dict[str, Any]]:
+    """Run `probe` (Python source standing in for part of the command line) with `argv`, and the JSON lines
+    it wrote to stderr whose text starts with `{"<first>"`."""
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith('{"' + first + '"')]
+    assert lines, done.stderr[-2000:]
+    return lines
 
 
 def write_config(

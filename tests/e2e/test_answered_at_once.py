@@ -4,9 +4,6 @@ worker thread, while its session holds no contract; so is a read (`ck3_read`) on
 store may have to be read), and for every other command, the answer is made on a worker thread. Either
 way a call is counted against the rate limit once."""
 
-import json
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +19,7 @@ from domain.policy.pacing import Rates
 from domain.use_cases.file_access import Read
 from domain.use_cases.navigation import ListFolder, Pwd
 from domain.vocabulary import Mode, RootCategory
-from tests.e2e.stdio import write_config
+from tests.e2e.stdio import said_by_probe, write_config
 
 pytestmark = pytest.mark.anyio
 
@@ -151,14 +148,6 @@ def test_serve_builds_a_server_of_one_client_over_stdio_alone(
     config = write_config(tmp_path, roots={"ROOT_REPO": tmp_path / "repo"})
     argv = ["serve", "--config", str(config), "--transport", transport, "--port", "0"]
 
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    said = said_by_probe(PROBE, *argv, first="one_client")
 
-    said = [json.loads(line) for line in done.stderr.splitlines() if line.startswith('{"one_client"')]
-    assert said == [{"one_client": one_client}], done.stderr[-2000:]
+    assert said == [{"one_client": one_client}]

@@ -4,13 +4,10 @@ walk it and the youngest objects collected less often; every other command befor
 never serves, nor runs a command, with collection off; and building the server loads no docstring parser
 (the tools' descriptions are given as they are written)."""
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from app.collection import YOUNG
-from tests.e2e.stdio import write_config
+from tests.e2e.stdio import said_by_probe, write_config
 
 PROBE = """
 import gc, json, sys
@@ -35,16 +32,7 @@ said({"at_import": at_import, "after": gc.isenabled(), "young": gc.get_threshold
 
 
 def probe(*argv: str) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert '{"at_import"' in done.stderr, done.stderr[-2000:]
-    return next(json.loads(line) for line in done.stderr.splitlines() if line.startswith('{"at_import"'))
+    return said_by_probe(PROBE, *argv, first="at_import")[0]
 
 
 def test_serve_builds_its_server_without_the_collector_and_serves_with_it(tmp_path: Path):
