@@ -59,9 +59,10 @@ class Dispatcher:
     def answer_at_once(self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]) -> Reply | None:
         """The reply, made on the caller's thread (the event loop), of a command that reads the session
         alone (`SESSION_ONLY`), or on a server of one client the session and files alone (`FILES_ALONE`),
-        while its session holds no contract and no other call of it runs: it waits on no lock and no store,
-        and a thread hop would cost the call more than its own work. None, having counted and changed
-        nothing, for any other call: answer it with `answer` on a worker thread."""
+        while its session holds no contract and no other call of it runs: it waits on no store and on no
+        lock held longer than a moment (the session's pacing), and a thread hop would cost a small read
+        more than its own work. None, having counted and changed nothing, for any other call: answer it
+        with `answer` on a worker thread."""
         return self._answer(ctx, (tool, command, args), None, paced=False, at_once=True)
 
     def _answer(

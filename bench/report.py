@@ -88,24 +88,37 @@ class Row:
         places = 2 if abs(scaled) < 100 else 1
         return f"{scaled:,.{places}f} {self.unit}".rstrip()
 
-    def per_round(self) -> list[float] | None:
+    def by_order(self) -> tuple[list[float], list[float]] | None:
         """The per-round ratios ours/other (differences, in the row's unit, for a `delta` target) of a
-        paired row; None for any other."""
+        paired row, the even rounds' and the odd rounds' apart (the contenders ran in turn, the order
+        reversed every other round); a round whose other took no time is left out of its order. None for
+        any other row."""
         ours, other = self.samples.get("ours"), self.samples.get("other")
         if not self.paired or not ours or not other or len(ours) != len(other):
             return None
-        if self.target is not None and self.target.kind == "delta":
-            return [self.scaled(a) - self.scaled(b) for a, b in zip(ours, other, strict=True)]
-        return [a / b for a, b in zip(ours, other, strict=True) if b > 0]
+        delta = self.target is not None and self.target.kind == "delta"
+        orders: tuple[list[float], list[float]] = ([], [])
+        for number, (a, b) in enumerate(zip(ours, other, strict=True)):
+            if delta:
+                orders[number % 2].append(self.scaled(a) - self.scaled(b))
+            elif b > 0:
+                orders[number % 2].append(a / b)
+        return orders
+
+    def per_round(self) -> list[float] | None:
+        """A paired row's per-round values (`by_order`), both orders together; None for any other row."""
+        orders = self.by_order()
+        return None if orders is None else orders[0] + orders[1]
 
     def spread(self) -> str:
         """The quartiles and extremes of a paired row's per-round values, and the median of each order's
         rounds, as text ("" if not paired)."""
+        orders = self.by_order()
         values = self.per_round()
-        if not values or len(values) < 4:
+        if orders is None or not values or len(values) < 4 or not all(orders):
             return ""
         low, _, high = statistics.quantiles(values, n=4)
-        first, second = statistics.median(values[0::2]), statistics.median(values[1::2])
+        first, second = statistics.median(orders[0]), statistics.median(orders[1])
         return (
             f"per round over {len(values)} rounds: quartiles {low:.2f}-{high:.2f},"
             f" range {min(values):.2f}-{max(values):.2f}; by order {first:.2f} and {second:.2f}"
@@ -120,11 +133,11 @@ class Row:
         average of the two orders' medians counts what each leaves to the other alike."""
         if self.ours is None:
             return None
-        values = self.per_round()
-        if values:
+        orders = self.by_order()
+        if orders is not None and any(orders):
             if self.target is not None and self.target.kind == "faster":
-                values = [1 / v for v in values]
-            return _crossover(values)
+                orders = ([1 / v for v in orders[0]], [1 / v for v in orders[1]])
+            return _crossover(*orders)
         other = None if self.other is None else self.scaled(self.other)
         if self.target is None:
             return None if not other else self.scaled(self.ours) / other
@@ -158,12 +171,11 @@ class Row:
         return "-" if self.target is None else self.target.text(self.unit)
 
 
-def _crossover(values: list[float]) -> float:
-    """The average of the medians of the rounds in each order (even rounds: ours first); one round: its
-    value."""
-    if len(values) < 2:
-        return values[0]
-    return (statistics.median(values[0::2]) + statistics.median(values[1::2])) / 2
+def _crossover(first: list[float], second: list[float]) -> float:
+    """The average of the medians of the rounds in each order (the median of the one order that has
+    rounds, when the other has none)."""
+    medians = [statistics.median(values) for values in (first, second) if values]
+    return sum(medians) / len(medians)
 
 
 def medians(samples: dict[str, list[float]]) -> dict[str, float]:

@@ -204,8 +204,9 @@ class WorldAdapter:
                     for name in names
                     if name not in refused and ((seen := judged(name)) or (seen is None and shown(name)))
                 ]
-                if len(known) < NAMES_KEPT:
-                    known.update(kept)
+                if len(known) >= NAMES_KEPT:  # as the verdicts: whatever a world holds, never more
+                    known.clear()
+                known.update(kept)
                 return kept
 
             rest = None if skip is None or isinstance(skip, NamedSkip) else _folders_kept(skip)

@@ -108,6 +108,18 @@ async def test_a_read_is_answered_on_the_servers_own_thread_when_it_serves_one_c
     assert on_main == [True, False, False]
 
 
+async def test_a_read_answered_at_once_is_counted_against_the_rate_limit_once(settings: Settings):
+    paced = evolve(settings, limits=Rates(reads_per_minute=3, mutations_per_minute=5))
+    on_main: list[bool] = []
+    async with Client(served(paced, on_main, one_client=True)) as client:
+        replies = [await client.call_tool("ck3_read", READ, raise_on_error=False) for _ in range(4)]
+
+    assert [reply.structured_content["code"] for reply in replies] == ["WA-READ-S-003"] * 3 + [
+        "EN-EXEC-D-001"
+    ]
+    assert on_main == [True] * 3
+
+
 async def test_a_server_of_many_clients_answers_a_read_on_a_worker_thread(settings: Settings):
     on_main: list[bool] = []
     async with Client(served(settings, on_main)) as client:
