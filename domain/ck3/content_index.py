@@ -193,16 +193,16 @@ def _read(
 def after_write(world: WorldAdapter, index: ContentIndex, address: str) -> bool:
     """Re-index the one file at `address` a governed write changed (or deleted), when it lies in a
     folder the index reads of a source of the playset; whether it did. The sources are known by their
-    folders alone: no mod's descriptor is read for it, so a write costs the same with 5 mods or 500."""
+    folders alone: no mod's descriptor is read for it, so a write reads no more with 500 mods than with 5."""
     for top in merged.folders(world):
-        inside = _read_folder(top, address)
+        inside = _indexed_folder(top, address)
         if inside is not None:
             _refresh_folder(world, index, top, inside, None)
             return True
     return False
 
 
-def _read_folder(folder: str, address: str) -> str | None:
+def _indexed_folder(folder: str, address: str) -> str | None:
     """The folder below the source at `folder` holding the file at `address`, when the index reads it."""
     prefix = folder.rstrip("/") + "/"
     if not address.startswith(prefix):

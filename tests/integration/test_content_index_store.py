@@ -42,16 +42,16 @@ def put(base: Path, path: str, data: bytes | str) -> None:
     target.write_bytes(data.encode() if isinstance(data, str) else data)
 
 
-def reads_of(world: WorldAdapter, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
-    """The files the world's real adapter reads from now on, each by its parts below its root."""
-    files, seen = world._files, []
-    read = files.read
+def reads_of(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The files the real files adapter reads from now on, each by its parts below its root."""
+    seen: list[tuple[str, ...]] = []
+    read = LocalFiles.read
 
-    def counted(location: Location, limit: int) -> bytes:
+    def counted(files: LocalFiles, location: Location, limit: int) -> bytes:
         seen.append(location.parts)
-        return read(location, limit)
+        return read(files, location, limit)
 
-    monkeypatch.setattr(files, "read", counted)
+    monkeypatch.setattr(LocalFiles, "read", counted)
     return seen
 
 
@@ -130,7 +130,7 @@ def test_a_governed_write_reads_no_mods_descriptor_and_nothing_for_a_file_the_in
     world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
     put(base, "notes/plan.txt", "todo\n")
     put(base, "common/traits/t.txt", "brave = {\n}\n")
-    seen = reads_of(world, monkeypatch)
+    seen = reads_of(monkeypatch)
 
     elsewhere = content_index.after_write(world, index, f"{MOD}/notes/plan.txt")
     read_then = list(seen)
@@ -157,7 +157,7 @@ def test_the_playsets_folders_are_its_sources_folders_known_without_reading_a_de
     base: Path, monkeypatch: pytest.MonkeyPatch
 ):
     world = world_on(base)
-    seen = reads_of(world, monkeypatch)
+    seen = reads_of(monkeypatch)
 
     folders = merged.folders(world)
     read_then = list(seen)
