@@ -61,12 +61,19 @@ class Elicitor:
         self._nonces: OrderedDict[str, tuple[str, object]] = OrderedDict()
         self._lock = threading.Lock()
 
+    @staticmethod
+    def carries_answer(ctx: Context) -> bool:
+        """Whether the call is a 2026-07-28 retry carrying an answer (read off the request alone: no store,
+        no lock), which `take_answer` is to record."""
+        return _carried(ctx) is not None
+
     def take_answer(self, ctx: Context) -> object | None:
         """Record the answer a retried 2026-07-28 call carries and give back what the asking call kept with
         it (its session); None when there is no answer or it is replayed."""
-        responses, state = ctx.input_responses, ctx.request_state
-        if not responses or not state or "." not in state:
+        carried = _carried(ctx)
+        if carried is None:
             return None
+        responses, state = carried
         approval_id, nonce = state.rsplit(".", 1)
         with self._lock:
             kept = self._nonces.pop(nonce, None)
@@ -112,6 +119,14 @@ class Elicitor:
         approve = getattr(answer, "action", None) == "accept" and isinstance(data, Decision) and data.approve
         self._decide(approval_id, approve is True)
         return True
+
+
+def _carried(ctx: Context) -> tuple[dict[str, Any], str] | None:
+    """The responses and request state a retried call carries, if it carries both."""
+    responses, state = ctx.input_responses, ctx.request_state
+    if not responses or not state or "." not in state:
+        return None
+    return dict(responses), state
 
 
 def _modern(ctx: Context) -> bool:

@@ -143,7 +143,12 @@ class HumanLoop:
     async def answer(
         self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]
     ) -> ReplyResult | InputRequiredResult:
-        kept = await anyio.to_thread.run_sync(self._elicitor.take_answer, ctx)
+        # most calls carry no answer: that is read off the request, and only an answer to record hops
+        kept = (
+            await anyio.to_thread.run_sync(self._elicitor.take_answer, ctx)
+            if self._elicitor.carries_answer(ctx)
+            else None
+        )
         slot = kept if isinstance(kept, SessionSlot) else self._dispatcher.slot(ctx)
         dispatch = self._dispatcher.answer
         reply = await anyio.to_thread.run_sync(dispatch, ctx, tool, command, args, slot)

@@ -6,6 +6,8 @@ import pytest
 from mcp.types import ElicitResult, InputRequiredResult
 
 from adapters.elicitation import Elicitor
+from adapters.mcp_dispatch import HumanLoop
+from adapters.mcp_sessions import SessionSlot
 
 pytestmark = pytest.mark.anyio
 
@@ -110,3 +112,54 @@ async def test_the_answer_gives_back_what_the_asking_call_kept():
     )
 
     assert taken is kept
+
+
+class Recording(Elicitor):
+    """An elicitor that notes each time it is asked for the answer a call carries."""
+
+    def __init__(self) -> None:
+        super().__init__(Decisions())
+        self.taken: list[object] = []
+
+    def take_answer(self, ctx) -> object | None:
+        self.taken.append(ctx)
+        return super().take_answer(ctx)
+
+
+class Answering:
+    """A dispatcher that answers every command with one reply and notes the session slot it was given."""
+
+    def __init__(self) -> None:
+        self.slots: list[object] = []
+
+    def slot(self, ctx) -> str:
+        return "the caller's session"
+
+    def answer(self, ctx, tool, command, args, slot) -> object:
+        self.slots.append(slot)
+        return SimpleNamespace(code="WA-WRITE-S-001", data={})
+
+
+async def test_a_call_carrying_no_answer_is_answered_without_asking_the_elicitor_for_one():
+    elicitor, dispatcher = Recording(), Answering()
+    loop = HumanLoop(dispatcher, elicitor)  # type: ignore[arg-type]
+
+    await loop.answer(context(), "ck3_file", "write", {})
+    await loop.answer(context(state="hat-1.0000"), "ck3_file", "write", {})
+
+    assert elicitor.taken == []
+    assert dispatcher.slots == ["the caller's session", "the caller's session"]
+
+
+async def test_a_retry_carrying_an_answer_is_answered_in_the_session_that_asked():
+    elicitor, dispatcher = Recording(), Answering()
+    loop = HumanLoop(dispatcher, elicitor)  # type: ignore[arg-type]
+    kept = SessionSlot(SimpleNamespace(session_id="asking"))  # type: ignore[arg-type]
+    asked = await elicitor.ask(context(), "hat-1", "Switch to ck3raven-dev", keep=kept)
+    assert isinstance(asked, InputRequiredResult)
+    yes = ElicitResult(action="accept", content={"approve": True})
+
+    await loop.answer(context(state=asked.request_state, answer=yes), "ck3_file", "write", {})
+
+    assert len(elicitor.taken) == 1
+    assert dispatcher.slots == [kept]
