@@ -137,15 +137,15 @@ class Answering:
 
     def answer(self, ctx, tool, command, args, slot) -> object:
         self.slots.append(slot)
-        return SimpleNamespace(code="WA-WRITE-S-001", data={})
+        return SimpleNamespace(code="CT-GATE-S-001", data={})
 
 
 async def test_a_call_carrying_no_answer_is_answered_without_asking_the_elicitor_for_one():
     elicitor, dispatcher = Recording(), Answering()
     loop = HumanLoop(dispatcher, elicitor)  # type: ignore[arg-type]
 
-    await loop.answer(context(), "ck3_file", "write", {})
-    await loop.answer(context(state="hat-1.0000"), "ck3_file", "write", {})
+    await loop.answer(context(), "ck3_contract", "open", {})
+    await loop.answer(context(state="hat-1.0000"), "ck3_contract", "open", {})
 
     assert elicitor.taken == []
     assert dispatcher.slots == ["the caller's session", "the caller's session"]
@@ -159,7 +159,7 @@ async def test_a_retry_carrying_an_answer_is_answered_in_the_session_that_asked(
     assert isinstance(asked, InputRequiredResult)
     yes = ElicitResult(action="accept", content={"approve": True})
 
-    await loop.answer(context(state=asked.request_state, answer=yes), "ck3_file", "write", {})
+    await loop.answer(context(state=asked.request_state, answer=yes), "ck3_contract", "open", {})
 
     assert len(elicitor.taken) == 1
     assert dispatcher.slots == [kept]
