@@ -7,7 +7,6 @@ here: the view says which files exist where and which one the game reads, not ho
 """
 
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Final
 
 from attrs import frozen
@@ -17,7 +16,6 @@ from domain.ck3.descriptors import Descriptor
 from domain.replies.frozen import FrozenMap
 from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
-from domain.world.playsets import ModFolder
 from ports.errors import PortError
 
 MAX_NAMES: Final = 5_000
@@ -98,14 +96,7 @@ class Source:
 def folders(world: WorldAdapter) -> list[str]:
     """The folders of vanilla and the active playset's mods, in load order: each source's `folder`, known
     without reading a descriptor."""
-    return list(_folders_of(world.view.mods))
-
-
-@lru_cache(maxsize=8)
-def _folders_of(mods: tuple[ModFolder, ...]) -> tuple[str, ...]:
-    # spelled once a playset: every governed write asks (a few hundred mods took 0.3 ms to spell)
-    vanilla = canonical(RootCategory.ROOT_GAME.value, ())
-    return (vanilla, *(canonical(mod.root.value, mod.parts) for mod in mods))
+    return [canonical(RootCategory.ROOT_GAME.value, ()), *world.mod_folders()]
 
 
 def sources(world: WorldAdapter, describe: Callable[[str], Descriptor | None]) -> list[Source]:

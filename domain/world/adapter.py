@@ -344,6 +344,11 @@ class WorldAdapter:
         root seen whole in SEARCH_ORDER, the game last (the largest, and never an agent's to change)."""
         return self._view.places()
 
+    def mod_folders(self) -> tuple[str, ...]:
+        """The addresses of the active playset's mod folders by their roots, in load order (a mod's
+        descriptor unread)."""
+        return self._view.mod_folders
+
     def location_of(self, ref: VisibilityRef) -> Location:
         """Which root and root-relative place `ref` stands for (for root-relative questions such as a
         repository's ignore rules)."""

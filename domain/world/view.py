@@ -6,6 +6,7 @@ World Adapter asks whether a place is visible and how it is spelled. Pure data a
 
 import fnmatch
 import re
+from functools import cached_property
 from typing import Final
 
 from attrs import frozen
@@ -111,6 +112,12 @@ class Compiled:
 
     def mod(self, key: str) -> ModFolder | None:
         return self._by_key.get(key)
+
+    @cached_property
+    def mod_folders(self) -> tuple[str, ...]:
+        """The addresses of the active playset's mod folders (by root, not by mod name), in load order:
+        spelled once a view, since every governed write asks for them."""
+        return tuple(canonical(mod.root.value, mod.parts) for mod in self.view.mods)
 
     def places(self) -> list[str]:
         whole = sorted(self._full | (self._scoped & {R.ROOT_CK3RAVEN_DATA.value}), key=SEARCH_ORDER.index)

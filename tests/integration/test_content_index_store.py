@@ -5,6 +5,7 @@ once; one builder at a time among the servers on a state directory."""
 from pathlib import Path
 
 import pytest
+from attrs import evolve
 
 from adapters.local_files import LocalFiles
 from adapters.sqlite_index import SqliteIndex
@@ -164,3 +165,15 @@ def test_the_playsets_folders_are_its_sources_folders_known_without_reading_a_de
 
     assert folders == [source.folder for source in content_index.sources_of(world)] == ["ROOT_GAME:/", MOD]
     assert read_then == []
+
+
+def test_the_playsets_folders_are_the_new_playsets_after_a_switch(base: Path):
+    world = world_on(base)
+    before = merged.folders(world)
+    (base / "steam" / "2").mkdir()
+    other = ModFolder("Other", "2", R.ROOT_STEAM, ("2",))
+
+    world.set_view(evolve(world.view, mods=(other, *world.view.mods)))
+
+    assert before == ["ROOT_GAME:/", MOD]
+    assert merged.folders(world) == ["ROOT_GAME:/", "ROOT_STEAM:/2", MOD]
