@@ -114,9 +114,9 @@ class Row:
         """The quartiles and extremes of a paired row's per-round values, and the median of each order's
         rounds, as text ("" if not paired)."""
         orders = self.by_order()
-        values = self.per_round()
-        if orders is None or not values or len(values) < 4 or not all(orders):
+        if orders is None or not all(orders) or len(orders[0]) + len(orders[1]) < 4:
             return ""
+        values = orders[0] + orders[1]
         low, _, high = statistics.quantiles(values, n=4)
         first, second = statistics.median(orders[0]), statistics.median(orders[1])
         return (
