@@ -45,6 +45,8 @@ MUTATES: Final = _hints(read_only=False, destructive=True, idempotent=False)
 READ_TOOLS: Final = ("ck3_dir", "ck3_read", "ck3_search", "ck3_git")
 SESSION_TOOLS: Final = ("ck3_mode", "ck3_playset")
 MUTATION_TOOLS: Final = ("ck3_file", "ck3_commit", "ck3_contract", "ck3_token")
+ASKS_HUMAN: Final = frozenset({"ck3_mode", "ck3_contract", "ck3_token"})
+"""The tools answered through the human loop: a call of one may ask the client's human during it."""
 ADDS: Final = _hints(read_only=False, destructive=False, idempotent=False)
 """A tool that may add files but never changes or removes one."""
 

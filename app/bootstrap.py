@@ -18,12 +18,14 @@ from adapters.call_facts import ServerCalls
 from adapters.client_tokens import ClientTokens, ClientVerifier
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
+from adapters.http_answers import Framing, OneBody
 from adapters.http_door import LOOPBACK, Door, new_token
 from adapters.json_playsets import JsonPlaysets
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
 from adapters.lxe_files import LxeFiles
 from adapters.mcp_dispatch import Routes
+from adapters.mcp_tools import ASKS_HUMAN
 from adapters.re2_patterns import Re2Patterns
 from adapters.ruff_linter import RuffLinter
 from adapters.server_lock import running
@@ -275,15 +277,20 @@ def client_tokens(core: Core) -> ClientTokens | None:
 def http_app(settings: Settings, server: FastMCP) -> ASGIApp:
     """The streamable HTTP app behind the door: Host and Origin first (403), then the bearer token (401).
     FastMCP's own Host/Origin guard stays on in strict mode behind it. Idle sessions are closed after
-    `[http] session_idle_minutes`, and at most `[http] max_sessions` live at once."""
+    `[http] session_idle_minutes`, and at most `[http] max_sessions` live at once. A request is answered
+    with one JSON body when nothing else can come back while it runs, else as a stream
+    (`adapters.http_answers`)."""
     door = settings.http
     inner = server.http_app(
         host_origin_protection=True,
         allowed_hosts=[*LOOPBACK, *door.allowed_hosts],
         allowed_origins=list(door.allowed_origins),
         session_idle_timeout=door.session_idle_minutes * 60,
+        # the SDK only asks whether it holds, request by request: see adapters.http_answers
+        json_response=OneBody(),  # type: ignore[arg-type]
     )
-    return Door(inner, door.allowed_hosts, door.allowed_origins, max_sessions=door.max_sessions)
+    guarded = Door(inner, door.allowed_hosts, door.allowed_origins, max_sessions=door.max_sessions)
+    return Framing(guarded, ASKS_HUMAN)
 
 
 def http_token(settings: Settings) -> tuple[str, bool]:
