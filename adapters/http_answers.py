@@ -2,12 +2,13 @@
 while it runs, otherwise an SSE stream.
 
 The MCP SDK's transport answers a POST either way, chosen once per server by the `json_response` it is
-given. A stream has room for what a call sends before its answer: progress, when the request carries a
-progress token, and a question for the client's human, which `ck3_mode`, `ck3_contract` and `ck3_token`
-may ask during the call over the 2025-11-25 protocol (`adapters.elicitation`). A stream costs the server
-the tasks and memory streams the SDK and sse-starlette run for it: on the bench's HTTP mix with 8 clients
-about 1.2 ms of the server's CPU a call (6.5 ms a call with every answer streamed, 5.3 with these
-answered in one body). So the choice is made per request:
+given. A stream has room for what a call sends before its answer: progress, which `ck3_dir` reports to a
+call carrying a progress token, and a question for the client's human, which `ck3_mode`, `ck3_contract`
+and `ck3_token` may ask during the call over the 2025-11-25 protocol (`adapters.elicitation`). Some
+clients send a progress token with every call; only a call of a tool that reports progress needs it. A
+stream costs the server the tasks and memory streams the SDK and sse-starlette run for it: on the bench's
+HTTP mix with 8 clients about 1.2 ms of the server's CPU a call (6.5 ms a call with every answer
+streamed, 5.3 with these answered in one body). So the choice is made per request:
 
 - `Framing` (the outermost ASGI layer) lets each POST's body pass on to the transport unchanged and keeps
   what went by; nothing is read ahead, so a request the door or the token refuses is never parsed, and the
@@ -19,13 +20,17 @@ answered in one body). So the choice is made per request:
 Until the body is whole (the transport checks the Accept header before reading it) and outside the task
 serving the request (the transport's message router, say), `OneBody` does not hold: the SDK's stream is
 the safe side, since a stream carries a lone answer as well as messages before one. A request answered
-with one body cannot carry anything else (the SDK drops a related notification and refuses a request to
-the client), which is why only requests that send nothing else are chosen.
+with one body must send nothing else: the transport's message router, asking outside the request's task,
+would put a notification in the body's place (and the SDK refuses a request to the client outright). So
+the rule names the tools that can send something, in two lists the tests hold to the code:
+`ASKS_HUMAN` (the tools whose answer may be a question) and `REPORTS_PROGRESS` (those that call
+`_progress`), both in `adapters.mcp_tools`.
 """
 
 import asyncio
 import json
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -33,36 +38,46 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 CALL: Final = "tools/call"
 
 
-def answers_alone(body: bytes, asks_human: frozenset[str]) -> bool:
+@dataclass(frozen=True)
+class TalksBack:
+    """The tools a call of which may send something before its answer: a question for the client's human
+    (`asks_human`), progress when asked for it (`reports_progress`)."""
+
+    asks_human: frozenset[str]
+    reports_progress: frozenset[str]
+
+
+def answers_alone(body: bytes, talks_back: TalksBack) -> bool:
     """Whether nothing but its answer can come back while the JSON-RPC request `body` runs: a request
-    (not a notification, a response or a batch: those are answered the same either way) that carries no
-    progress token and is not a call of a tool in `asks_human`. A body that is not JSON is not chosen:
-    the transport refuses it in its own words."""
+    (not a notification, a response or a batch: those are answered the same either way) other than a
+    call of a tool that may ask the client's human, or of one that reports progress when the call carries
+    a progress token. A body that is not JSON is not chosen: the transport refuses it in its own words."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
         return False
     if not isinstance(message, dict) or "id" not in message or not isinstance(message.get("method"), str):
         return False
+    if message["method"] != CALL:
+        return True
     params = message.get("params")
     params = params if isinstance(params, dict) else {}
-    meta = params.get("_meta")
-    if isinstance(meta, dict) and meta.get("progressToken") is not None:
+    tool, meta = params.get("name"), params.get("_meta")
+    if not isinstance(tool, str) or tool in talks_back.asks_human:
         return False
-    return message["method"] != CALL or (
-        isinstance(params.get("name"), str) and params["name"] not in asks_human
-    )
+    asked = isinstance(meta, dict) and meta.get("progressToken") is not None
+    return not (asked and tool in talks_back.reports_progress)
 
 
 class _Body:
     """One POST's body as it went by, and once it is whole, whether it is answered with one body; `task` is
     the task serving the request, the only one it speaks for."""
 
-    __slots__ = ("_asks_human", "_chunks", "_decided", "_whole", "task")
+    __slots__ = ("_chunks", "_decided", "_talks_back", "_whole", "task")
 
-    def __init__(self, asks_human: frozenset[str]) -> None:
+    def __init__(self, talks_back: TalksBack) -> None:
         self.task = asyncio.current_task()
-        self._asks_human = asks_human
+        self._talks_back = talks_back
         self._chunks: list[bytes] = []
         self._whole = False
         self._decided: bool | None = None
@@ -77,7 +92,7 @@ class _Body:
         if not self._whole:
             return False
         if self._decided is None:
-            self._decided = answers_alone(b"".join(self._chunks), self._asks_human)
+            self._decided = answers_alone(b"".join(self._chunks), self._talks_back)
             self._chunks = []
         return self._decided
 
@@ -101,15 +116,15 @@ class OneBody:
 class Framing:
     """ASGI wrapper that keeps each POST's body as it passes, for `OneBody` to judge (module docstring)."""
 
-    def __init__(self, app: ASGIApp, asks_human: frozenset[str]) -> None:
+    def __init__(self, app: ASGIApp, talks_back: TalksBack) -> None:
         self._app = app
-        self._asks_human = asks_human
+        self._talks_back = talks_back
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self._app(scope, receive, send)
             return
-        body = _Body(self._asks_human)
+        body = _Body(self._talks_back)
 
         async def watched() -> Message:
             message = await receive()

@@ -47,6 +47,8 @@ SESSION_TOOLS: Final = ("ck3_mode", "ck3_playset")
 MUTATION_TOOLS: Final = ("ck3_file", "ck3_commit", "ck3_contract", "ck3_token")
 ASKS_HUMAN: Final = frozenset({"ck3_mode", "ck3_contract", "ck3_token"})
 """The tools answered through the human loop: a call of one may ask the client's human during it."""
+REPORTS_PROGRESS: Final = frozenset({"ck3_dir"})
+"""The tools that report progress (`_progress`) to a call that carries a progress token."""
 ADDS: Final = _hints(read_only=False, destructive=False, idempotent=False)
 """A tool that may add files but never changes or removes one."""
 

@@ -18,14 +18,14 @@ from adapters.call_facts import ServerCalls
 from adapters.client_tokens import ClientTokens, ClientVerifier
 from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
-from adapters.http_answers import Framing, OneBody
+from adapters.http_answers import Framing, OneBody, TalksBack
 from adapters.http_door import LOOPBACK, Door, new_token
 from adapters.json_playsets import JsonPlaysets
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
 from adapters.lxe_files import LxeFiles
 from adapters.mcp_dispatch import Routes
-from adapters.mcp_tools import ASKS_HUMAN
+from adapters.mcp_tools import ASKS_HUMAN, REPORTS_PROGRESS
 from adapters.re2_patterns import Re2Patterns
 from adapters.ruff_linter import RuffLinter
 from adapters.server_lock import running
@@ -290,7 +290,7 @@ def http_app(settings: Settings, server: FastMCP) -> ASGIApp:
         json_response=OneBody(),  # type: ignore[arg-type]
     )
     guarded = Door(inner, door.allowed_hosts, door.allowed_origins, max_sessions=door.max_sessions)
-    return Framing(guarded, ASKS_HUMAN)
+    return Framing(guarded, TalksBack(ASKS_HUMAN, REPORTS_PROGRESS))
 
 
 def http_token(settings: Settings) -> tuple[str, bool]:

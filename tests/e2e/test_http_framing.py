@@ -116,7 +116,7 @@ async def test_a_call_of_a_tool_that_may_ask_the_human_is_answered_as_a_stream(w
     assert messages_of(content_type, text)[-1]["result"]["structuredContent"]["code"].startswith("MCP-CFG-S-")
 
 
-async def test_a_call_carrying_a_progress_token_is_streamed_with_its_progress_before_the_answer(world: Any):
+async def test_a_tree_carrying_a_progress_token_is_streamed_with_its_progress_before_the_answer(world: Any):
     game = next(path for root, path in world.roots.items() if root.value == "ROOT_GAME")
     for index in range(1100):
         (game / "many" / f"d{index:04}").mkdir(parents=True)
@@ -125,11 +125,13 @@ async def test_a_call_carrying_a_progress_token_is_streamed_with_its_progress_be
         session = RawSession(url)
         streamed = session.call("ck3_dir", arguments, meta={"progressToken": "walk"})
         plain = session.call("ck3_dir", arguments)
+        read = session.call("ck3_read", {"path": "ROOT_REPO:/x"}, meta={"progressToken": "read"})
 
     kinds = [message.get("method", "answer") for message in messages_of(*streamed)]
     assert streamed[0] == "text/event-stream"
     assert kinds == ["notifications/progress", "answer"]
     assert plain[0] == "application/json"
+    assert read[0] == "application/json"  # a read reports no progress: the token changes nothing
 
 
 async def test_a_client_asking_for_progress_over_http_is_told_it(world: Any):

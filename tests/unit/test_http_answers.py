@@ -1,6 +1,7 @@
 """Which HTTP requests are answered with one JSON body (adapters.http_answers): only a request nothing
 else can come back for while it runs, judged from its whole body, in the task serving it alone."""
 
+import ast
 import asyncio
 import json
 import typing
@@ -11,12 +12,13 @@ import pytest
 from mcp.types import InputRequiredResult
 from starlette.types import Message, Receive, Scope, Send
 
-from adapters.http_answers import Framing, OneBody, answers_alone
-from adapters.mcp_tools import ASKS_HUMAN
+from adapters import mcp_tools
+from adapters.http_answers import Framing, OneBody, TalksBack, answers_alone
+from adapters.mcp_tools import ASKS_HUMAN, REPORTS_PROGRESS
 from app.bootstrap import build
 from tests.worlds import sample_world_on_disk
 
-HUMAN = frozenset({"ck3_mode"})
+TALKS_BACK = TalksBack(asks_human=frozenset({"ck3_mode"}), reports_progress=frozenset({"ck3_dir"}))
 
 
 def body(method: str, params: dict[str, Any] | None = None, *, with_id: bool = True) -> bytes:
@@ -29,13 +31,15 @@ def body(method: str, params: dict[str, Any] | None = None, *, with_id: bool = T
     [
         body("tools/call", {"name": "ck3_read", "arguments": {"path": "ROOT_REPO:/a"}}),
         body("tools/call", {"name": "ck3_dir", "arguments": {}, "_meta": {"other": 1}}),
+        body("tools/call", {"name": "ck3_read", "arguments": {}, "_meta": {"progressToken": "t"}}),
         body("tools/list", {}),
+        body("tools/list", {"_meta": {"progressToken": "t"}}),
         body("initialize", {"protocolVersion": "2025-11-25"}),
         body("ping"),
     ],
 )
 def test_a_request_that_sends_nothing_before_its_answer_is_answered_alone(sent: bytes):
-    assert answers_alone(sent, HUMAN)
+    assert answers_alone(sent, TALKS_BACK)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +47,6 @@ def test_a_request_that_sends_nothing_before_its_answer_is_answered_alone(sent: 
     [
         body("tools/call", {"name": "ck3_dir", "arguments": {}, "_meta": {"progressToken": "t"}}),
         body("tools/call", {"name": "ck3_dir", "arguments": {}, "_meta": {"progressToken": 0}}),
-        body("tools/list", {"_meta": {"progressToken": "t"}}),
         body("tools/call", {"name": "ck3_mode", "arguments": {"command": "init"}}),
         body("tools/call", {"name": ["ck3_read"], "arguments": {}}),
         body("tools/call"),
@@ -55,7 +58,7 @@ def test_a_request_that_sends_nothing_before_its_answer_is_answered_alone(sent: 
     ],
 )
 def test_a_request_that_may_send_more_or_is_not_one_request_is_streamed(sent: bytes):
-    assert not answers_alone(sent, HUMAN)
+    assert not answers_alone(sent, TALKS_BACK)
 
 
 def served(chunks: list[bytes], seen: dict[str, bool]) -> tuple[Framing, Scope, Receive, Send]:
@@ -89,7 +92,7 @@ def served(chunks: list[bytes], seen: dict[str, bool]) -> tuple[Framing, Scope, 
     async def send(_: Message) -> None:
         return None
 
-    return Framing(app, HUMAN), {"type": "http", "method": "POST"}, receive, send
+    return Framing(app, TALKS_BACK), {"type": "http", "method": "POST"}, receive, send
 
 
 def test_one_body_holds_only_once_the_body_is_whole_and_only_in_the_task_serving_the_request():
@@ -122,3 +125,23 @@ def test_the_tools_said_to_ask_the_human_are_those_that_can_answer_with_a_questi
     }
 
     assert may_ask == ASKS_HUMAN
+
+
+def test_the_tools_said_to_report_progress_are_those_whose_shim_reports_it():
+    source = ast.parse(Path(mcp_tools.__file__).read_text(encoding="utf-8"))
+    shims = [node for node in ast.walk(source) if isinstance(node, ast.AsyncFunctionDef | ast.FunctionDef)]
+
+    reporting = {
+        shim.name
+        for shim in shims
+        if shim.name.startswith("ck3_")
+        and any(isinstance(node, ast.Name) and node.id == "_progress" for node in ast.walk(shim))
+    }
+    reporters = {  # whatever reports progress to the client does it through _progress alone
+        shim.name
+        for shim in shims
+        if any(isinstance(node, ast.Attribute) and node.attr == "report_progress" for node in ast.walk(shim))
+    }
+
+    assert reporting == REPORTS_PROGRESS
+    assert reporters <= {"_progress", "report"}
