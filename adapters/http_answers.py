@@ -30,15 +30,15 @@ the rule names the tools that can send something, in two lists the tests hold to
 import asyncio
 import json
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Final
 
+from attrs import frozen
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-CALL: Final = "tools/call"
+_TOOLS_CALL: Final = "tools/call"
 
 
-@dataclass(frozen=True)
+@frozen
 class TalksBack:
     """The tools a call of which may send something before its answer: a question for the client's human
     (`asks_human`), progress when asked for it (`reports_progress`)."""
@@ -58,7 +58,7 @@ def answers_alone(body: bytes, talks_back: TalksBack) -> bool:
         return False
     if not isinstance(message, dict) or "id" not in message or not isinstance(message.get("method"), str):
         return False
-    if message["method"] != CALL:
+    if message["method"] != _TOOLS_CALL:
         return True
     params = message.get("params")
     params = params if isinstance(params, dict) else {}
