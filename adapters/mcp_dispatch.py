@@ -28,7 +28,8 @@ Routes = Mapping[str, Mapping[str, Route]]
 class Dispatcher:
     """Answers one tool command in the caller's session: route, per-command arguments, session lock.
     `one_client`: the server serves a single client (stdio), so a command that reads files alone may be
-    answered on the event loop (`answer_at_once`); a server of many clients keeps file work off it."""
+    answered on the event loop (`answer_at_once`), unless it reports progress (each report waits on the
+    loop); a server of many clients keeps file work off it."""
 
     def __init__(self, core: Core, routes: Routes, *, one_client: bool = False) -> None:
         self.core = core
@@ -58,11 +59,12 @@ class Dispatcher:
 
     def answer_at_once(self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]) -> Reply | None:
         """The reply, made on the caller's thread (the event loop), of a command that reads the session
-        alone (`SESSION_ONLY`), or on a server of one client the session and files alone (`FILES_ALONE`),
-        while its session holds no contract and no other call of it runs: it waits on no store and on no
-        lock held longer than a moment (the session's pacing), and a thread hop would cost a small read
-        more than its own work. None, having counted and changed nothing, for any other call: answer it
-        with `answer` on a worker thread."""
+        alone (`SESSION_ONLY`), or on a server of one client the session and files alone (`FILES_ALONE`,
+        with no `progress` to report to), while its session holds no contract and no other call of it
+        runs: it waits on no store and on no lock held longer than a moment (the session's pacing), and a
+        thread hop would cost a small read more than its own work (a tree of depth 3 about a tenth of its
+        time). None, having counted and changed nothing, for any other call: answer it with `answer` on a
+        worker thread."""
         return self._answer(ctx, (tool, command, args), None, paced=False, at_once=True)
 
     def _answer(
@@ -76,7 +78,7 @@ class Dispatcher:
     ) -> Reply | None:
         tool, command, args = call
         route = self._routes[tool][command]
-        if at_once and not self._at_once(route.kind):  # declined before any work: `answer` does it all
+        if at_once and not self._at_once(route.kind, args):  # declined before any work: `answer` does it all
             return None
         given = {name: value for name, value in args.items() if value is not None}
         refusal = self.core.screen(given, route.relative)
@@ -97,8 +99,10 @@ class Dispatcher:
             if at_once:
                 slot.lock.release()
 
-    def _at_once(self, kind: type[Request]) -> bool:
-        return kind.SESSION_ONLY or (self._one_client and kind.FILES_ALONE)
+    def _at_once(self, kind: type[Request], args: Mapping[str, Any]) -> bool:
+        # a command reporting progress waits on the loop for each report: it must not be on the loop
+        alone = self._one_client and kind.FILES_ALONE and args.get("progress") is None
+        return kind.SESSION_ONLY or alone
 
     def _decided(
         self, slot: SessionSlot, command: str, request: Request, *, paced: bool, locked: bool

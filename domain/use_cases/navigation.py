@@ -59,6 +59,7 @@ class ListFolder(Request):
     """A page of a folder's children: those whose name matches `glob`, after the name `cursor`."""
 
     TOOL: ClassVar[str] = "ck3_dir"
+    FILES_ALONE: ClassVar[bool] = True  # the folder, and the repository's ignore rules
     ARGS: ClassVar[tuple[Arg, ...]] = (
         address(),
         text("glob", "only names matching, e.g. *.yml"),
@@ -77,6 +78,7 @@ class ListFolder(Request):
 @frozen
 class Tree(Request):
     TOOL: ClassVar[str] = "ck3_dir"
+    FILES_ALONE: ClassVar[bool] = True  # the folders, and the repository's ignore rules
     ARGS: ClassVar[tuple[Arg, ...]] = (
         address(),
         number("depth", "folder levels to descend (3)", high=MAX_DEPTH),

@@ -27,7 +27,8 @@ class Request:
     FILES_ALONE: ClassVar[bool] = False
     """Whether the command reads the session and files alone (no store, nothing another process holds a
     lock on) while the session holds no contract: a driving adapter that serves a single client may answer
-    it on the caller's own thread, where only that client's own messages wait for it."""
+    it on the caller's own thread, where only that client's own messages wait for it (unless the call
+    reports progress: each report is sent from that thread, and waited for)."""
 
 
 R = TypeVar("R", bound=Request)

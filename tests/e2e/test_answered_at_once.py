@@ -1,6 +1,7 @@
 """A command that reads the session alone (`ck3_dir pwd`) is answered on the server's own thread, with no
-worker thread, while its session holds no contract; so is a read (`ck3_read`) on a server of one client
-(stdio, which `serve` builds so), never on a server of many (HTTP). Once the session holds a contract (its
+worker thread, while its session holds no contract; so are the commands that read files alone (`ck3_read`,
+`ck3_dir list` and `ck3_dir tree`) on a server of one client (stdio, which `serve` builds so), never on a
+server of many (HTTP), and never a tree that reports progress. Once the session holds a contract (its
 store may have to be read), and for every other command, the answer is made on a worker thread. Either
 way a call is counted against the rate limit once."""
 
@@ -17,7 +18,7 @@ from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.policy.pacing import Rates
 from domain.use_cases.file_access import Read
-from domain.use_cases.navigation import ListFolder, Pwd
+from domain.use_cases.navigation import ListFolder, Pwd, Tree
 from domain.vocabulary import Mode, RootCategory
 from tests.e2e.stdio import said_by_probe, write_config
 
@@ -44,7 +45,7 @@ def served(settings: Settings, on_main: list[bool], *, one_client: bool = False)
     core = build_core(settings)
     core.handlers = {
         **core.handlers,
-        **{kind: recording(core.handlers[kind], on_main) for kind in (Pwd, ListFolder, Read)},
+        **{kind: recording(core.handlers[kind], on_main) for kind in (Pwd, ListFolder, Tree, Read)},
     }
     return build(settings, core=core, one_client=one_client)
 
@@ -99,13 +100,50 @@ async def test_a_read_is_answered_on_the_servers_own_thread_when_it_serves_one_c
     on_main: list[bool] = []
     async with Client(served(settings, on_main, one_client=True)) as client:
         before = await client.call_tool("ck3_read", READ)
-        await client.call_tool("ck3_dir", {"command": "list", "path": "wip"})
         await client.call_tool("ck3_contract", OPEN)
         after = await client.call_tool("ck3_read", READ)
 
     assert before.structured_content["data"]["content"] == "one\ntwo\n"
     assert before.structured_content["data"] == after.structured_content["data"]
-    assert on_main == [True, False, False]
+    assert on_main == [True, False]
+
+
+LOOKS = [{"command": "list", "path": "wip"}, {"command": "tree", "path": "ROOT_CK3RAVEN_DATA:/"}]
+
+
+async def looked(client: Client[Any]) -> list[dict[str, Any]]:
+    """The envelopes of a listing and a tree, called as the MCP SDK calls (no progress asked: fastmcp's
+    own client asks for it on every call)."""
+    replies = [await client.session.call_tool("ck3_dir", args) for args in LOOKS]
+    return [dict(reply.structured_content or {}) for reply in replies]
+
+
+async def test_a_listing_and_a_tree_are_answered_on_the_servers_own_thread_when_it_serves_one_client(
+    settings: Settings,
+):
+    on_main: list[bool] = []
+    async with Client(served(settings, on_main, one_client=True)) as client:
+        before = await looked(client)
+        await client.call_tool("ck3_contract", OPEN)
+        after = await looked(client)
+
+    assert [reply["code"] for reply in before] == ["WA-READ-S-001", "WA-READ-S-002"]
+    assert before[1]["data"]["directories"] == ["ROOT_CK3RAVEN_DATA:/wip"]
+    assert [reply["data"] for reply in before] == [reply["data"] for reply in after]
+    assert on_main == [True, True, False, False]
+
+
+async def test_a_tree_that_reports_progress_is_answered_on_a_worker_thread(settings: Settings):
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        pass
+
+    on_main: list[bool] = []
+    async with Client(served(settings, on_main, one_client=True)) as client:
+        tree = await client.call_tool("ck3_dir", LOOKS[1], progress_handler=on_progress)
+        await looked(client)
+
+    assert tree.structured_content["code"] == "WA-READ-S-002"
+    assert on_main == [False, True, True]
 
 
 async def test_a_read_answered_at_once_is_counted_against_the_rate_limit_once(settings: Settings):
@@ -120,14 +158,17 @@ async def test_a_read_answered_at_once_is_counted_against_the_rate_limit_once(se
     assert on_main == [True] * 3
 
 
-async def test_a_server_of_many_clients_answers_a_read_on_a_worker_thread(settings: Settings):
+async def test_a_server_of_many_clients_answers_a_read_a_listing_and_a_tree_on_a_worker_thread(
+    settings: Settings,
+):
     on_main: list[bool] = []
     async with Client(served(settings, on_main)) as client:
         read = await client.call_tool("ck3_read", READ)
+        await looked(client)
         await client.call_tool("ck3_dir", {"command": "pwd"})
 
     assert read.structured_content["code"] == "WA-READ-S-003"
-    assert on_main == [False, True]
+    assert on_main == [False, False, False, True]
 
 
 PROBE = """

@@ -121,9 +121,10 @@ async def test_playset_list_names_the_active_playset(settings, era):
     assert env["data"]["playsets"][0]["valid"] is True
 
 
+@pytest.mark.parametrize("one_client", [False, True])
 @pytest.mark.parametrize(("folders", "told"), [(1100, [1000]), (2000, [1000, 2000])])
 async def test_tree_reports_progress_when_the_client_asks_for_it_once_per_thousand_folders(
-    tmp_path: Path, folders: int, told: list[int]
+    tmp_path: Path, folders: int, told: list[int], one_client: bool
 ):
     settings = sample_world_on_disk(tmp_path)
     game = next(p for r, p in settings.roots.items() if r.value == "ROOT_GAME")
@@ -134,7 +135,7 @@ async def test_tree_reports_progress_when_the_client_asks_for_it_once_per_thousa
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         reports.append(progress)
 
-    async with Client(build(settings)) as client:
+    async with Client(build(settings, one_client=one_client)) as client:  # a stdio server serves one
         result = await client.call_tool(
             "ck3_dir",
             {"command": "tree", "path": "ROOT_GAME:/many", "limit": folders},
