@@ -25,6 +25,15 @@ def evidence(state: Path, kind: str, name: str) -> dict[str, Any]:
     return dict(json.loads(row[0]))
 
 
+def write_evidence(state: Path, kind: str, name: str, document: dict[str, Any]) -> None:
+    """Write a stored evidence document (a token record) as a hand in the database would, in place or new."""
+    with _db(state) as db:
+        db.execute(
+            "INSERT OR REPLACE INTO evidence (kind, name, document) VALUES (?, ?, ?)",
+            (kind, name, json.dumps(document)),
+        )
+
+
 def record(state: Path, table: str, record_id: str) -> dict[str, Any]:
     with _db(state) as db:
         (text,) = db.execute(_READ[table], (record_id,)).fetchone()

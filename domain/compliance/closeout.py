@@ -103,14 +103,49 @@ def agent_work(
 
 
 def nsts_of(services: Services, contract_id: str) -> list[tokens.Nst]:
-    """The contract's NSTs; a stored one whose address is no canonical address (recorded before addresses
-    were checked, or edited in the store) counts for nothing and is never shown, so no stored record can
-    make a later reply fail."""
+    """The contract's NSTs while their signature holds, as removals and LXEs are verified: a stored record
+    edited, forged or malformed counts for nothing and is never shown. Of a genuine record, an NST whose
+    address is no canonical address (recorded before addresses were checked) counts for nothing either, so
+    no stored record can make a later reply fail."""
     stored = services.evidence.document("nst", contract_id)
-    if stored is None:
+    document = _signed_document(stored, "nsts", ("name", "reason"), nullable="address")
+    if document is None:
         return []
-    found = [tokens.Nst(n["name"], n.get("address"), n["reason"]) for n in json.loads(stored)["nsts"]]
+    rows, signature = document
+    found = [tokens.Nst(str(n["name"]), _optional(n.get("address")), str(n["reason"])) for n in rows]
+    if not services.authority.signer.verify(tokens.nst_payload(contract_id, found), signature):
+        return []
     return [nst for nst in found if nst.address is None or _canonical_text(nst.address)]
+
+
+def _signed_document(
+    stored: str | None, key: str, fields: tuple[str, ...], nullable: str | None = None
+) -> tuple[list[dict[str, object]], str] | None:
+    """The rows under `key` of a stored token document and its signature; None when there is none or it
+    is not of that shape (every row an object whose `fields` are text, and whose `nullable` field is text,
+    null or absent)."""
+    if stored is None:
+        return None
+    try:
+        document = json.loads(stored)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict) or not isinstance(document.get("signature"), str):
+        return None
+    rows = document.get(key)
+    if not isinstance(rows, list) or not all(_row_of(row, fields, nullable) for row in rows):
+        return None
+    return rows, document["signature"]
+
+
+def _row_of(row: object, fields: tuple[str, ...], nullable: str | None) -> bool:
+    if not isinstance(row, dict) or not all(isinstance(row.get(name), str) for name in fields):
+        return False
+    return nullable is None or isinstance(row.get(nullable), str | None)
+
+
+def _optional(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def _canonical_text(address: str) -> bool:
@@ -268,16 +303,15 @@ def _root_form(session: Session, address: str) -> str:
 
 
 def removals_of(services: Services, contract_id: str) -> list[tokens.Removal]:
-    """The contract's removal tokens (`ck3_token removal`); a record whose signature does not hold
-    counts for nothing."""
+    """The contract's removal tokens (`ck3_token removal`); a record whose signature does not hold, or that
+    is not of a token's shape, counts for nothing."""
     stored = services.evidence.document("removal", contract_id)
-    if stored is None:
+    document = _signed_document(stored, "removals", ("key", "kind", "address"))
+    if document is None:
         return []
-    document = json.loads(stored)
-    found = [tokens.Removal(r["key"], r["kind"], r["address"]) for r in document["removals"]]
-    if not services.authority.signer.verify(
-        tokens.removal_payload(contract_id, found), document["signature"]
-    ):
+    rows, signature = document
+    found = [tokens.Removal(str(r["key"]), str(r["kind"]), str(r["address"])) for r in rows]
+    if not services.authority.signer.verify(tokens.removal_payload(contract_id, found), signature):
         return []
     return found
 

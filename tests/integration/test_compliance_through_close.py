@@ -17,7 +17,7 @@ from domain.session import Session
 from domain.use_cases.contract_work import Close, Open, Renew
 from domain.use_cases.core import Core
 from domain.use_cases.file_access import Delete, Write
-from domain.use_cases.token_work import DeclareNst, ProposeLxe
+from domain.use_cases.token_work import DeclareNst, ListTokens, ProposeLxe
 from domain.vocabulary import Mode, RootCategory
 from ports.contracts import TargetRecord
 from tests.fakes import FakeClock
@@ -125,6 +125,23 @@ def test_only_findings_the_work_added_need_an_lxe_and_a_complying_close_records_
         ("F401", "ROOT_REPO:/src/a.py", 1),
     ]
     assert (evidence["over"], evidence["lxes"], evidence["uncovered"]) == ([], [], [])
+
+
+def test_an_nst_edited_in_the_store_stops_covering_its_symbols_at_close(tmp_path: Path):
+    core, session, contract_id = opened(tmp_path)
+    core.answer(session, Write("b.py", "import sys\n\nprint(sys.argv)\n"))
+    nsts = (("greet", "ROOT_REPO:/src/a.py"), ("craven", None), ("my_value", None))
+    assert core.answer(session, DeclareNst(nsts, "asked for")).code == "CT-GATE-S-010"
+    stored = json.loads(core.services.evidence.document("nst", contract_id) or "{}")
+    stored["nsts"][0]["reason"] = "asked for, and for more"
+    core.services.evidence.put("nst", contract_id, json.dumps(stored))
+
+    refused = core.answer(session, Close())
+    listed = core.answer(session, ListTokens())
+
+    assert refused.code == "CT-GATE-I-009"
+    assert [symbol["name"] for symbol in thaw(refused.data["uncovered"])] == ["my_value", "craven", "greet"]
+    assert (listed.data["count"], thaw(listed.data["nsts"])) == (0, [])
 
 
 def excused(core: Core, session: Session) -> str:

@@ -4,7 +4,9 @@ the audit chain detects edits and deletions."""
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -99,6 +101,41 @@ def test_a_consumed_approval_is_never_approved_again(store):
     again, _ = approvals.settle(authority, "mode", b"mode:ck3lens", "switch", session_id="s")
 
     assert (first, again) == (State.APPROVED, State.PENDING)
+
+
+def test_a_swap_from_a_record_no_longer_stored_changes_nothing(store):
+    signer = HmacSigner()
+    authority = Authority(store.approvals, FakeClock(), CountingIds(), signer)
+    asked = approvals.request(authority, "mode", b"session:s\nmode:ck3lens", "switch")
+    approved = approvals.human_decision(authority, asked.approval_id, approve=True)
+    declined = approvals.decide(asked, approve=False, now=FakeClock().now(), signer=signer)
+    assert declined is not None
+
+    swapped = store.approvals.swap(asked, declined)
+
+    assert not swapped
+    assert store.approvals.get(asked.approval_id) == approved
+
+
+def test_one_approval_consumed_from_two_threads_at_once_serves_exactly_one(store):
+    signer = HmacSigner()
+    authority = Authority(store.approvals, FakeClock(), CountingIds(), signer)
+    payload = b"session:s\nmode:ck3lens"
+    asked = approvals.request(authority, "mode", payload, "switch")
+    approvals.human_decision(authority, asked.approval_id, approve=True)
+    both_read = threading.Barrier(2, timeout=10)
+
+    def consume() -> bool:
+        record = store.approvals.get(asked.approval_id)
+        both_read.wait()  # each thread holds the approved record before either consumes it
+        consumed = approvals.consume(record, "mode", payload, now=FakeClock().now(), signer=signer)
+        return consumed is not None and store.approvals.swap(record, consumed)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        served = [future.result() for future in [pool.submit(consume), pool.submit(consume)]]
+
+    assert sorted(served) == [False, True]
+    assert store.approvals.get(asked.approval_id).state == State.CONSUMED
 
 
 def test_approvals_are_found_by_kind_and_payload(store):
