@@ -39,14 +39,20 @@ class ServerCalls:
 def client_name() -> str | None:
     """The name of the client credential the current HTTP request came with (None: stdio, in memory, or
     the operator's own token)."""
+    name = credential()
+    return name if name != "operator" else None
+
+
+def credential() -> str | None:
+    """The credential the current HTTP request was admitted with: a client's name, or "operator" for the
+    operator's own token; None where no token admitted it (stdio, in memory, a server without one)."""
     from fastmcp.server.dependencies import get_access_token
 
     try:
         token = get_access_token()
     except RuntimeError:  # no request in this context
         return None
-    name = token.client_id if token is not None else None
-    return name if name and name != "operator" else None
+    return (token.client_id or None) if token is not None else None
 
 
 def change_entry(entry: JournalEntry, at: str) -> AuditEntry:

@@ -48,11 +48,13 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
     read_only: bool = False,
     calls: ServerCalls | None = None,
     one_client: bool = False,
+    session_idle_seconds: float | None = None,
 ) -> FastMCP:
     """A FastMCP server exposing the ck3raven tools over `core`, guarded by the reply middleware; `auth`
     guards its HTTP transport; `read_only` leaves out every tool that can change a file; `calls` numbers
     its calls for the audit (the server id the log's anchors name); `one_client`: it will serve a single
-    client (stdio), so a read may be answered on its event loop (`Dispatcher`)."""
+    client (stdio), so a read may be answered on its event loop (`Dispatcher`); `session_idle_seconds`:
+    how long a token's session of sessionless HTTP requests lives unused (`adapters.mcp_sessions`)."""
     names = READ_TOOLS + SESSION_TOOLS + (() if read_only else MUTATION_TOOLS)
     middleware = ReplyMiddleware(gate, frozenset(names), core.services.audit, calls)
     server = FastMCP(
@@ -66,7 +68,7 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
         on_duplicate="error",
     )
     server.add_middleware(middleware)
-    dispatcher = Dispatcher(core, routes, one_client=one_client)
+    dispatcher = Dispatcher(core, routes, one_client=one_client, session_idle_seconds=session_idle_seconds)
     loop = HumanLoop(
         dispatcher, Elicitor(lambda approval_id, approve: core.decide_approval(approval_id, approve=approve))
     )

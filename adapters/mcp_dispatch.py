@@ -18,7 +18,7 @@ from adapters.elicitation import Elicitor
 from adapters.mcp_sessions import MAX_WAITING, McpSessions, SessionSlot
 from adapters.reply_middleware import CALL, ReplyResult
 from adapters.tool_routes import Route
-from domain.replies.builder import Reply
+from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases.core import Core
 from domain.use_cases.request import Request
 
@@ -31,10 +31,17 @@ class Dispatcher:
     answered on the event loop (`answer_at_once`), unless it reports progress (each report waits on the
     loop); a server of many clients keeps file work off it."""
 
-    def __init__(self, core: Core, routes: Routes, *, one_client: bool = False) -> None:
+    def __init__(
+        self,
+        core: Core,
+        routes: Routes,
+        *,
+        one_client: bool = False,
+        session_idle_seconds: float | None = None,
+    ) -> None:
         self.core = core
         self._routes = routes
-        self._sessions = McpSessions(core.start_session)
+        self._sessions = McpSessions(core.start_session, idle_seconds=session_idle_seconds)
         self._one_client = one_client
 
     def slot(self, ctx: Context) -> SessionSlot:
@@ -108,7 +115,9 @@ class Dispatcher:
         self, slot: SessionSlot, command: str, request: Request, *, paced: bool, locked: bool
     ) -> Reply:
         """The decision, once the rate limit is counted (unless `paced`) and the session's lock is held (taken
-        here unless `locked` already)."""
+        here unless `locked` already); a command whose success the session cannot keep is refused first."""
+        if not slot.lasting and (request.TOOL, command) in STATEFUL:
+            return _not_kept(request.TOOL, command)
         if not paced:
             with slot.pacing:
                 refusal = self.core.pace(slot.session, request)
@@ -130,6 +139,29 @@ class Dispatcher:
                 return decision.reply
         finally:
             slot.leave()
+
+
+STATEFUL: Final = frozenset(
+    {
+        ("ck3_mode", "cd"),
+        ("ck3_mode", "init"),
+        ("ck3_playset", "switch"),
+        ("ck3_contract", "open"),
+        ("ck3_contract", "renew"),
+    }
+)
+"""Commands whose success is a session state later calls rely on: refused where the session ends with the
+call (`SessionSlot.lasting`), so no reply promises what the next call cannot find (SPEC §13)."""
+
+
+def _not_kept(tool: str, command: str) -> Reply:
+    hint = (
+        "send the request with a client token (`ck3raven token add NAME`) as its bearer token, or open an "
+        "MCP session with the 2025-11-25 handshake"
+    )
+    return ReplyBuilder().invalid(
+        "MCP-CFG-I-005", {"command": f"{tool} {command}", "hint": hint, "required": "credential"}
+    )
 
 
 ASKS_A_HUMAN: Final = frozenset({"MCP-CFG-I-002", "CT-GATE-I-005"})

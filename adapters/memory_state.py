@@ -166,11 +166,12 @@ class MemoryJournal:
         with self._state.atomic():
             self._state.data["journal"].append((entry, content_before))
 
-    def settle(self, entry_id: str, state: str) -> None:
+    def settle(self, entry_id: str, state: str, *, if_pending: bool = False) -> None:
         with self._state.atomic():
             rows = self._state.data["journal"]
             for index, (entry, content) in enumerate(rows):
-                if entry.entry_id == entry_id:
+                kept = entry.state != "pending" if if_pending else (entry.state, state) == ("done", "failed")
+                if entry.entry_id == entry_id and not kept:
                     rows[index] = (evolve(entry, state=state), content)
 
     def entries(

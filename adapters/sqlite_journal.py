@@ -17,6 +17,15 @@ from adapters.strict_converter import StructureProblems, make_converter, structu
 from ports.audit import AuditEntry
 from ports.journal import JournalEntry
 
+_SETTLE_PENDING = (
+    "UPDATE journal SET record = json_set(record, '$.state', ?) "
+    "WHERE entry_id = ? AND json_extract(record, '$.state') = ?"
+)
+_SETTLE_UNLESS = (
+    "UPDATE journal SET record = json_set(record, '$.state', ?) "
+    "WHERE entry_id = ? AND json_extract(record, '$.state') != ?"
+)
+
 
 class Database(Protocol):
     """What the journal needs of the state database (adapters.sqlite_state.SqliteState)."""
@@ -53,15 +62,17 @@ class SqliteJournal:
             if self._trail is not None:
                 self._trail.append(change_entry(entry, entry.at))
 
-    def settle(self, entry_id: str, state: str) -> None:
+    def settle(self, entry_id: str, state: str, *, if_pending: bool = False) -> None:
         # not forced to the disk: an entry a power cut leaves pending is settled later by the file's digest
         # one statement, the record's state set where it lies (SQLite's JSON functions): not read back into
-        # Python, parsed and written out again for one field
+        # Python, parsed and written out again for one field; the condition in the same statement, so no
+        # settle of another call can come between the look and the change
+        if if_pending:
+            sql, held = _SETTLE_PENDING, "pending"
+        else:  # the writer decides, but a done entry is never turned failed
+            sql, held = _SETTLE_UNLESS, "done" if state == "failed" else ""
         with self._state.unforced():
-            self._state.execute(
-                "UPDATE journal SET record = json_set(record, '$.state', ?) WHERE entry_id = ?",
-                (state, entry_id),
-            )
+            self._state.execute(sql, (state, entry_id, held))
 
     def entries(
         self, contract_ids: Iterable[str | None] | None = None, *, root: str | None = None, since: str = ""

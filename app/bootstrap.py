@@ -265,6 +265,7 @@ def build(  # noqa: PLR0913 - the settings, and what a test or the command line 
         read_only=settings.read_only,
         calls=calls,
         one_client=one_client,
+        session_idle_seconds=settings.http.session_idle_minutes * 60,
     )
 
 

@@ -39,8 +39,10 @@ class Journal(Protocol):
         """Record a pending entry (and the content before, when given)."""
         ...
 
-    def settle(self, entry_id: str, state: str) -> None:
-        """Mark an entry done or failed."""
+    def settle(self, entry_id: str, state: str, *, if_pending: bool = False) -> None:
+        """Mark an entry done or failed. An entry once done is never turned failed. `if_pending`: only an
+        entry still pending (another call settling a writer's entry by digest never overrides the writer,
+        whose own settle decides: it may turn another's failed into done)."""
         ...
 
     def entries(

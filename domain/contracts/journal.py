@@ -9,6 +9,7 @@ is what close, revert, carry-over and stash attribute work by.
 
 from collections.abc import Iterable
 from contextlib import suppress
+from datetime import datetime, timedelta
 from typing import Final
 
 from attrs import evolve, frozen
@@ -25,6 +26,10 @@ from ports.journal import JournalEntry
 
 UNKNOWN: Final = "unknown"
 """The digest before of a file too large to keep: it cannot be restored."""
+IN_FLIGHT: Final = timedelta(minutes=10)
+"""How long before a contract opened a governed write may have been begun and still land after the
+contract's manifest was taken: another server's write in flight at the open (a write of the largest file
+the server writes takes seconds)."""
 
 
 def begin(  # noqa: PLR0913 - the call, its file and both contents
@@ -93,7 +98,9 @@ def _entry(
 
 
 def settle(services: Services, entry: JournalEntry, *, landed: bool) -> None:
-    """Mark the entry done or failed; a store failure leaves it pending, to be settled by digest later."""
+    """Mark the entry done or failed, as the call that made the change (its writer) knows it: this decides,
+    even over another call's settling by digest, except that a done entry is never turned failed. A store
+    failure leaves it pending, to be settled by digest later."""
     with suppress(PortError):
         services.journal.settle(entry.entry_id, "done" if landed else "failed")
 
@@ -102,6 +109,11 @@ def chain(services: Services, record: ContractRecord) -> list[str]:
     """The contract and every one it renews, back to the first: they share one journal (as they share
     their NSTs and LXEs: one lineage)."""
     return lineage(services, record)
+
+
+def in_flight_before(opened: str) -> str:
+    """The time from which journal entries may hold work that landed after a contract opened at `opened`."""
+    return (datetime.fromisoformat(opened) - IN_FLIGHT).isoformat()
 
 
 def opened_at(services: Services, record: ContractRecord) -> str:
@@ -132,22 +144,25 @@ class FileWork:
         return self.entries[-1]
 
 
-def per_file(
+def per_file(  # noqa: PLR0913 - whose work, where, since when, and how in-flight work counts
     session: Session,
     services: Services,
     contract_ids: Iterable[str | None] | None,
     root: str,
     *,
     since: str = "",
+    in_flight: bool = False,
 ) -> dict[str, FileWork]:
     """The landed work of these contracts (None: of all) on `root` since `since`, per root-relative path
-    (pending entries settled by the file's digest now; failed ones left out)."""
+    (pending entries judged by the file's digest now; failed ones left out). `in_flight`: pending entries
+    are kept as they are, unsettled: another writer's change may be landing, or may have landed and been
+    overwritten by its next one already, which the digest now cannot tell from a change that never landed."""
     found: dict[str, FileWork] = {}
     for stored in services.journal.entries(contract_ids, root=root, since=since):
         if stored.kind == "commit":
             continue
-        entry = _settled(session, services, stored)
-        if entry.state != "done":
+        entry = stored if in_flight and stored.state == "pending" else _settled(session, services, stored)
+        if entry.state == "failed":
             continue
         known = found.get(entry.path)
         earlier = known.entries if known is not None else ()
@@ -173,9 +188,17 @@ def commits(services: Services, contract_ids: Iterable[str]) -> list[JournalEntr
 
 
 def _settled(session: Session, services: Services, entry: JournalEntry) -> JournalEntry:
+    """A pending entry as the file's digest now tells it. Settled in the store only while still pending,
+    so a writer still at work (on this server or another) has the last word on its own entry; and as failed
+    only once it was begun longer than IN_FLIGHT ago: before that its writer may be about to change the file,
+    and a failed entry in the store would hide the change from every other reader until its writer settles
+    it."""
     if entry.state != "pending":
         return entry
     now = content_digest(session, entry.root, entry.path)
     landed = now == entry.after and now != entry.before
-    settle(services, entry, landed=landed)
+    stale = datetime.fromisoformat(entry.at) + IN_FLIGHT < services.authority.clock.now()
+    if landed or stale:
+        with suppress(PortError):
+            services.journal.settle(entry.entry_id, "done" if landed else "failed", if_pending=True)
     return evolve(entry, state="done" if landed else "failed")

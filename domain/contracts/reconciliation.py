@@ -7,7 +7,8 @@ repository recorded at open held at its baseline commit — otherwise the file i
 content before unknown. What each repository committed since its baseline commit counts too. Folders are
 no work; files and links are; a change to an entry no address can spell is counted, never named. Each net
 change is then attributed by the journal: work this contract (or one it renews) did through the server is
-its own (`source` "journal"); a file as another contract's journal left it since this one opened is that
+its own (`source` "journal"); a file as another contract's journal left it since this one opened (or a
+write begun up to `journal.IN_FLIGHT` before, which may have landed after the manifest) is that
 contract's; the rest was made outside the server (`outside`), named by what saw it (`repository`,
 `manifest`).
 """
@@ -52,13 +53,6 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
     now, _ = baseline.survey(session, root, tuple(p for p in named if p is not None))
     mine = journal.chain(services, record)
     ours = journal.per_file(session, services, mine, root)
-    # another contract's work since this one opened (older work is in the manifest already)
-    since = journal.opened_at(services, record)
-    others = {
-        path: work
-        for path, work in journal.per_file(session, services, None, root, since=since).items()
-        if work.last.contract_id is not None and work.last.contract_id not in mine
-    }
     found: dict[str, tuple[str, str, str | None]] = {}
     for path in sorted(set(before.manifest) | set(now)):
         net = _net(session, services, before, path, now.get(path))
@@ -69,7 +63,17 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
     unnamed = [path for path in found if not all(addressable_name(part) for part in parts_of(path))]
     for path in unnamed:
         del found[path]
-    changes, theirs = _attributed(session, root, found, (ours, others))
+    # another contract's work since this one opened (older work is in the manifest already), and writes
+    # begun a little before it: one still in flight when the manifest was taken lands after it. Read after
+    # the scope's digests: a write begins its entry before it changes the file, so every content read
+    # above that another contract's write left has its entry here
+    since = journal.in_flight_before(journal.opened_at(services, record))
+    others = {
+        path: work
+        for path, work in journal.per_file(session, services, None, root, since=since, in_flight=True).items()
+        if any(entry.contract_id is not None and entry.contract_id not in mine for entry in work.entries)
+    }
+    changes, theirs = _attributed(session, root, found, (ours, others), mine)
     listed = {str(change["address"]) for change in (*changes, *theirs)}
     transient = sorted(work.address for work in ours.values() if work.address not in listed)
     return Reconciled(changes, theirs, transient, _at_open(services, before, ours), len(unnamed))
@@ -80,6 +84,7 @@ def _attributed(
     root: str,
     found: dict[str, tuple[str, str, str | None]],
     work: tuple[dict[str, journal.FileWork], dict[str, journal.FileWork]],
+    mine: list[str],
 ) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """Each net change as this contract's (through the server, or outside it) or another contract's."""
     ours, others = work
@@ -87,9 +92,9 @@ def _attributed(
     theirs: list[dict[str, object]] = []
     for path, (kind, source, current) in sorted(found.items()):
         address = session.world.address_of(root, parts_of(path))
-        other = others.get(path)
-        if other is not None and other.last.after == current:
-            theirs.append({"address": address, "kind": kind, "contract_id": other.last.contract_id})
+        owner = _left_by(others.get(path), current, mine)
+        if owner is not None:
+            theirs.append({"address": address, "kind": kind, "contract_id": owner})
             continue
         own = ours.get(path)
         by_us = own is not None and own.last.after == current
@@ -97,6 +102,18 @@ def _attributed(
             {"address": address, "kind": kind, "source": "journal" if by_us else source, "outside": not by_us}
         )
     return changes, theirs
+
+
+def _left_by(work: journal.FileWork | None, current: str | None, mine: list[str]) -> str | None:
+    """The other contract whose journaled write left the file as it is now: the newest such entry, done or
+    still in flight, since this contract's own last one (after that, the file is this contract's word) —
+    any of them, not only the last, since a later write may have landed after this scope was surveyed."""
+    for entry in reversed(work.entries if work is not None else ()):
+        if entry.contract_id in mine:
+            return None
+        if entry.after == current and entry.contract_id is not None:
+            return entry.contract_id
+    return None
 
 
 def _committed(services: Services, before: Baseline) -> dict[str, str]:

@@ -46,6 +46,12 @@ _SPECS: tuple[CodeSpec, ...] = (
         {"mode", "approval_id"},
     ),
     CodeSpec("MCP-CFG-I-003", "This server has no human approval channel; {hint}.", {"hint"}),
+    CodeSpec(
+        "MCP-CFG-I-005",
+        "This request carries no credential a session can be kept for, so {command} would not outlive it;"
+        " {hint}.",
+        {"command", "hint", "required"},
+    ),
     CodeSpec("MCP-CFG-S-005", "The session mode is now {mode}.", {"mode", "approval_id"}),
     CodeSpec(
         "MCP-CFG-I-002",

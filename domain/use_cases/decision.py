@@ -61,8 +61,8 @@ class NotedJournal(Journal):
         self._journal.begin(entry, content_before)
         self.begun.append(entry.entry_id)
 
-    def settle(self, entry_id: str, state: str) -> None:
-        self._journal.settle(entry_id, state)
+    def settle(self, entry_id: str, state: str, *, if_pending: bool = False) -> None:
+        self._journal.settle(entry_id, state, if_pending=if_pending)
 
     def entries(
         self, contract_ids: Iterable[str | None] | None = None, *, root: str | None = None, since: str = ""

@@ -25,11 +25,13 @@ TOKEN = "t" * 43
 
 
 @contextmanager
-def http_server(settings: Settings, core: Core) -> Iterator[str]:
+def http_server(settings: Settings, core: Core, token: str | None = TOKEN) -> Iterator[str]:
+    """The server of `core` over streamable HTTP in this process, admitting `token` and the client tokens
+    (None: every request, as a server built without a token does); its URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
-    app = http_app(settings, build(settings, core=core, token=TOKEN, clients=client_tokens(core)))
+    app = http_app(settings, build(settings, core=core, token=token, clients=client_tokens(core)))
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

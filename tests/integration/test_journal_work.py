@@ -4,9 +4,11 @@ recorded once made; an entry left pending is settled by the file's digest; and w
 file is what undoing and attributing work go by."""
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
+from attrs import evolve
 
 from domain.contracts import journal
 from domain.contracts.journal import UNKNOWN, FileWork
@@ -104,15 +106,15 @@ def test_a_commit_is_journaled_once_made_with_the_old_and_the_new_head(work: Wor
 def test_a_failed_commit_is_not_among_the_commits_made(work: Work):
     session = work.session()
     contract_id = work.open(session, ("src/a.py", "modify")).data["contract_id"]
-    journal.commit(session, work.core.services, ("ROOT_REPO", ()), "p1", "c1")
     journal.commit(session, work.core.services, ("ROOT_REPO", ()), "c1", "c2")
-    first, _ = work.state.journal.entries([contract_id])
-    work.state.journal.settle(first.entry_id, "failed")
+    (made,) = work.state.journal.entries([contract_id])
+    failed = evolve(made, entry_id="jr-failed", at="2000-01-01T00:00:00+00:00", after="c1", state="failed")
+    work.state.journal.begin(failed, None)  # a commit recorded as failed: it is none of the commits made
 
     assert [e.after for e in journal.commits(work.core.services, [contract_id])] == ["c2"]
 
 
-def test_an_entry_left_pending_is_settled_by_the_files_digest_and_only_landed_work_counts(work: Work):
+def test_an_entry_left_pending_is_settled_by_the_files_digest_once_no_writer_can_be_at_work_on_it(work: Work):
     session = work.session()
     services = work.core.services
     contract_id = work.open(session, ("src/a.py", "modify"), ("src/b.py", "add"), ("src/c.py", "add")).data[
@@ -128,9 +130,14 @@ def test_an_entry_left_pending_is_settled_by_the_files_digest_and_only_landed_wo
     (work.root / "src" / "c.py").write_text("c\n", encoding="utf-8")
 
     work_done = journal.per_file(session, services, [contract_id], "ROOT_REPO")
+    while_in_flight = {e.entry_id: e.state for e in work.state.journal.entries([contract_id])}
+    work.clock.advance(minutes=11)  # past journal.IN_FLIGHT: no writer is still at work on them
+    journal.per_file(session, services, [contract_id], "ROOT_REPO")
 
     assert list(work_done) == ["src/a.py"]
     assert work_done["src/a.py"].entries[0].state == "done"
+    # a change that has not landed may still be landing: only its writer, or time, settles it failed
+    assert while_in_flight == {landed.entry_id: "done", lost.entry_id: "pending", same.entry_id: "pending"}
     states = {e.entry_id: e.state for e in work.state.journal.entries([contract_id])}
     assert states == {landed.entry_id: "done", lost.entry_id: "failed", same.entry_id: "failed"}
 
@@ -222,3 +229,43 @@ def test_the_work_and_commits_of_some_contracts_leave_out_every_other_contracts(
     ]
     assert [e.after for e in journal.commits(work.core.services, [mine])] == ["mine"]
     assert [e.after for e in journal.commits(work.core.services, [theirs])] == ["theirs"]
+
+
+def test_a_write_in_flight_when_another_contract_opened_is_its_writers_at_that_contracts_close(work: Work):
+    services = work.core.services
+    writer, other = work.session("s-writer"), work.session("s-other")
+    writers = work.open(writer, ("src/b.py", "add")).data["contract_id"]
+    entry = journal.begin(
+        writer, services, ref_of(writer, "ROOT_REPO:/src/b.py"), "write", before=None, after=b"b\n"
+    )
+    work.clock.advance(seconds=2)
+    assert work.open(other, ("src/a.py", "modify")).code == "CT-GATE-S-001"  # its manifest: no b.py yet
+    (work.root / "src" / "b.py").write_text("b\n", encoding="utf-8")  # the write lands after it
+    journal.settle(services, entry, landed=True)
+    work.write(other, "src/a.py", "a = 9\n")
+
+    closed = work.close(other)
+
+    assert closed.code == "CT-GATE-S-002", closed.data
+    evidence = json.loads(services.evidence.document("close", str(closed.data["contract_id"])) or "{}")
+    assert evidence["others"] == [{"address": "ROOT_REPO:/src/b.py", "kind": "add", "contract_id": writers}]
+
+
+def test_another_readers_look_at_a_write_not_yet_landed_never_hides_it_from_the_next_close(work: Work):
+    services = work.core.services
+    writer, other = work.session("s-writer"), work.session("s-other")
+    work.open(other, ("src/a.py", "modify"))
+    writers = work.open(writer, ("src/b.py", "add")).data["contract_id"]
+    entry = journal.begin(
+        writer, services, ref_of(writer, "ROOT_REPO:/src/b.py"), "write", before=None, after=b"b\n"
+    )
+    looked = journal.per_file(other, services, None, "ROOT_REPO")  # the file has not changed yet
+    (work.root / "src" / "b.py").write_text("b\n", encoding="utf-8")
+    work.write(other, "src/a.py", "a = 9\n")
+
+    closed = work.close(other)  # before the writer settled its entry
+    journal.settle(services, entry, landed=True)
+
+    assert "src/b.py" not in looked
+    assert closed.code == "CT-GATE-S-002", closed.data
+    assert [e.state for e in services.journal.entries([writers])] == ["done"]

@@ -365,6 +365,28 @@ def test_settling_an_entry_whose_stored_record_is_not_json_is_a_store_error_and_
     assert sqlite_store.execute("SELECT record FROM journal WHERE entry_id = 'jr-1'") == [("{torn",)]
 
 
+@pytest.mark.parametrize(
+    ("steps", "state"),
+    [
+        ([("failed", True), ("done", False)], "done"),  # another's look at it, then its writer's word
+        ([("done", False), ("failed", True)], "done"),  # a look settles only what is still pending
+        ([("done", True), ("failed", False)], "done"),  # an entry once done is never turned failed
+        ([("failed", True), ("done", True)], "failed"),
+        ([("failed", False)], "failed"),
+    ],
+)
+def test_a_journal_entrys_writer_decides_it_and_a_done_entry_stays_done(store, steps, state):
+    begun = JournalEntry(
+        "jr-1", "2026-11-26T00:00:00+00:00", "s-1", "ct-1", "ROOT_REPO", "a", "write", None, "d", 1
+    )
+    store.journal.begin(begun, None)
+
+    for settled, if_pending in steps:
+        store.journal.settle("jr-1", settled, if_pending=if_pending)
+
+    assert [entry.state for entry in store.journal.entries(["ct-1"])] == [state]
+
+
 def test_a_journal_entry_begun_in_a_failed_decision_is_not_kept(store):
     def failing() -> None:
         with store.atomic():
