@@ -8,6 +8,8 @@ statement, which fills the placeholders a ready call leaves for the agent's own 
 a root, a reply code or an argument of a call that follows a refusal.
 """
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +17,10 @@ import pytest
 from dulwich import porcelain
 from fastmcp import Client
 
-from app.bootstrap import build
+from app.bootstrap import build, build_core, client_tokens
+from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
+from tests.e2e.test_http_sessions import http_server
 from tests.worlds import sample_world_on_disk
 
 pytestmark = pytest.mark.anyio
@@ -57,13 +61,29 @@ def filled(value: Any, data: dict[str, Any]) -> Any:
     return value
 
 
-async def test_the_modding_task_runs_from_discovery_to_commit_on_what_replies_say(tmp_path: Path):  # noqa: PLR0915 - one task, its calls in order
+@asynccontextmanager
+async def connected(settings: Settings, over: str) -> AsyncIterator[Client]:
+    """A client of the server for `settings`: in memory, or over streamable HTTP with a client token of its
+    own (the 2026-07-28 revision: no protocol session, so the task's session is the token's)."""
+    if over == "memory":
+        async with Client(build(settings)) as client:
+            yield client
+        return
+    core = build_core(settings)
+    token = client_tokens(core).add("agent")  # type: ignore[union-attr]
+    with http_server(settings, core) as url:
+        async with Client(url, auth=token) as client:
+            yield client
+
+
+@pytest.mark.parametrize("over", ["memory", "http"])
+async def test_the_modding_task_runs_from_discovery_to_commit_on_what_replies_say(tmp_path: Path, over: str):  # noqa: PLR0915 - one task, its calls in order
     settings = sample_world_on_disk(tmp_path, Mode.CK3LENS)
     mod = settings.roots[RootCategory.ROOT_USER_DOCS] / "mod" / "LocalFix"  # the modder keeps it in git
     porcelain.init(str(mod))
     porcelain.add(str(mod), paths=[str(path) for path in mod.rglob("*") if path.is_file()])
     porcelain.commit(str(mod), message=b"Local Fix", author=b"M <m@x>", committer=b"M <m@x>")
-    async with Client(build(settings)) as client:
+    async with connected(settings, over) as client:
         agent = Agent(client)
         # find and read (nothing refused yet)
         where = await agent.call("ck3_playset", {"command": "which", "path": GAME_FILE})
