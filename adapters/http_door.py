@@ -50,12 +50,14 @@ class Door:
 
     def _cap_sessions(self) -> None:
         """Hold the MCP session manager (made when the app starts, FastMCP offering no setting for it) to
-        the operator's cap on live sessions; one more is refused by it (503, "Too many open sessions")."""
+        the operator's cap on live sessions per credential: one more of that credential's is refused by it
+        (503, "Too many open sessions"), and another token's sessions are not counted against it, so one
+        client that abandons sessions never locks the others out."""
         if self._max_sessions is None:
             return
         manager = _session_manager(self._app)
-        if manager is not None and manager.max_sessions != self._max_sessions:
-            manager.max_sessions = self._max_sessions
+        if manager is not None and not getattr(manager, _CAPPED, False):
+            _cap_per_credential(manager, self._max_sessions)
 
     def _admits(self, headers: Headers) -> bool:
         hosts = headers.getlist("host")
@@ -77,6 +79,30 @@ class Door:
             return False
         plain = parts.username is None and parts.path in {"", "/"} and not parts.query
         return plain and parts.scheme in {"http", "https"} and _hostname(origin) in LOOPBACK
+
+
+_CAPPED = "_ck3raven_capped_per_credential"
+
+
+def _cap_per_credential(manager: Any, cap: int) -> None:  # noqa: ANN401 - the SDK's session manager
+    """Make `manager` admit a new session only while its credential holds fewer than `cap` live ones. The
+    SDK keeps the credential that opened each session (it answers another credential's use of it 404);
+    its own cap counts every credential's sessions together, so it is lifted while a session is admitted."""
+    admit = manager._admit_session  # noqa: SLF001 - the SDK offers no hook for who may open a session
+
+    def admit_within_cap(requestor: object) -> object:
+        owners, live = manager._session_owners, manager._server_instances  # noqa: SLF001 - as above
+        if sum(1 for session_id in live if owners.get(session_id) == requestor) >= cap:
+            return None
+        manager.max_sessions = None  # past the SDK's count of all sessions (called under its lock)
+        try:
+            return admit(requestor)
+        finally:
+            manager.max_sessions = cap  # what its refusal's log line names
+
+    manager.max_sessions = cap
+    manager._admit_session = admit_within_cap  # noqa: SLF001 - as above
+    setattr(manager, _CAPPED, True)
 
 
 def _session_manager(app: object) -> Any:  # noqa: ANN401 - the SDK's manager, found by its attribute

@@ -278,8 +278,8 @@ def client_tokens(core: Core) -> ClientTokens | None:
 def http_app(settings: Settings, server: FastMCP) -> ASGIApp:
     """The streamable HTTP app behind the door: Host and Origin first (403), then the bearer token (401).
     FastMCP's own Host/Origin guard stays on in strict mode behind it. Idle sessions are closed after
-    `[http] session_idle_minutes`, and at most `[http] max_sessions` live at once. A request is answered
-    with one JSON body when nothing else can come back while it runs, else as a stream
+    `[http] session_idle_minutes`, and at most `[http] max_sessions` of one token live at once. A request is
+    answered with one JSON body when nothing else can come back while it runs, else as a stream
     (`adapters.http_answers`)."""
     door = settings.http
     inner = server.http_app(

@@ -49,7 +49,8 @@ class HttpSettings:
     session_idle_minutes: float = 30.0
     """An MCP session without a request for this long is closed and its memory freed."""
     max_sessions: int = 64
-    """Live MCP sessions at most; one more is refused (503, "Too many open sessions")."""
+    """Live MCP sessions per credential (token) at most; one more of that credential is refused (503, "Too
+    many open sessions"); other tokens keep theirs."""
 
 
 @frozen

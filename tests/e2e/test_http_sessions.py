@@ -248,8 +248,26 @@ def test_a_session_past_the_cap_is_refused_clearly(settings: Settings):
     assert "Too many open sessions" in answers[2][1]
 
 
-def opening(url: str) -> tuple[int, str]:
-    """A new MCP session asked for (and abandoned): the status and the body."""
+def test_the_session_cap_counts_per_token_so_one_clients_abandoned_sessions_lock_no_other_out(
+    settings: Settings,
+):
+    from attrs import evolve
+
+    from app.config import HttpSettings
+
+    capped = evolve(settings, http=HttpSettings(max_sessions=2))
+    core = build_core(capped)
+    theirs = client_tokens(core).add("editor")  # type: ignore[union-attr]
+    with http_server(capped, core) as url:
+        abandoned = [opening(url) for _ in range(3)]
+        other = [opening(url, theirs) for _ in range(3)]
+
+    assert [status for status, _ in abandoned] == [200, 200, 503]
+    assert [status for status, _ in other] == [200, 200, 503]
+
+
+def opening(url: str, token: str = TOKEN) -> tuple[int, str]:
+    """A new MCP session asked for (and abandoned) with `token`: the status and the body."""
     import http.client
     import json
     from urllib.parse import urlsplit
@@ -259,7 +277,7 @@ def opening(url: str) -> tuple[int, str]:
     hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
     body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
     headers = {
-        "Authorization": f"Bearer {TOKEN}",
+        "Authorization": f"Bearer {token}",
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
     }
