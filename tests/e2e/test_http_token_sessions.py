@@ -188,3 +188,21 @@ async def test_a_tokens_session_idle_past_the_limit_starts_again_at_the_defaults
             after = await call(client, "ck3_dir", command="pwd")
 
     assert after["data"]["home"] == "ROOT_REPO"
+
+
+async def test_an_approval_given_in_the_terminal_reaches_the_tokens_session_at_its_next_request(
+    settings: Settings,
+):
+    core = build_core(settings)
+    theirs = client_tokens(core).add("editor")  # type: ignore[union-attr]
+    with http_server(settings, core) as url:
+        async with Client(url, auth=theirs) as editor:
+            asked = await call(editor, "ck3_mode", command="init", mode="ck3raven-dev")
+            assert core.decide_approval(asked["data"]["approval_id"], approve=True)  # `ck3raven approve`
+            granted = await call(editor, "ck3_mode", command="init", mode="ck3raven-dev")
+        async with Client(url, auth=theirs) as editor_again:
+            kept = await call(editor_again, "ck3_mode")
+
+    assert asked["code"] == "MCP-CFG-I-002"
+    assert granted["code"] == "MCP-CFG-S-005"
+    assert kept["data"]["mode"] == "ck3raven-dev"
