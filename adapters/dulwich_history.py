@@ -18,17 +18,18 @@ from collections.abc import Mapping
 from contextlib import closing, suppress
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Final
 
 import structlog
 from dulwich.errors import NotGitRepository, NotTreeError
 from dulwich.object_store import tree_lookup_path
-from dulwich.objects import Blob, Commit, ObjectID
+from dulwich.objects import Blob, Commit, ObjectID, SubmoduleEncountered
 from dulwich.repo import Repo
 
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import IndexUnreadable, Staged, kept_mode, read_index, staged_entry
 from adapters.git_trees import Flat, FlatTrees
-from adapters.git_worktree import unstaged, untracked, working_sha
+from adapters.git_worktree import gitlink_sha, unstaged, untracked, working_sha
 from ports.errors import Unavailable
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
@@ -43,10 +44,12 @@ class _Place:
     """Where a repository stands for a root: its top, the root's path inside it ('' or 'a/b/') and the
     segments from the root down to the top (a repository inside the root, such as a mod folder's)."""
 
-    __slots__ = ("offset", "prefix", "top")
+    __slots__ = ("control", "offset", "prefix", "top")
 
-    def __init__(self, top: Path, prefix: str, offset: tuple[str, ...]) -> None:
+    def __init__(self, top: Path, prefix: str, offset: tuple[str, ...], control: Path | None = None) -> None:
         self.top, self.prefix, self.offset = top, prefix, offset
+        self.control = control or top / ".git"
+        """The repository's own folder: `.git` at its top, or, for a submodule, the one its `.git` names."""
 
     def inside(self, parts: tuple[str, ...]) -> bytes:
         """The repository path of root-relative `parts`."""
@@ -112,7 +115,7 @@ class DulwichHistory(History):
         place = self._find(root, folder)
         if place is None:
             return None
-        manager = self._ignore_rules(place.top)
+        manager = self._ignore_rules(place)
         if manager is None:
             return None
 
@@ -125,16 +128,17 @@ class DulwichHistory(History):
             return None  # the folder itself lies in an ignored one: it is no part of the repository's world
         return ignored
 
-    def _ignore_rules(self, top: Path) -> SafeIgnores | None:
+    def _ignore_rules(self, place: _Place) -> SafeIgnores | None:
         """The repository's ignore rules, read again once they are IGNORES_FRESH seconds old (a listing
         right after a .gitignore edit may still see the rules of a moment before)."""
         now = time.monotonic()
+        top = place.top
         kept = self._ignores.get(top)
         if kept is not None and now - kept[0] < IGNORES_FRESH:
             return kept[1]
-        if not (top / ".git").is_dir():
+        if not place.control.is_dir():
             return None
-        manager = SafeIgnores(str(top))
+        manager = SafeIgnores(str(top), str(place.control))
         self._ignores[top] = (now, manager)
         return manager
 
@@ -205,8 +209,8 @@ class DulwichHistory(History):
         with closing(repo):
             try:
                 return _blob_at(repo, commit, place.inside(parts))
-            except (KeyError, ValueError, NotTreeError):
-                return None  # no such commit or path (any more)
+            except (KeyError, ValueError, NotTreeError, SubmoduleEncountered):
+                return None  # no such commit or path (any more), or a submodule's: its own repository's
 
     def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:
         _, repo = self._open(root, folder)
@@ -256,8 +260,10 @@ class DulwichHistory(History):
 
     def _find(self, root: str, folder: tuple[str, ...]) -> _Place | None:
         """The deepest repository whose top lies on the way from the root down to `folder` (never through
-        a link), else the one holding the root. A `.git` file (a linked worktree or a submodule) is a
-        repository this adapter does not serve: below it nothing is, rather than the one around it."""
+        a link), else the one holding the root. A submodule (a `.git` file naming a folder in the
+        `.git/modules` of the repository above it) is a repository of its own; any other `.git` file (a
+        linked worktree, or anything else standing there) is a repository this adapter does not serve:
+        below it nothing is, rather than the one around it."""
         base = self._bases.get(root)
         if base is None:
             return None
@@ -269,10 +275,13 @@ class DulwichHistory(History):
                 if not _is_plain_dir(here):
                     break
             marker = _git_marker(here)
-            if marker == "file":
+            if marker is None:
+                continue
+            above = deepest.control if deepest is not None else None
+            control = here / ".git" if marker == "dir" else _submodule_control(here, above)
+            if control is None:
                 return None
-            if marker == "dir":
-                deepest = _Place(here, "", folder[:depth])
+            deepest = _Place(here, "", folder[:depth], control)
         if deepest is not None and deepest.offset:
             return deepest
         found = self._places.get(root)
@@ -310,11 +319,17 @@ class DulwichHistory(History):
         candidates.update(_index_vs_tree(index, head))  # staged
         suspects, clean = unstaged(index, top)
         candidates.update(suspects)
-        candidates.update(untracked(top, index))
+        candidates.update(untracked(top, index, repo.controldir()))
         found: dict[str, ChangeKind] = {}
+        gitlinks = index.gitlinks()
         for path in candidates:
             # A file whose stat data still proves it holds what the index holds is not read again.
-            now = index.shas[path] if path in clean else working_sha(top, path)
+            if path in clean:
+                now = index.shas[path]
+            elif path in gitlinks:
+                now = gitlink_sha(top, path, index.shas[path])
+            else:
+                now = working_sha(top, path)
             kind = _kind(base.get(path), now)
             if kind is not None:
                 found[path.decode("utf-8", "surrogateescape")] = kind
@@ -322,7 +337,7 @@ class DulwichHistory(History):
 
     def _index(self, repo: Repo, top: Path) -> Staged:
         """The repository's index, parsed again only when `.git/index` is another file or was written."""
-        path = top / ".git" / "index"
+        path = Path(repo.index_path())
         with self._reading:
             info = path.stat()
             key = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
@@ -370,6 +385,33 @@ def _git_marker(folder: Path) -> str | None:
     except OSError:
         return None
     return "dir" if stat.S_ISDIR(mode) else "file"
+
+
+_POINTER_LIMIT: Final = 4096
+_POINTER_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _submodule_control(folder: Path, above: Path | None) -> Path | None:
+    """The repository folder a submodule's `.git` file names, when it lies in the `modules` folder of the
+    repository above (`above`: that repository's own folder), as `git submodule` makes it; None for any
+    other `.git` file (a linked worktree's, or one naming a repository elsewhere on the host)."""
+    if above is None:
+        return None
+    try:
+        fd = os.open(folder / ".git", _POINTER_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, _POINTER_LIMIT) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not data.startswith(b"gitdir: "):
+        return None
+    named = Path(os.path.realpath(folder / os.fsdecode(data[len(b"gitdir: ") :].strip())))
+    modules = Path(os.path.realpath(above / "modules"))
+    return named if named.is_relative_to(modules) and (named / "HEAD").is_file() else None
 
 
 def _is_plain_dir(path: Path) -> bool:

@@ -62,7 +62,8 @@ def changed_in_repositories(
 ) -> tuple[dict[str, str], list[str]]:
     """What each repository in the scope of `root` shows changed since its HEAD (path → kind), and the
     repositories' tops."""
-    _, tops = baseline.survey(session, root)
+    _, found, pointers = baseline.survey(session, root)
+    tops = baseline.served(services, root, found, pointers)
     dirty: dict[str, str] = {}
     for top in tops:
         dirty.update(baseline.repository_state(services, root, top)[1])

@@ -49,7 +49,7 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
     root = record.root_category
     before = baseline.load(services, record.baseline_sha or "")
     named = tuple(_path(session, t.address) for t in record.targets)
-    now, _ = baseline.survey(session, root, tuple(p for p in named if p is not None))
+    now, _, pointers = baseline.survey(session, root, tuple(p for p in named if p is not None))
     mine = journal.chain(services, record)
     ours = journal.per_file(session, services, mine, root)
     # another contract's work since this one opened (older work is in the manifest already)
@@ -66,6 +66,8 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
             found[path] = net
     for path, kind in _committed(services, before).items():
         found.setdefault(path, (kind, "repository", _state(session, root, path, now.get(path))))
+    for top, head in _moved(services, before, pointers).items():
+        _explained(session, services, (before, top, head), found, now)
     unnamed = [path for path in found if not all(addressable_name(part) for part in parts_of(path))]
     for path in unnamed:
         del found[path]
@@ -112,6 +114,41 @@ def _committed(services: Services, before: Baseline) -> dict[str, str]:
             continue
         found.update({"/".join(change.parts): change.kind for change in changed})
     return found
+
+
+def _moved(services: Services, before: Baseline, pointers: list[str]) -> dict[str, str]:
+    """The submodules of the baseline whose checkout stands at another commit now (top → that commit)."""
+    moved: dict[str, str] = {}
+    commits = dict(before.repositories)
+    for top in pointers:
+        commit = commits.get(top)
+        if commit is None:
+            continue
+        try:
+            head = services.history.head(before.root, parts_of(top))
+        except PortError:
+            continue
+        if head is not None and head != commit:
+            moved[top] = head
+    return moved
+
+
+def _explained(
+    session: Session,
+    services: Services,
+    submodule: tuple[Baseline, str, str],
+    found: dict[str, tuple[str, str, str | None]],
+    now: dict[str, Row],
+) -> None:
+    """A submodule whose commit moved is one change, at its top: the changes of its files that the move
+    explains (each file as the new commit holds it) are that change; any other is listed besides."""
+    before, top, head = submodule
+    inside = [path for path in found if path.startswith(top + "/")]
+    for path in inside:
+        held = services.history.content_at(before.root, head, parts_of(path), parts_of(top))
+        if digest(held) == found[path][2]:
+            del found[path]
+    found[top] = ("modify", "repository", _state(session, before.root, top, now.get(top)))
 
 
 def _at_open(services: Services, before: Baseline, ours: dict[str, journal.FileWork]) -> AtOpen:
