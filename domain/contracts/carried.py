@@ -82,9 +82,9 @@ def _declared(
         session, services, root, [{"address": f.address, "kind": f.kind} for f in carried]
     )
     addresses = {str(change["address"]) for change in kept}
-    declared = {
-        f.address: f.origin for f in carry_over.attribute([(f.address, f.kind) for f in carried], ended)
-    }
+    key = records.address_key(ignores_case=session.world.ignores_case(root))
+    changes = [(f.address, f.kind) for f in carried]
+    declared = {f.address: f.origin for f in carry_over.attribute(changes, ended, key=key)}
     return [
         carry_over.CarriedFile(f.address, f.kind, f.origin, declared.get(f.address))
         for f in carried

@@ -14,7 +14,7 @@ contract's; the rest was made outside the server (`outside`), named by what saw 
 
 from collections.abc import Iterable
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from domain.addresses import addressable_name
 from domain.compliance.closeout import AtOpen
@@ -50,6 +50,8 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
     before = baseline.load(services, record.baseline_sha or "")
     named = tuple(_path(session, t.address) for t in record.targets)
     now, _, pointers = baseline.survey(session, root, tuple(p for p in named if p is not None))
+    if session.world.ignores_case(root):
+        before = _respelled(before, now)
     mine = journal.chain(services, record)
     ours = journal.per_file(session, services, mine, root)
     # another contract's work since this one opened (older work is in the manifest already)
@@ -114,6 +116,18 @@ def _committed(services: Services, before: Baseline) -> dict[str, str]:
             continue
         found.update({"/".join(change.parts): change.kind for change in changed})
     return found
+
+
+def _respelled(before: Baseline, now: dict[str, Row]) -> Baseline:
+    """The baseline with each path spelled as the scope spells it now, on a root whose filesystem ignores
+    case: a file renamed only in case is the same file under its one spelling (SPEC §3), its stat and
+    content compared as any other's."""
+    spelled = {path.casefold(): path for path in now}
+    manifest = {
+        path if path in now else spelled.get(path.casefold(), path): row
+        for path, row in before.manifest.items()
+    }
+    return evolve(before, manifest=manifest)
 
 
 def _moved(services: Services, before: Baseline, pointers: list[str]) -> dict[str, str]:

@@ -241,6 +241,43 @@ async def test_an_undeclared_rename_outside_the_server_lists_both_its_halves(lay
     }
 
 
+async def test_a_case_only_rename_through_the_server_declared_as_delete_and_add_closes(layout: Layout):
+    async def rename(client: Client) -> None:
+        await call(client, "ck3_file", delete(layout.address(layout.work, "a.txt")))
+        await call(client, "ck3_file", write(layout.address(layout.work, "A.txt"), "alpha\n"))
+
+    closed = await closing(layout, [("a.txt", "delete"), ("A.txt", "add")], rename)
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert {(c["address"], c["kind"]) for c in closed["data"]["changes"]} == {
+        (layout.address(layout.work, "a.txt"), "delete"),
+        (layout.address(layout.work, "A.txt"), "add"),
+    }
+
+
+async def test_a_case_only_rename_outside_the_server_declared_as_delete_and_add_closes(layout: Layout):
+    async def rename(client: Client) -> None:
+        (layout.disk / layout.work / "a.txt").rename(layout.disk / layout.work / "A.txt")
+
+    closed = await closing(layout, [("a.txt", "delete"), ("A.txt", "add")], rename)
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert {(c["address"], c["kind"]) for c in closed["data"]["changes"]} == {
+        (layout.address(layout.work, "a.txt"), "delete"),
+        (layout.address(layout.work, "A.txt"), "add"),
+    }
+
+
+async def test_a_case_only_rename_declared_under_one_spelling_only_is_invalid(layout: Layout):
+    async def rename(client: Client) -> None:
+        (layout.disk / layout.work / "a.txt").rename(layout.disk / layout.work / "A.txt")
+
+    closed = await closing(layout, [("a.txt", "delete")], rename)
+
+    assert closed["code"] == "CT-GATE-I-007", closed
+    assert listed(closed) == {(layout.address(layout.work, "A.txt"), "add")}
+
+
 async def test_a_file_declared_as_modified_but_deleted_is_invalid(layout: Layout):
     async def work(client: Client) -> None:
         await call(client, "ck3_file", delete(layout.address(layout.work, "a.txt")))
