@@ -160,3 +160,13 @@ async def test_a_submodule_whose_commit_moved_closes_once_declared(documents: Se
     assert opened["code"] == "CT-GATE-S-001", opened
     assert closed["code"] == "CT-GATE-S-002", closed
     assert [(c["address"], c["kind"]) for c in closed["data"]["changes"]] == [(SUB, "modify")]
+
+
+async def test_the_agents_write_of_a_submodule_files_own_bytes_is_no_change(documents: Settings):
+    async with Client(build(documents)) as client:
+        await call(client, "ck3_contract", contract([(f"{MOD}/a.txt", "modify")]))
+        await call(client, "ck3_file", {"command": "write", "path": f"{SUB}/u.txt", "content": "upstream\n"})
+        closed = await call(client, "ck3_contract", {"command": "close"})
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert closed["data"]["changes"] == []
