@@ -29,7 +29,7 @@ from dulwich.repo import Repo
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import IndexUnreadable, Staged, kept_mode, read_index, staged_entry
 from adapters.git_trees import Flat, FlatTrees
-from adapters.git_worktree import gitlink_sha, unstaged, untracked, working_sha
+from adapters.git_worktree import Hashed, gitlink_sha, unstaged, untracked
 from ports.errors import Unavailable
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
@@ -80,6 +80,7 @@ class DulwichHistory(History):
         self._places = {name: _place(base) for name, base in self._bases.items()}
         self._indexes: dict[Path, tuple[tuple[int, int, int, int], Staged]] = {}
         self._reading = threading.Lock()
+        self._read: dict[Path, Hashed] = {}
         self._trees = FlatTrees(tree_cache)
         self._ignores: dict[Path, tuple[float, SafeIgnores]] = {}
         self._ignores_of: dict[tuple[str, tuple[str, ...]], tuple[float, Ignores | None]] = {}
@@ -317,7 +318,8 @@ class DulwichHistory(History):
             candidates.update(path for path, sha in head.items() if base.get(path) != sha)
             candidates.update(path for path in base if path not in head)
         candidates.update(_index_vs_tree(index, head))  # staged
-        suspects, clean = unstaged(index, top)
+        hashed = self._hashed(top)
+        suspects, clean = unstaged(index, top, hashed)
         candidates.update(suspects)
         candidates.update(untracked(top, index, repo.controldir()))
         found: dict[str, ChangeKind] = {}
@@ -329,11 +331,15 @@ class DulwichHistory(History):
             elif path in gitlinks:
                 now = gitlink_sha(top, path, index.shas[path])
             else:
-                now = working_sha(top, path)
+                now = hashed.sha(top, path)
             kind = _kind(base.get(path), now)
             if kind is not None:
                 found[path.decode("utf-8", "surrogateescape")] = kind
         return found
+
+    def _hashed(self, top: Path) -> Hashed:
+        with self._reading:
+            return self._read.setdefault(top, Hashed())
 
     def _index(self, repo: Repo, top: Path) -> Staged:
         """The repository's index, parsed again only when `.git/index` is another file or was written."""

@@ -2,10 +2,12 @@
 have changed (one lstat each against the index's stat data; racily clean entries suspected; a submodule's
 gitlink always looked at), which files no index entry holds (one scandir walk that skips .git, nested
 repositories and ignored folders), the blob id of what stands at a path now (a link is its target text,
-never followed), and the commit a submodule's checkout stands at."""
+never followed), and the commit a submodule's checkout stands at; the ids of files read before are kept
+while their stat holds (`Hashed`)."""
 
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Final
 
@@ -19,19 +21,62 @@ from adapters.git_index import Staged
 _SECOND: Final = 1_000_000_000
 
 
-def unstaged(index: Staged, top: Path) -> tuple[list[bytes], set[bytes]]:
+class Hashed:
+    """The blob ids this process worked out for a repository's files whose stat data did not prove them
+    (the index's stat data stale: files touched since, or racily clean), each with the stat it was read
+    under. A file whose lstat still matches is not read again, under git's own racy-clean rule: an id is
+    kept only for a file last modified (and changed) before the second in which it was read, so an edit
+    in that second, keeping size and time, can never be taken for the kept content."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[bytes, tuple[tuple[int, int, int, int, int], bytes]] = {}
+
+    def proves(self, path: bytes, info: os.stat_result, sha: bytes | None) -> bool:
+        """Whether the id read before under this very stat is `sha` (the file holds what the index holds)."""
+        kept = self._known.get(path)
+        return kept is not None and sha is not None and kept[1] == sha and kept[0] == _key(info)
+
+    def sha(self, top: Path, path: bytes) -> bytes | None:
+        """What `working_sha` answers for `path`, read again only when its stat moved or proves nothing."""
+        started = time.time_ns()
+        try:
+            info = os.lstat(os.fsencode(top) + b"/" + path)
+        except OSError:
+            self._known.pop(path, None)
+            return None
+        key = _key(info)
+        kept = self._known.get(path)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        found = working_sha(top, path)
+        second = started - started % _SECOND
+        if found is not None and info.st_mtime_ns < second and info.st_ctime_ns < second:
+            self._known[path] = (key, found)
+        else:
+            self._known.pop(path, None)
+        return found
+
+
+def _key(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def unstaged(index: Staged, top: Path, hashed: Hashed | None = None) -> tuple[list[bytes], set[bytes]]:
     """The suspects: tracked files whose stat differs from the index, or that are racily clean, deleted
     ones and conflicted ones. And the clean: regular files, in the index and on disk, whose stat data
     match and are not racy, so they hold what the index holds.
 
     Racily clean, as git has it: recorded in the second the index was written, or later. An edit in that
     second may keep both size and time (a coarse clock, or the edit landing between the stat and the
-    index write), so such an entry's stat data prove nothing and the file is hashed. A gitlink (a
+    index write), so such an entry's stat data prove nothing and the file is hashed, unless `hashed`
+    read it under the very stat it has now and found what the index holds. A gitlink (a
     submodule) is a suspect too: what it stands for is the commit its checkout names, never a stat."""
     written = index.written_ns - index.written_ns % _SECOND
     base = os.fsencode(top) + b"/"
-    lstat, regular = os.lstat, stat.S_ISREG
-    suspects = [path for path, sha in index.shas.items() if sha is None]  # conflicted: look at the file
+    lstat, regular, shas = os.lstat, stat.S_ISREG, index.shas
+    suspects = [path for path, sha in shas.items() if sha is None]  # conflicted: look at the file
     clean: set[bytes] = set()
     for path, mode, size, recorded in index.stats:
         if S_ISGITLINK(mode):
@@ -42,7 +87,8 @@ def unstaged(index: Staged, top: Path) -> tuple[list[bytes], set[bytes]]:
         except OSError:
             suspects.append(path)
             continue
-        if info.st_size != size or info.st_mtime_ns != recorded or recorded >= written:
+        stale = info.st_size != size or info.st_mtime_ns != recorded or recorded >= written
+        if stale and (hashed is None or not hashed.proves(path, info, shas[path])):
             suspects.append(path)
         elif regular(mode) and regular(info.st_mode):
             clean.add(path)

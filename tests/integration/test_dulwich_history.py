@@ -3,6 +3,7 @@
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -417,3 +418,19 @@ def test_a_git_file_naming_a_repository_outside_its_parents_modules_is_served_by
 
     assert history.repository("ROOT_USER_DOCS", ("mod", "M", "sub")) is None
     assert history.head("ROOT_USER_DOCS", ("mod", "M", "sub")) is None
+
+
+def test_a_file_touched_after_its_commit_then_edited_keeping_its_size_is_seen(repo: Path):
+    past = int((time.time() - 3600) * 1_000_000_000)
+    for path in (repo / "src" / "a.py", repo / "src" / "b.py"):
+        os.utime(path, ns=(past + 10**9, past + 10**9))  # newer than the index holds, same bytes
+    history = DulwichHistory({"ROOT_REPO": repo})
+    head = history.head("ROOT_REPO")
+    assert head is not None
+    untouched = history.changes_since("ROOT_REPO", head)
+
+    (repo / "src" / "a.py").write_text("A\n", encoding="utf-8")
+    os.utime(repo / "src" / "a.py", ns=(past + 10**9, past + 10**9))
+
+    assert untouched == []
+    assert history.changes_since("ROOT_REPO", head) == [Change(("src", "a.py"), "modify")]
