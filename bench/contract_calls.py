@@ -20,6 +20,7 @@ scope unchanged. A row holds a layout's open or close against `git status`, its 
 import argparse
 import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import statistics
@@ -35,7 +36,8 @@ from common import GIT_QUIET, HERE, built, prepare_checkout_imports, quiet_git_c
 from report import Row, Target, table
 
 prepare_checkout_imports()
-from fastmcp import Client  # noqa: E402 - the checkout is put on the path first
+import structlog  # noqa: E402 - the checkout is put on the path first
+from fastmcp import Client  # noqa: E402
 
 from app.bootstrap import build  # noqa: E402
 from app.config import Settings  # noqa: E402
@@ -129,6 +131,8 @@ def _clients(roots: dict[str, Path], state: Path) -> dict[str, Client]:
 
 async def measure_async(rounds: int, state: Path) -> dict[str, list[float]]:
     """Each contender's seconds per round, after one untimed round."""
+    # unconfigured, structlog prints each call's log line on stdout, through the table
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     roots = {layout: tree(layout) for layout in LAYOUTS}
     clients = _clients(roots, state)
     names = ["git status", "walk", *(f"{step} {layout}" for layout in LAYOUTS for step in ("open", "close"))]
