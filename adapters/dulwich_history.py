@@ -6,8 +6,10 @@ while `.git/index` is unchanged, each commit's tree is flattened once (adapters.
 memory, and on disk in the state directory when one is given), committed changes come from comparing
 two flat trees, working-tree changes from one lstat per tracked file against the index's stat data
 (racily clean entries are hashed), and untracked files from one scandir walk that skips ignored
-folders. Only the resulting candidates are hashed. `warm` does the parsing and flattening ahead of the
-first call.
+folders. Only the resulting candidates are hashed, each once while its stat holds (adapters.git_worktree:
+the index is never written, so what git would record in it is kept in memory instead). HEAD is read
+from the refs alone. A submodule is a repository of its own. `warm` does the parsing and flattening
+ahead of the first call.
 """
 
 import os
