@@ -6,8 +6,10 @@ while `.git/index` is unchanged, each commit's tree is flattened once (adapters.
 memory, and on disk in the state directory when one is given), committed changes come from comparing
 two flat trees, working-tree changes from one lstat per tracked file against the index's stat data
 (racily clean entries are hashed), and untracked files from one scandir walk that skips ignored
-folders. Only the resulting candidates are hashed. `warm` does the parsing and flattening ahead of the
-first call.
+folders. Only the resulting candidates are hashed, each once while its stat holds (adapters.git_worktree:
+the index is never written, so what git would record in it is kept in memory instead). HEAD is read
+from the refs alone. A submodule is a repository of its own. `warm` does the parsing and flattening
+ahead of the first call.
 """
 
 import os
@@ -18,17 +20,19 @@ from collections.abc import Mapping
 from contextlib import closing, suppress
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Final
 
 import structlog
 from dulwich.errors import NotGitRepository, NotTreeError
 from dulwich.object_store import tree_lookup_path
-from dulwich.objects import Blob, Commit, ObjectID
+from dulwich.objects import Blob, Commit, ObjectID, SubmoduleEncountered
+from dulwich.refs import HEADREF, DiskRefsContainer
 from dulwich.repo import Repo
 
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import IndexUnreadable, Staged, kept_mode, read_index, staged_entry
 from adapters.git_trees import Flat, FlatTrees
-from adapters.git_worktree import unstaged, untracked, working_sha
+from adapters.git_worktree import Hashed, gitlink_sha, unstaged, untracked
 from ports.errors import Unavailable
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
@@ -43,10 +47,12 @@ class _Place:
     """Where a repository stands for a root: its top, the root's path inside it ('' or 'a/b/') and the
     segments from the root down to the top (a repository inside the root, such as a mod folder's)."""
 
-    __slots__ = ("offset", "prefix", "top")
+    __slots__ = ("control", "offset", "prefix", "top")
 
-    def __init__(self, top: Path, prefix: str, offset: tuple[str, ...]) -> None:
+    def __init__(self, top: Path, prefix: str, offset: tuple[str, ...], control: Path | None = None) -> None:
         self.top, self.prefix, self.offset = top, prefix, offset
+        self.control = control or top / ".git"
+        """The repository's own folder: `.git` at its top, or, for a submodule, the one its `.git` names."""
 
     def inside(self, parts: tuple[str, ...]) -> bytes:
         """The repository path of root-relative `parts`."""
@@ -77,6 +83,7 @@ class DulwichHistory(History):
         self._places = {name: _place(base) for name, base in self._bases.items()}
         self._indexes: dict[Path, tuple[tuple[int, int, int, int], Staged]] = {}
         self._reading = threading.Lock()
+        self._read: dict[Path, Hashed] = {}
         self._trees = FlatTrees(tree_cache)
         self._ignores: dict[Path, tuple[float, SafeIgnores]] = {}
         self._ignores_of: dict[tuple[str, tuple[str, ...]], tuple[float, Ignores | None]] = {}
@@ -89,13 +96,8 @@ class DulwichHistory(History):
         place = self._find(root, folder)
         if place is None:
             return None
-        try:
-            with closing(Repo(str(place.top))) as repo:
-                return repo.head().decode("ascii")
-        except KeyError:
-            return None  # a repository without a commit yet
-        except (OSError, NotGitRepository) as exc:
-            raise Unavailable("the repository cannot be read") from exc
+        found = _head_of(place.control)
+        return found.decode("ascii") if found is not None else None
 
     def ignores(self, root: str, folder: tuple[str, ...] = ()) -> Ignores | None:
         now = time.monotonic()
@@ -112,7 +114,7 @@ class DulwichHistory(History):
         place = self._find(root, folder)
         if place is None:
             return None
-        manager = self._ignore_rules(place.top)
+        manager = self._ignore_rules(place)
         if manager is None:
             return None
 
@@ -125,16 +127,17 @@ class DulwichHistory(History):
             return None  # the folder itself lies in an ignored one: it is no part of the repository's world
         return ignored
 
-    def _ignore_rules(self, top: Path) -> SafeIgnores | None:
+    def _ignore_rules(self, place: _Place) -> SafeIgnores | None:
         """The repository's ignore rules, read again once they are IGNORES_FRESH seconds old (a listing
         right after a .gitignore edit may still see the rules of a moment before)."""
         now = time.monotonic()
+        top = place.top
         kept = self._ignores.get(top)
         if kept is not None and now - kept[0] < IGNORES_FRESH:
             return kept[1]
-        if not (top / ".git").is_dir():
+        if not place.control.is_dir():
             return None
-        manager = SafeIgnores(str(top))
+        manager = SafeIgnores(str(top), str(place.control))
         self._ignores[top] = (now, manager)
         return manager
 
@@ -148,6 +151,9 @@ class DulwichHistory(History):
         return place.changes(found)
 
     def committed_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+        place = self._find(root, folder)
+        if place is not None and _head_of(place.control) == baseline.encode("ascii"):
+            return []  # nothing committed since: the repository itself need not be opened
         place, repo = self._open(root, folder)
         try:
             with closing(repo):
@@ -205,8 +211,8 @@ class DulwichHistory(History):
         with closing(repo):
             try:
                 return _blob_at(repo, commit, place.inside(parts))
-            except (KeyError, ValueError, NotTreeError):
-                return None  # no such commit or path (any more)
+            except (KeyError, ValueError, NotTreeError, SubmoduleEncountered):
+                return None  # no such commit or path (any more), or a submodule's: its own repository's
 
     def log(self, root: str, limit: int, folder: tuple[str, ...] = ()) -> list[CommitInfo]:
         _, repo = self._open(root, folder)
@@ -256,8 +262,10 @@ class DulwichHistory(History):
 
     def _find(self, root: str, folder: tuple[str, ...]) -> _Place | None:
         """The deepest repository whose top lies on the way from the root down to `folder` (never through
-        a link), else the one holding the root. A `.git` file (a linked worktree or a submodule) is a
-        repository this adapter does not serve: below it nothing is, rather than the one around it."""
+        a link), else the one holding the root. A submodule (a `.git` file naming a folder in the
+        `.git/modules` of the repository above it) is a repository of its own; any other `.git` file (a
+        linked worktree, or anything else standing there) is a repository this adapter does not serve:
+        below it nothing is, rather than the one around it."""
         base = self._bases.get(root)
         if base is None:
             return None
@@ -269,10 +277,13 @@ class DulwichHistory(History):
                 if not _is_plain_dir(here):
                     break
             marker = _git_marker(here)
-            if marker == "file":
+            if marker is None:
+                continue
+            above = deepest.control if deepest is not None else None
+            control = here / ".git" if marker == "dir" else _submodule_control(here, above)
+            if control is None:
                 return None
-            if marker == "dir":
-                deepest = _Place(here, "", folder[:depth])
+            deepest = _Place(here, "", folder[:depth], control)
         if deepest is not None and deepest.offset:
             return deepest
         found = self._places.get(root)
@@ -308,21 +319,32 @@ class DulwichHistory(History):
             candidates.update(path for path, sha in head.items() if base.get(path) != sha)
             candidates.update(path for path in base if path not in head)
         candidates.update(_index_vs_tree(index, head))  # staged
-        suspects, clean = unstaged(index, top)
+        hashed = self._hashed(top)
+        suspects, clean = unstaged(index, top, hashed)
         candidates.update(suspects)
-        candidates.update(untracked(top, index))
+        candidates.update(untracked(top, index, repo.controldir()))
         found: dict[str, ChangeKind] = {}
+        gitlinks = index.gitlinks()
         for path in candidates:
             # A file whose stat data still proves it holds what the index holds is not read again.
-            now = index.shas[path] if path in clean else working_sha(top, path)
+            if path in clean:
+                now = index.shas[path]
+            elif path in gitlinks:
+                now = gitlink_sha(top, path, index.shas[path])
+            else:
+                now = hashed.sha(top, path)
             kind = _kind(base.get(path), now)
             if kind is not None:
                 found[path.decode("utf-8", "surrogateescape")] = kind
         return found
 
+    def _hashed(self, top: Path) -> Hashed:
+        with self._reading:
+            return self._read.setdefault(top, Hashed())
+
     def _index(self, repo: Repo, top: Path) -> Staged:
         """The repository's index, parsed again only when `.git/index` is another file or was written."""
-        path = top / ".git" / "index"
+        path = Path(repo.index_path())
         with self._reading:
             info = path.stat()
             key = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
@@ -332,6 +354,21 @@ class DulwichHistory(History):
             index = read_index(repo, path)
             self._indexes[top] = (key, index)
             return index
+
+
+def _head_of(control: Path) -> bytes | None:
+    """The commit HEAD names in the repository whose own folder is `control` (None: no commit yet), read
+    from its refs alone (opening the whole repository parses its config too: a few milliseconds a
+    repository, on every open of a documents folder whose every mod is one). Raises Unavailable for a
+    folder that holds no repository."""
+    if not (control / "objects").is_dir():
+        raise Unavailable("the repository cannot be read")
+    try:
+        return bytes(DiskRefsContainer(str(control))[HEADREF])
+    except KeyError:
+        return None  # a repository without a commit yet
+    except (OSError, ValueError) as exc:
+        raise Unavailable("the repository cannot be read") from exc
 
 
 def _blob_at(repo: Repo, commit: str, path: bytes) -> bytes | None:
@@ -370,6 +407,33 @@ def _git_marker(folder: Path) -> str | None:
     except OSError:
         return None
     return "dir" if stat.S_ISDIR(mode) else "file"
+
+
+_POINTER_LIMIT: Final = 4096
+_POINTER_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _submodule_control(folder: Path, above: Path | None) -> Path | None:
+    """The repository folder a submodule's `.git` file names, when it lies in the `modules` folder of the
+    repository above (`above`: that repository's own folder), as `git submodule` makes it; None for any
+    other `.git` file (a linked worktree's, or one naming a repository elsewhere on the host)."""
+    if above is None:
+        return None
+    try:
+        fd = os.open(folder / ".git", _POINTER_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, _POINTER_LIMIT) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not data.startswith(b"gitdir: "):
+        return None
+    named = Path(os.path.realpath(folder / os.fsdecode(data[len(b"gitdir: ") :].strip())))
+    modules = Path(os.path.realpath(above / "modules"))
+    return named if named.is_relative_to(modules) and (named / "HEAD").is_file() else None
 
 
 def _is_plain_dir(path: Path) -> bool:

@@ -28,10 +28,11 @@ _STARS: Final = re.compile(rb"\*+")
 
 
 class SafeIgnores(IgnoreFilterManager):
-    """The ignore rules of the repository whose top is `top` (a plain `.git` folder there)."""
+    """The ignore rules of the repository whose top is `top` and whose own folder is `control` (the
+    `.git` folder there unless named: a submodule's lies in its parent's `.git/modules`)."""
 
-    def __init__(self, top: str) -> None:
-        exclude = _filter(str(Path(top) / ".git" / "info" / "exclude"))
+    def __init__(self, top: str, control: str | None = None) -> None:
+        exclude = _filter(str(Path(control or Path(top) / ".git") / "info" / "exclude"))
         super().__init__(top, [exclude] if exclude is not None else [], ignorecase=False)
 
     def _load_path(self, path: str) -> IgnoreFilter | None:

@@ -23,7 +23,7 @@ from dulwich.index import (
     UnsupportedIndexFormat,
     make_path_normalizer,
 )
-from dulwich.objects import Blob
+from dulwich.objects import S_ISGITLINK, Blob
 from dulwich.repo import Repo
 
 _SIGNATURE: Final = b"DIRC"
@@ -56,7 +56,7 @@ class Staged:
     index file these entries were read from (what the racily-clean rule measures entries against).
     Paths are looked up as dulwich's Index does, folding case or Unicode form when the config says so."""
 
-    __slots__ = ("_folded", "_folders", "_normalize", "shas", "stats", "written_ns")
+    __slots__ = ("_folded", "_folders", "_gitlinks", "_normalize", "shas", "stats", "written_ns")
 
     def __init__(
         self,
@@ -68,6 +68,7 @@ class Staged:
         self.shas, self.stats, self.written_ns = shas, stats, written_ns
         self._normalize = normalize
         self._folders: frozenset[bytes] | None = None
+        self._gitlinks: frozenset[bytes] | None = None
         self._folded: dict[bytes, bytes] | None = None
         if normalize is not None:
             self._folded = {}
@@ -88,6 +89,12 @@ class Staged:
                     cut = folder.rfind(b"/")
             self._folders = frozenset(found)
         return self._folders
+
+    def gitlinks(self) -> frozenset[bytes]:
+        """The paths of submodules: entries that record a commit, not a blob (worked out once per index)."""
+        if self._gitlinks is None:
+            self._gitlinks = frozenset(path for path, mode, _, _ in self.stats if S_ISGITLINK(mode))
+        return self._gitlinks
 
     def key(self, path: bytes) -> bytes:
         """The path under which the index holds `path` (itself when it holds it as given, or nothing)."""

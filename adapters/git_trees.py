@@ -1,8 +1,10 @@
 """Flattened git trees: every non-tree entry's path and id under a commit's tree, built once and kept.
 
-A few flat trees stay in memory, keyed by tree id (trees never change). With a folder (the server's
-state directory, never inside a root), the raw tree objects a commit needs are also kept on disk, one
-file per commit id, so a new process flattens a known commit without the object store. Such a file is
+The most recently used flat trees stay in memory, keyed by tree id (trees never change): eight always,
+and up to one per repository of a folder of many (each mod its own), within a bound on their entries.
+With a folder (the server's state directory, never inside a root), the raw tree objects a commit needs
+are also kept on disk, one file per commit id, so a new process flattens a known commit without the
+object store. Such a file is
 never trusted: every tree taken from it must hash to the id its parent (or the commit) names, so a
 corrupt, stale or foreign file can only be ignored, never change the answer. Files are written
 atomically, and only the STORED most recently used are kept.
@@ -30,7 +32,11 @@ from dulwich.repo import Repo
 log = structlog.get_logger()
 
 KEPT: Final = 8
-"""Flat trees kept in memory."""
+"""Flat trees always kept in memory (the most recently used)."""
+MOST: Final = 64
+"""Flat trees kept in memory at most: one per repository of a documents folder whose every mod is one."""
+ENTRIES: Final = 250_000
+"""Entries of the flat trees kept beyond the KEPT most recent, at most."""
 STORED: Final = 16
 """Commits whose trees are kept on disk."""
 LARGEST: Final = 64 * 1024 * 1024
@@ -71,11 +77,18 @@ class FlatTrees:
             if found is None:
                 found = self._build(repo, commit.id, tree)
                 self._flat[tree] = found
-                if len(self._flat) > KEPT:
-                    self._flat.popitem(last=False)
+                self._trim()
             else:
                 self._flat.move_to_end(tree)
         return tree, found
+
+    def _trim(self) -> None:
+        """Forget the least recently used flat trees beyond KEPT while they are more than MOST or hold
+        more than ENTRIES entries in all."""
+        held = sum(len(flat) for flat in self._flat.values())
+        while len(self._flat) > KEPT and (len(self._flat) > MOST or held > ENTRIES):
+            _, dropped = self._flat.popitem(last=False)
+            held -= len(dropped)
 
     def _build(self, repo: Repo, commit_id: bytes, tree: ObjectID) -> Flat:
         kept = self._kept(commit_id)

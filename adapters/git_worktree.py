@@ -1,14 +1,19 @@
 """The working tree of a git repository against its index, as git status sees it: which tracked files may
-have changed (one lstat each against the index's stat data; racily clean entries suspected), which files
-no index entry holds (one scandir walk that skips .git, nested repositories and ignored folders), and the
-blob id of what stands at a path now (a link is its target text, never followed)."""
+have changed (one lstat each against the index's stat data; racily clean entries suspected; a submodule's
+gitlink always looked at), which files no index entry holds (one scandir walk that skips .git, nested
+repositories and ignored folders), the blob id of what stands at a path now (a link is its target text,
+never followed), and the commit a submodule's checkout stands at; the ids of files read before are kept
+while their stat holds (`Hashed`)."""
 
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Final
 
-from dulwich.objects import Blob
+from dulwich.errors import NotGitRepository
+from dulwich.objects import S_ISGITLINK, Blob
+from dulwich.repo import Repo
 
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import Staged
@@ -16,36 +21,85 @@ from adapters.git_index import Staged
 _SECOND: Final = 1_000_000_000
 
 
-def unstaged(index: Staged, top: Path) -> tuple[list[bytes], set[bytes]]:
+class Hashed:
+    """The blob ids this process worked out for a repository's files whose stat data did not prove them
+    (the index's stat data stale: files touched since, or racily clean), each with the stat it was read
+    under. A file whose lstat still matches is not read again, under git's own racy-clean rule: an id is
+    kept only for a file last modified (and changed) before the second in which it was read, so an edit
+    in that second, keeping size and time, can never be taken for the kept content."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[bytes, tuple[tuple[int, int, int, int, int], bytes]] = {}
+
+    def proves(self, path: bytes, info: os.stat_result, sha: bytes | None) -> bool:
+        """Whether the id read before under this very stat is `sha` (the file holds what the index holds)."""
+        kept = self._known.get(path)
+        return kept is not None and sha is not None and kept[1] == sha and kept[0] == _key(info)
+
+    def sha(self, top: Path, path: bytes) -> bytes | None:
+        """What `working_sha` answers for `path`, read again only when its stat moved or proves nothing."""
+        started = time.time_ns()
+        try:
+            info = os.lstat(os.fsencode(top) + b"/" + path)
+        except OSError:
+            self._known.pop(path, None)
+            return None
+        key = _key(info)
+        kept = self._known.get(path)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        found = working_sha(top, path)
+        second = started - started % _SECOND
+        if found is not None and info.st_mtime_ns < second and info.st_ctime_ns < second:
+            self._known[path] = (key, found)
+        else:
+            self._known.pop(path, None)
+        return found
+
+
+def _key(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def unstaged(index: Staged, top: Path, hashed: Hashed | None = None) -> tuple[list[bytes], set[bytes]]:
     """The suspects: tracked files whose stat differs from the index, or that are racily clean, deleted
     ones and conflicted ones. And the clean: regular files, in the index and on disk, whose stat data
     match and are not racy, so they hold what the index holds.
 
     Racily clean, as git has it: recorded in the second the index was written, or later. An edit in that
     second may keep both size and time (a coarse clock, or the edit landing between the stat and the
-    index write), so such an entry's stat data prove nothing and the file is hashed."""
+    index write), so such an entry's stat data prove nothing and the file is hashed, unless `hashed`
+    read it under the very stat it has now and found what the index holds. A gitlink (a
+    submodule) is a suspect too: what it stands for is the commit its checkout names, never a stat."""
     written = index.written_ns - index.written_ns % _SECOND
     base = os.fsencode(top) + b"/"
-    lstat, regular = os.lstat, stat.S_ISREG
-    suspects = [path for path, sha in index.shas.items() if sha is None]  # conflicted: look at the file
+    lstat, regular, shas = os.lstat, stat.S_ISREG, index.shas
+    suspects = [path for path, sha in shas.items() if sha is None]  # conflicted: look at the file
     clean: set[bytes] = set()
     for path, mode, size, recorded in index.stats:
+        if S_ISGITLINK(mode):
+            suspects.append(path)
+            continue
         try:
             info = lstat(base + path)
         except OSError:
             suspects.append(path)
             continue
-        if info.st_size != size or info.st_mtime_ns != recorded or recorded >= written:
+        stale = info.st_size != size or info.st_mtime_ns != recorded or recorded >= written
+        if stale and (hashed is None or not hashed.proves(path, info, shas[path])):
             suspects.append(path)
         elif regular(mode) and regular(info.st_mode):
             clean.add(path)
     return suspects, clean
 
 
-def untracked(top: Path, index: Staged) -> list[bytes]:
-    """Files in no index entry, from one walk that skips .git and ignored folders without tracked files."""
+def untracked(top: Path, index: Staged, control: str | None = None) -> list[bytes]:
+    """Files in no index entry, from one walk that skips .git and ignored folders without tracked files
+    (`control`: the repository's own folder, where it is not `.git` at the top: a submodule's)."""
     tracked, folders = index.shas, index.folders()
-    ignore = SafeIgnores(str(top))
+    ignore = SafeIgnores(str(top), control)
     found: list[bytes] = []
     pending = [b""]
     root = os.fsencode(top)
@@ -53,10 +107,12 @@ def untracked(top: Path, index: Staged) -> list[bytes]:
         here = pending.pop()
         with os.scandir(root + b"/" + here if here else root) as entries:
             for entry in entries:
+                if entry.name == b".git":
+                    continue  # git's own data (a folder, or a submodule's pointer to it), never work
                 rel = here + b"/" + entry.name if here else entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name == b".git" or _nested_repository(entry.path):
-                        continue  # git's own data, or another repository: git does not look inside either
+                    if _nested_repository(entry.path):
+                        continue  # another repository (or a submodule): git does not look inside
                     if rel not in folders and ignore.ignored(os.fsdecode(rel) + "/"):
                         continue
                     pending.append(rel)
@@ -81,3 +137,28 @@ def working_sha(top: Path, path: bytes) -> bytes | None:
         return bytes(Blob.from_string(disk.read_bytes()).id)
     except OSError:
         return None
+
+
+UNREADABLE: Final = b"unreadable"
+"""What a submodule whose checkout cannot be read stands for: no commit id, so never its recorded one."""
+
+
+def gitlink_sha(top: Path, path: bytes, recorded: bytes | None) -> bytes | None:
+    """What a submodule's gitlink stands for now, as git status judges it: the commit its checkout's HEAD
+    names (its own working-tree changes are its own repository's business); the recorded commit for a
+    folder never checked out (git counts that unchanged); the blob id of whatever else stands there;
+    None for nothing."""
+    disk = top / os.fsdecode(path)
+    try:
+        info = os.lstat(disk)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode):
+        return working_sha(top, path)
+    if not os.path.lexists(disk / ".git"):
+        return recorded
+    try:
+        with Repo(str(disk)) as checkout:
+            return bytes(checkout.head())
+    except (OSError, ValueError, KeyError, NotGitRepository):
+        return UNREADABLE

@@ -20,61 +20,64 @@ def survey(
 ) -> Iterator[tuple[tuple[str, ...], Stat]]:
     """The entries below the open folder `fd` (whose parts are `here`), sorted, depth-first, walked with a
     stack of its own (one descriptor per level, never the interpreter's recursion). Raises TooLarge for
-    folders nested deeper than SURVEY_DEPTH below `fd`."""
-    frames: list[tuple[int, tuple[str, ...], Iterator[tuple[str, os.stat_result | None]]]] = [
+    folders nested deeper than SURVEY_DEPTH below `fd`. (Each folder's entries are taken in one loop, the
+    next folder entered where the loop left off: a survey of a documents folder looks at every entry.)"""
+    frames: list[tuple[int, tuple[str, ...], Iterator[tuple[str, os.stat_result]]]] = [
         (fd, here, iter(_listed(fd)))
     ]
     try:
         while frames:
             folder, above, entries = frames[-1]
-            item = next(entries, None)
-            if item is None:
+            entered = None
+            for name, info in entries:
+                kind: Kind = _KINDS.get(stat.S_IFMT(info.st_mode), "special")
+                parts = (*above, name)
+                if not keep(parts, kind):
+                    continue
+                yield parts, _found(kind, info, name, folder)
+                if kind != "dir":
+                    continue
+                entered = _enter(folder, name, depth=len(frames))
+                if entered is not None:
+                    frames.append((entered, parts, iter(_listing_of(entered))))
+                    break  # depth first: this folder's entries before the rest of its parent's
+            if entered is None:
                 frames.pop()
                 if frames:  # the first folder is the caller's to close
                     os.close(folder)
-                continue
-            child = _entered(folder, (*above, item[0]), item[1], keep, depth=len(frames))
-            if child is None:
-                continue
-            parts, found, opened = child
-            yield parts, found
-            if opened is not None:
-                frames.append((opened, parts, iter(_listing_of(opened))))
     finally:
-        for folder, _, _ in frames[1:]:
-            os.close(folder)
+        _close(frames[1:])
 
 
-def _entered(
-    folder: int,
-    parts: tuple[str, ...],
-    info: os.stat_result | None,
-    keep: Callable[[tuple[str, ...], Kind], bool],
-    *,
-    depth: int,
-) -> tuple[tuple[str, ...], Stat, int | None] | None:
-    """One entry as the survey reports it, and the descriptor of the folder to enter next (None for a
-    file, or a folder swapped for a link since the listing: skipped, never followed); None to pass over."""
-    if info is None:  # vanished between readdir and stat
-        return None
-    kind = _kind(info.st_mode)
-    if not keep(parts, kind):
-        return None
-    name = parts[-1]
+def _close(frames: list[tuple[int, tuple[str, ...], Iterator[tuple[str, os.stat_result]]]]) -> None:
+    """Close the descriptors of the folders a survey left open (it stopped early, or failed)."""
+    for folder, _, _ in frames:
+        os.close(folder)
+
+
+def _found(kind: Kind, info: os.stat_result, name: str, folder: int) -> Stat:
+    """What the survey reports of one entry: a link with its target text, a folder or a special file
+    without a size."""
     link = _link(name, folder) if kind == "symlink" else None
     size = info.st_size if kind in {"file", "symlink"} else 0
-    found = Stat(kind, size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, link)
-    if kind != "dir":
-        return parts, found, None
+    return Stat(kind, size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, link)
+
+
+_KINDS: dict[int, Kind] = {stat.S_IFREG: "file", stat.S_IFDIR: "dir", stat.S_IFLNK: "symlink"}
+
+
+def _enter(folder: int, name: str, *, depth: int) -> int | None:
+    """The descriptor of the folder `name` to survey next (None for one swapped for a link since the
+    listing: skipped, never followed)."""
     if depth >= SURVEY_DEPTH:
         raise TooLarge("folders nest deeper than a survey goes")
     try:
-        return parts, found, os.open(name, _DIR_FLAGS, dir_fd=folder)
+        return os.open(name, _DIR_FLAGS, dir_fd=folder)
     except OSError:
-        return parts, found, None
+        return None
 
 
-def _listing_of(fd: int) -> list[tuple[str, os.stat_result | None]]:
+def _listing_of(fd: int) -> list[tuple[str, os.stat_result]]:
     try:
         return _listed(fd)
     except Unavailable:
@@ -82,11 +85,14 @@ def _listing_of(fd: int) -> list[tuple[str, os.stat_result | None]]:
         raise
 
 
-def _listed(fd: int) -> list[tuple[str, os.stat_result | None]]:
+def _listed(fd: int) -> list[tuple[str, os.stat_result]]:
+    """A folder's entries sorted by name, each with its lstat; an entry gone between the listing and its
+    stat is left out."""
     try:
         with os.scandir(fd) as it:
             entries = sorted(it, key=_name)
-            return [(item.name, _stat(item)) for item in entries]
+            stated = [(item.name, _stat(item)) for item in entries]
+            return [(name, info) for name, info in stated if info is not None]
     except OSError as exc:
         raise Unavailable("a folder cannot be listed") from exc
 
@@ -102,14 +108,6 @@ def _stat(item: os.DirEntry[str]) -> os.stat_result | None:
         return None
     except OSError as exc:
         raise Unavailable("an entry cannot be examined") from exc
-
-
-def _kind(mode: int) -> Kind:
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    if stat.S_ISDIR(mode):
-        return "dir"
-    return "file" if stat.S_ISREG(mode) else "special"
 
 
 def _link(name: str, fd: int) -> str | None:

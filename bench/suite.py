@@ -12,6 +12,8 @@ Groups, in this order (each can be run alone with --only, or as its own script):
   stored     a governed write with 0 to 10,000 stored contracts (bench/stored_contracts.py)
   baselines  the manifest at open, the reconciliation at close in every layout, the journal's cost on a
              governed write (bench/baselines.py)
+  layouts    contract open and close as whole calls on a 15,000-file documents folder in five layouts,
+             against git status and a scandir walk (bench/contract_calls.py)
   index      the content index: cold build against a read-and-tokenise floor, warm start, key lookup,
              a governed write's update, peak RSS (bench/index_build.py)
 With --peers, the Node reference server joins the calls too, and only the start-up and the calls run
@@ -22,6 +24,7 @@ Nothing here asserts a time: each row says whether its target was met in this ru
 
 import argparse
 import datetime as dt
+import importlib
 import os
 import platform
 import subprocess
@@ -35,14 +38,26 @@ from common import CHECKOUT, HERE, Place, ensure_world, install_reference, scrat
 from report import Row, dump, table
 
 RESULTS = HERE / "results"
-GROUPS = ("startup", "calls", "http", "enforce", "contracts", "stored", "baselines", "index")
+GROUPS = ("startup", "calls", "http", "enforce", "contracts", "stored", "baselines", "layouts", "index")
 PEER_GROUPS = ("startup", "calls")
 
 
-def run_group(  # noqa: PLR0911 - one return per group
-    name: str, place: Place, args: argparse.Namespace, problems: list[str]
-) -> list[Row]:
+_PLAIN: dict[str, tuple[str, Callable[[int], int]]] = {
+    "enforce": ("enforce", lambda rounds: rounds),
+    "contracts": ("contracts", lambda rounds: rounds),
+    "stored": ("stored_contracts", lambda rounds: rounds * 10),
+    "baselines": ("baselines", lambda rounds: rounds),
+    "layouts": ("contract_calls", lambda rounds: max(6, rounds // 3)),
+}
+"""The groups whose module's `measure` takes only its rounds (a multiple of the run's, or a share)."""
+
+
+def run_group(name: str, place: Place, args: argparse.Namespace, problems: list[str]) -> list[Row]:
     rounds = args.rounds
+    if name in _PLAIN:
+        module, scaled = _PLAIN[name]
+        measured: list[Row] = importlib.import_module(module).measure(scaled(rounds))
+        return measured
     if name == "startup":
         import startup
 
@@ -57,25 +72,9 @@ def run_group(  # noqa: PLR0911 - one return per group
         import http_load
 
         return http_load.measure(place, rounds)
-    if name == "enforce":
-        import enforce
+    import index_build
 
-        return enforce.measure(rounds)
-    if name == "contracts":
-        import contracts
-
-        return contracts.measure(rounds)
-    if name == "baselines":
-        import baselines
-
-        return baselines.measure(rounds)
-    if name == "index":
-        import index_build
-
-        return index_build.measure(max(1, rounds // 3), place.game.parent)
-    import stored_contracts
-
-    return stored_contracts.measure(rounds * 10)
+    return index_build.measure(max(1, rounds // 3), place.game.parent)
 
 
 def meta(args: argparse.Namespace, started: float, loads: tuple[float, float]) -> dict[str, object]:

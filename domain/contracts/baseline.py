@@ -77,39 +77,47 @@ def parts_of(path: str) -> tuple[str, ...]:
     return tuple(path.split("/")) if path else ()
 
 
-def survey(session: Session, root: str, named: tuple[str, ...] = ()) -> tuple[dict[str, Row], list[str]]:
-    """The scope of `root` as the session sees it now (path → row without digests, links by target) and
-    the tops of the repositories found in it; `named`: paths of declared targets, in scope even where the
-    scope's folders do not reach (the launcher registry). Raises PortError."""
+def survey(
+    session: Session, root: str, named: tuple[str, ...] = ()
+) -> tuple[dict[str, Row], list[str], list[str]]:
+    """The scope of `root` as the session sees it now (path → row without digests, links by target), the
+    tops of the repositories found in it (a `.git` folder), and the folders holding a `.git` file (a
+    submodule, or a linked worktree: which, only the history can tell); `named`: paths of declared
+    targets, in scope even where the scope's folders do not reach (the launcher registry). Raises
+    PortError."""
     base = USER_DOCS_SCOPE if root == RootCategory.ROOT_USER_DOCS.value else ()
     try:
-        manifest, tops = _walked(session, root, base)
+        manifest, tops, pointers = _walked(session, root, base)
         for path in named:
             target = parts_of(path)
             if target and target[: len(base)] != base:
                 manifest.update(_one(session, root, target))
     except TooLarge as exc:
         raise ScopeTooDeep from exc
-    return manifest, sorted(tops)
+    return manifest, sorted(tops), sorted(pointers)
 
 
-def _walked(session: Session, root: str, base: tuple[str, ...]) -> tuple[dict[str, Row], list[str]]:
-    """Every entry below the scope's folder (`.git` folders aside, noted as repository tops)."""
+def _walked(
+    session: Session, root: str, base: tuple[str, ...]
+) -> tuple[dict[str, Row], list[str], list[str]]:
+    """Every entry below the scope's folder (`.git` entries aside, noted as repository tops: a folder's,
+    or a file's)."""
     manifest: dict[str, Row] = {}
     tops: list[str] = []
+    pointers: list[str] = []
 
     def skip(parts: tuple[str, ...], kind: Kind) -> bool:
         if parts[-1] != ".git":
             return False
-        if kind == "dir":
-            tops.append("/".join(base + parts[:-1]))
+        if kind in {"dir", "file"}:
+            (tops if kind == "dir" else pointers).append("/".join(base + parts[:-1]))
         return True  # a repository's own data is the repository's business, never the work's
 
     ref = _folder(session, root, base)
     if ref is not None:
         for parts, found in session.world.survey(ref, skip):
             manifest["/".join(parts)] = _row(found)
-    return manifest, tops
+    return manifest, tops, pointers
 
 
 def _one(session: Session, root: str, target: tuple[str, ...]) -> dict[str, Row]:
@@ -129,11 +137,11 @@ def take(
 ) -> tuple[Baseline, dict[str, str]]:
     """The baseline of `root` now, and each change the repositories already show at open (path → kind).
     Raises PortError."""
-    manifest, tops = survey(session, root, named)
+    manifest, tops, pointers = survey(session, root, named)
     now_ns = int(services.authority.clock.now().timestamp() * 1_000_000_000)
     repositories = []
     dirty: dict[str, str] = {}
-    for top in tops:
+    for top in served(services, root, tops, pointers):
         head, changed = repository_state(services, root, top)
         repositories.append((top, head))
         dirty.update(changed)
@@ -141,6 +149,14 @@ def take(
         if row[0] == "file" and row[6] is None and (path in dirty or row[2] >= now_ns - RACY_NS):
             manifest[path] = (*row[:6], content_digest(session, root, path))
     return Baseline(root, tuple(repositories), manifest), dirty
+
+
+def served(services: Services, root: str, tops: list[str], pointers: list[str]) -> list[str]:
+    """The tops of the repositories in the scope: every `.git` folder's, and each folder whose `.git` file
+    the history serves as a repository of its own (a submodule's; a linked worktree's is none, and the
+    manifest covers what lies below it). Raises PortError."""
+    found = [top for top in pointers if services.history.repository(root, parts_of(top)) == parts_of(top)]
+    return sorted([*tops, *found])
 
 
 def repository_state(services: Services, root: str, top: str) -> tuple[str | None, dict[str, str]]:

@@ -1,12 +1,12 @@
 """Carry-over found at open (law §13.3; SPEC §7), from the same sources as close.
 
 A file is carry-over when a repository in the scope shows it changed (uncommitted or untracked work), or,
-outside every repository, when the journal says a contract that ended (cancelled, or expired) changed it
-and it is still as that contract left it. A contract and its renewals are one line of work, judged by the
-newest: work whose line is still open (another session's, another server's) is that line's, and work whose
-line closed S is never carry-over. The cluster of a file is the contract whose journaled work it still is;
-everything else is "unattributed", with the ended contract that declared it noted (law §13.3), since a
-stash sets aside only what the journal attributes.
+outside every repository, when the journal says a contract that ended (cancelled, or expired) changed it,
+it is still as that contract left it, and that is not as the contract found it. A contract and its
+renewals are one line of work, judged by the newest: work whose line is still open (another session's,
+another server's) is that line's, and work whose line closed S is never carry-over. The cluster of a
+file is the contract whose journaled work it still is; everything else is "unattributed", with the ended
+contract that declared it noted (law §13.3), since a stash sets aside only what the journal attributes.
 """
 
 from datetime import datetime
@@ -41,8 +41,10 @@ def carried_files(
     now = services.authority.clock.now()
     candidates = dict(dirty)
     for path, landed in work.items():  # outside every repository, only the journal knows
+        if path in candidates or _in_any(path, tops) or landed.first.before == landed.last.after:
+            continue  # a repository's to tell, or work that left the file as it found it: no change
         line = _newest(contracts.get(landed.last.contract_id or ""), renewals)
-        if path not in candidates and not _in_any(path, tops) and line is not None and _ended(line, now):
+        if line is not None and _ended(line, now):
             candidates[path] = _kind(landed)
     carried = []
     for path, kind in sorted(candidates.items()):
@@ -62,7 +64,8 @@ def changed_in_repositories(
 ) -> tuple[dict[str, str], list[str]]:
     """What each repository in the scope of `root` shows changed since its HEAD (path → kind), and the
     repositories' tops."""
-    _, tops = baseline.survey(session, root)
+    _, found, pointers = baseline.survey(session, root)
+    tops = baseline.served(services, root, found, pointers)
     dirty: dict[str, str] = {}
     for top in tops:
         dirty.update(baseline.repository_state(services, root, top)[1])
@@ -81,9 +84,9 @@ def _declared(
         session, services, root, [{"address": f.address, "kind": f.kind} for f in carried]
     )
     addresses = {str(change["address"]) for change in kept}
-    declared = {
-        f.address: f.origin for f in carry_over.attribute([(f.address, f.kind) for f in carried], ended)
-    }
+    key = records.address_key(ignores_case=session.world.ignores_case(root))
+    changes = [(f.address, f.kind) for f in carried]
+    declared = {f.address: f.origin for f in carry_over.attribute(changes, ended, key=key)}
     return [
         carry_over.CarriedFile(f.address, f.kind, f.origin, declared.get(f.address))
         for f in carried

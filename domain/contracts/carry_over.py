@@ -6,6 +6,7 @@ leaves it out and falls back to zero once it is committed, stashed or declared: 
 informational, at 2 a warning, from 3 on the open is refused until the file is declared or stashed.
 """
 
+from collections.abc import Callable
 from typing import Final, cast
 
 from attrs import frozen
@@ -30,18 +31,24 @@ class CarriedFile:
     declared_by: str | None = None
 
 
-def attribute(changes: list[tuple[str, str]], earlier: list[ContractRecord]) -> list[CarriedFile]:
-    """Each (address, kind) change with the newest earlier contract that declared it, if any."""
+def attribute(
+    changes: list[tuple[str, str]], earlier: list[ContractRecord], *, key: Callable[[str], str]
+) -> list[CarriedFile]:
+    """Each (address, kind) change with the newest earlier contract that declared it, if any (`key`: how
+    addresses are matched on the root, `records.address_key`)."""
     owners: dict[str, str] = {}
     for record in sorted(earlier, key=lambda r: r.created_at):
         for target in record.targets:
-            owners[target.address.casefold()] = record.contract_id
-    return [CarriedFile(address, kind, owners.get(address.casefold())) for address, kind in changes]
+            owners[key(target.address)] = record.contract_id
+    return [CarriedFile(address, kind, owners.get(key(address))) for address, kind in changes]
 
 
-def escalate(counts: dict[str, int], carried: list[CarriedFile], declared: set[str]) -> dict[str, int]:
-    """The counters after this open: files left out count one more; everything else starts over."""
-    return {f.address: counts.get(f.address, 0) + 1 for f in carried if f.address.casefold() not in declared}
+def escalate(
+    counts: dict[str, int], carried: list[CarriedFile], declared: set[str], *, key: Callable[[str], str]
+) -> dict[str, int]:
+    """The counters after this open: files left out (`declared` holds the declared addresses by `key`)
+    count one more; everything else starts over."""
+    return {f.address: counts.get(f.address, 0) + 1 for f in carried if key(f.address) not in declared}
 
 
 def report(carried: list[CarriedFile], counts: dict[str, int]) -> dict[str, object]:

@@ -121,8 +121,9 @@ def _declared(
     except PortError:
         return history_failure(record.root_category)
     changes = closeout.agent_work(session, services, record.root_category, found.changes)
-    declared = {t.address.casefold(): t.edit_kind for t in record.targets}
-    undeclared = [c for c in changes if declared.get(str(c["address"]).casefold()) != c["kind"]]
+    key = records.address_key(ignores_case=session.world.ignores_case(record.root_category))
+    declared = {key(t.address): t.edit_kind for t in record.targets}
+    undeclared = [c for c in changes if declared.get(key(str(c["address"]))) != c["kind"]]
     if undeclared or found.unnamed:  # decided on the whole list, in every layout alike
         page = _page(undeclared, start, budget.room(services.budget))
         data = {"contract_id": record.contract_id, "undeclared": page["shown"], "count": len(undeclared)}

@@ -162,7 +162,7 @@ def per_file(  # noqa: PLR0913 - whose work, where, since when, and how in-fligh
         if stored.kind == "commit":
             continue
         entry = stored if in_flight and stored.state == "pending" else _settled(session, services, stored)
-        if entry.state == "failed":
+        if entry.state not in {"done", "pending"}:  # failed: left out (pending only when in flight)
             continue
         known = found.get(entry.path)
         earlier = known.entries if known is not None else ()

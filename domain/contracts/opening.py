@@ -58,7 +58,8 @@ def open_contract(
     if isinstance(found, Reply):
         return found
     taken, carried = found
-    declared = {target.record.address.casefold() for target in targets}
+    key = records.address_key(ignores_case=session.world.ignores_case(root.value))
+    declared = {key(target.record.address) for target in targets}
     try:
         rules = closeout.ruleset_record(services, renewed_from.contract_id if renewed_from else None)
     except PortError:
@@ -72,7 +73,7 @@ def open_contract(
             return ReplyBuilder().invalid(
                 "CT-GATE-I-006", {"contract_id": renewed_from.contract_id, "problem": problem}
             )
-        counts = carry_over.escalate(services.ledger.load(root.value), carried, declared)
+        counts = carry_over.escalate(services.ledger.load(root.value), carried, declared, key=key)
         section = carry_over.report(carried, counts) if carried else None
         if carry_over.required(counts):  # decided on every file; a reply's worth of them shown
             return _carry_over_refused(carry_over.required(counts), section, budget.room(services.budget))
@@ -244,11 +245,29 @@ def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | 
         )
         record = TargetRecord(facts.address, target.edit_kind)
         resolved.append(AdmittedTarget(record, ref, facts.protected or asks))
+    outside = outside or _spelled_twice(session, request.root_category, resolved)
     if outside:
         return ReplyBuilder().invalid("CT-GATE-I-003", {"targets": outside})
     if infeasible:
         return ReplyBuilder().invalid("CT-GATE-I-004", {"targets": infeasible})
     return resolved
+
+
+def _spelled_twice(session: Session, root: str, resolved: list[AdmittedTarget]) -> list[dict[str, object]]:
+    """The targets naming a file an earlier target names under another spelling, on a root whose
+    filesystem ignores case: there the two are one file, and it has one spelling (SPEC §3)."""
+    if not session.world.ignores_case(root):
+        return []
+    first: dict[str, str] = {}
+    twice: list[dict[str, object]] = []
+    for index, target in enumerate(resolved):
+        address = target.record.address
+        named = first.setdefault(address.casefold(), address)
+        if named != address:
+            twice.append(
+                {"index": index, "problem": "another target names the same file", "canonical": named}
+            )
+    return twice
 
 
 def _unresolved(index: int, reply: Reply, ref: VisibilityRef | None) -> dict[str, object]:

@@ -2,11 +2,15 @@
 
 The manifest taken at open is compared with the scope now: an entry is unchanged only when every recorded
 stat field matches (a link: its target text; a file the manifest digested: its content). Where the stat
-differs, the content decides when it is known — the digest the manifest took, or the content the
-repository recorded at open held at its baseline commit — otherwise the file is reported modified with its
-content before unknown. What each repository committed since its baseline commit counts too. Folders are
-no work; files and links are; a change to an entry no address can spell is counted, never named. Each net
-change is then attributed by the journal: work this contract (or one it renews) did through the server is
+differs, the content decides when it is known — the digest the manifest took, the content the
+repository recorded at open held at its baseline commit, or else the content this contract's journal
+found before its first change to the file (when the size is still the size at open) — otherwise the file
+is reported modified with its content before unknown. A submodule is a repository of its own; one whose
+commit moved is one change at its top (its files' changes the move explains are that change). On a root
+whose filesystem ignores case, a path is compared under the spelling the scope has now. What each
+repository committed since its baseline commit counts too. Folders are no work; files and links are; a
+change to an entry no address can spell is counted, never named. Each net change is then attributed by
+the journal: work this contract (or one it renews) did through the server is
 its own (`source` "journal"); a file as another contract's journal left it since this one opened (or a
 write begun up to `journal.IN_FLIGHT` before, which may have landed after the manifest) is that
 contract's; the rest was made outside the server (`outside`), named by what saw it (`repository`,
@@ -15,7 +19,7 @@ contract's; the rest was made outside the server (`outside`), named by what saw 
 
 from collections.abc import Iterable
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from domain.addresses import addressable_name
 from domain.compliance.closeout import AtOpen
@@ -50,16 +54,20 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
     root = record.root_category
     before = baseline.load(services, record.baseline_sha or "")
     named = tuple(_path(session, t.address) for t in record.targets)
-    now, _ = baseline.survey(session, root, tuple(p for p in named if p is not None))
+    now, _, pointers = baseline.survey(session, root, tuple(p for p in named if p is not None))
+    if session.world.ignores_case(root):
+        before = _respelled(before, now)
     mine = journal.chain(services, record)
     ours = journal.per_file(session, services, mine, root)
     found: dict[str, tuple[str, str, str | None]] = {}
     for path in sorted(set(before.manifest) | set(now)):
-        net = _net(session, services, before, path, now.get(path))
+        net = _net(session, services, (before, ours.get(path)), path, now.get(path))
         if net is not None:
             found[path] = net
     for path, kind in _committed(services, before).items():
         found.setdefault(path, (kind, "repository", _state(session, root, path, now.get(path))))
+    for top, head in _moved(services, before, pointers).items():
+        _explained(session, services, (before, top, head), found, now)
     unnamed = [path for path in found if not all(addressable_name(part) for part in parts_of(path))]
     for path in unnamed:
         del found[path]
@@ -131,6 +139,53 @@ def _committed(services: Services, before: Baseline) -> dict[str, str]:
     return found
 
 
+def _respelled(before: Baseline, now: dict[str, Row]) -> Baseline:
+    """The baseline with each path spelled as the scope spells it now, on a root whose filesystem ignores
+    case: a file renamed only in case is the same file under its one spelling (SPEC §3), its stat and
+    content compared as any other's."""
+    spelled = {path.casefold(): path for path in now}
+    manifest = {
+        path if path in now else spelled.get(path.casefold(), path): row
+        for path, row in before.manifest.items()
+    }
+    return evolve(before, manifest=manifest)
+
+
+def _moved(services: Services, before: Baseline, pointers: list[str]) -> dict[str, str]:
+    """The submodules of the baseline whose checkout stands at another commit now (top → that commit)."""
+    moved: dict[str, str] = {}
+    commits = dict(before.repositories)
+    for top in pointers:
+        commit = commits.get(top)
+        if commit is None:
+            continue
+        try:
+            head = services.history.head(before.root, parts_of(top))
+        except PortError:
+            continue
+        if head is not None and head != commit:
+            moved[top] = head
+    return moved
+
+
+def _explained(
+    session: Session,
+    services: Services,
+    submodule: tuple[Baseline, str, str],
+    found: dict[str, tuple[str, str, str | None]],
+    now: dict[str, Row],
+) -> None:
+    """A submodule whose commit moved is one change, at its top: the changes of its files that the move
+    explains (each file as the new commit holds it) are that change; any other is listed besides."""
+    before, top, head = submodule
+    inside = [path for path in found if path.startswith(top + "/")]
+    for path in inside:
+        held = services.history.content_at(before.root, head, parts_of(path), parts_of(top))
+        if digest(held) == found[path][2]:
+            del found[path]
+    found[top] = ("modify", "repository", _state(session, before.root, top, now.get(top)))
+
+
 def _at_open(services: Services, before: Baseline, ours: dict[str, journal.FileWork]) -> AtOpen:
     def content(parts: tuple[str, ...]) -> tuple[bytes | None, bool]:
         """What the server overwrote first, else what the file's repository held at the baseline."""
@@ -166,9 +221,15 @@ def visible_changes(world: WorldAdapter, root: str, found: Iterable[Change]) -> 
 
 
 def _net(
-    session: Session, services: Services, before: Baseline, path: str, now: Row | None
+    session: Session,
+    services: Services,
+    known: tuple[Baseline, journal.FileWork | None],
+    path: str,
+    now: Row | None,
 ) -> tuple[str, str, str | None] | None:
-    """(kind, what saw it, the content's digest now) of one path's net change; None when it has none."""
+    """(kind, what saw it, the content's digest now) of one path's net change; None when it has none.
+    `known`: the baseline, and what this contract's journal says of the path."""
+    before, work = known
     was = before.manifest.get(path)
     if was is not None and now is not None and _same(was, now):
         return None
@@ -180,8 +241,23 @@ def _net(
         return ("add" if exists else "delete"), "manifest", current
     assert was is not None  # noqa: S101 - it existed, as checked above
     assert now is not None  # noqa: S101 - it exists, as checked above
-    known, source = _before(services, before, path, was) if was[0] == now[0] == "file" else (None, "manifest")
-    return None if known is not None and known == current else ("modify", source, current)
+    digest_before, source = (
+        _before(services, before, path, was) if was[0] == now[0] == "file" else (None, "manifest")
+    )
+    if digest_before is None and _put_back(work, was, now, current):
+        return None
+    return None if digest_before is not None and digest_before == current else ("modify", source, current)
+
+
+def _put_back(work: journal.FileWork | None, was: Row, now: Row, current: str | None) -> bool:
+    """Whether the journal shows the file back as it was at open, where nothing else knows its content
+    then: the content before this contract's first change to it is the content now, and its size is the
+    size at open (a human's edit between open and that change, of another size, is never taken for the
+    file at open)."""
+    if work is None or was[0] != "file" or now[0] != "file" or now[1] != was[1]:
+        return False
+    first = work.first.before
+    return first not in {None, journal.UNKNOWN} and first == current
 
 
 def _same(was: Row, now: Row) -> bool:

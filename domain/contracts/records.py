@@ -8,6 +8,7 @@ session never verify: they are inert.
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import StrEnum, unique
 from functools import lru_cache
@@ -52,6 +53,17 @@ class Status(StrEnum):
     CANCELLED = "cancelled"
     EXPIRED = "expired"
     """Seen past its expiry once, and recorded so: a clock set back later never revives it."""
+
+
+def address_key(*, ignores_case: bool) -> Callable[[str], str]:
+    """How a contract's targets and the changes found are matched on a root: by their exact canonical
+    spelling where its filesystem tells case apart (`Foo.txt` and `foo.txt` are two files, SPEC §3), by
+    the folded spelling where it does not (they are one file, whatever spelling a change was seen under)."""
+    return str.casefold if ignores_case else _exact
+
+
+def _exact(address: str) -> str:
+    return address
 
 
 def sign(record: ContractRecord, signer: Signer) -> ContractRecord:

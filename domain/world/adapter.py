@@ -388,6 +388,11 @@ class WorldAdapter:
         self._targets = {}  # what is protected may have changed
         return protection
 
+    def ignores_case(self, root: str) -> bool:
+        """Whether the filesystem of `root` matches names without regard to case: there, addresses that
+        differ only in case name one file (and only the folder's spelling of it is canonical)."""
+        return self._files.ignores_case(root)
+
     def address_of(self, root: str, parts: tuple[str, ...]) -> str:
         """The canonical spelling of a place the server found itself (for example in git history)."""
         return self._view.spell(Location(root, parts))

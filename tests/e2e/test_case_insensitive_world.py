@@ -107,3 +107,57 @@ async def test_a_write_spelled_otherwise_than_its_folder_lands_nowhere(server: A
     assert refused["code"] == "WA-RES-I-019"
     assert refused["data"]["canonical"] == "ROOT_REPO:/Docs/New.txt"
     assert [entry["name"] for entry in listing["data"]["entries"]] == ["Guide.txt"]
+
+
+async def test_a_case_only_rename_declared_as_delete_and_add_is_one_file_spelled_two_ways_and_does_not_open(
+    server: Any,
+):
+    async with Client(server) as client:
+        reply = await call(
+            client,
+            "ck3_contract",
+            {
+                **opening(("ROOT_REPO:/Docs/Guide.txt", "delete"), ("ROOT_REPO:/Docs/guide.txt", "add")),
+                "operations": ["WRITE", "DELETE"],
+            },
+        )
+
+    assert reply["code"] == "CT-GATE-I-003"
+    assert reply["data"]["targets"] == [
+        {"index": 1, "problem": "WA-RES-I-019", "canonical": "ROOT_REPO:/Docs/Guide.txt"}
+    ]
+
+
+async def test_two_new_targets_spelled_two_ways_are_one_file_and_do_not_open(server: Any):
+    async with Client(server) as client:
+        reply = await call(
+            client,
+            "ck3_contract",
+            opening(("ROOT_REPO:/Docs/New.txt", "add"), ("ROOT_REPO:/Docs/new.txt", "add")),
+        )
+
+    assert reply["code"] == "CT-GATE-I-003"
+    assert reply["data"]["targets"] == [
+        {"index": 1, "problem": "another target names the same file", "canonical": "ROOT_REPO:/Docs/New.txt"}
+    ]
+
+
+async def test_a_case_only_rename_is_one_file_under_one_spelling_and_closes_as_declared(
+    folding: Path, tmp_path: Path
+):
+    materialize(folding, TREE)
+    files = LocalFiles({"ROOT_REPO": folding})
+    settings = Settings(
+        "t", {R.ROOT_REPO: folding}, R.ROOT_REPO, Mode.CK3RAVEN_DEV, state_dir=tmp_path / "state"
+    )
+    try:
+        async with Client(build(settings, core=build_core(settings, files=files))) as client:
+            opened = await call(client, "ck3_contract", opening(("ROOT_REPO:/Docs/Guide.txt", "modify")))
+            (folding / "Docs" / "Guide.txt").rename(folding / "Docs" / "guide.txt")
+            closed = await call(client, "ck3_contract", {"command": "close"})
+    finally:
+        files.close()
+
+    assert opened["code"] == "CT-GATE-S-001"
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert [c["address"] for c in closed["data"]["changes"]] in ([], ["ROOT_REPO:/Docs/guide.txt"])

@@ -3,6 +3,7 @@ no git, a documents folder whose mods are one a repository and one not (work in 
 an ignored folder of an enclosing repository. Each case runs in each layout and gets the same reply."""
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -241,6 +242,43 @@ async def test_an_undeclared_rename_outside_the_server_lists_both_its_halves(lay
     }
 
 
+async def test_a_case_only_rename_through_the_server_declared_as_delete_and_add_closes(layout: Layout):
+    async def rename(client: Client) -> None:
+        await call(client, "ck3_file", delete(layout.address(layout.work, "a.txt")))
+        await call(client, "ck3_file", write(layout.address(layout.work, "A.txt"), "alpha\n"))
+
+    closed = await closing(layout, [("a.txt", "delete"), ("A.txt", "add")], rename)
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert {(c["address"], c["kind"]) for c in closed["data"]["changes"]} == {
+        (layout.address(layout.work, "a.txt"), "delete"),
+        (layout.address(layout.work, "A.txt"), "add"),
+    }
+
+
+async def test_a_case_only_rename_outside_the_server_declared_as_delete_and_add_closes(layout: Layout):
+    async def rename(client: Client) -> None:
+        (layout.disk / layout.work / "a.txt").rename(layout.disk / layout.work / "A.txt")
+
+    closed = await closing(layout, [("a.txt", "delete"), ("A.txt", "add")], rename)
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert {(c["address"], c["kind"]) for c in closed["data"]["changes"]} == {
+        (layout.address(layout.work, "a.txt"), "delete"),
+        (layout.address(layout.work, "A.txt"), "add"),
+    }
+
+
+async def test_a_case_only_rename_declared_under_one_spelling_only_is_invalid(layout: Layout):
+    async def rename(client: Client) -> None:
+        (layout.disk / layout.work / "a.txt").rename(layout.disk / layout.work / "A.txt")
+
+    closed = await closing(layout, [("a.txt", "delete")], rename)
+
+    assert closed["code"] == "CT-GATE-I-007", closed
+    assert listed(closed) == {(layout.address(layout.work, "A.txt"), "add")}
+
+
 async def test_a_file_declared_as_modified_but_deleted_is_invalid(layout: Layout):
     async def work(client: Client) -> None:
         await call(client, "ck3_file", delete(layout.address(layout.work, "a.txt")))
@@ -261,6 +299,68 @@ async def test_a_written_then_deleted_new_file_is_no_change_and_the_evidence_nam
 
     assert closed["code"] == "CT-GATE-S-002"
     assert [c["address"] for c in closed["data"]["changes"]] == [layout.address(layout.work, "a.txt")]
+
+
+def aged(layout: Layout) -> None:
+    """Every file of the layout stamped an hour ago, as a mod's files are long after they were written: no
+    file is racily clean, so the manifest takes no digest of any and only the stat speaks for it."""
+    past = int((time.time() - 3600) * 1_000_000_000)
+    for folder, subfolders, files in os.walk(layout.disk):
+        subfolders[:] = [name for name in subfolders if name != ".git"]
+        for name in files:
+            os.utime(Path(folder) / name, ns=(past, past))
+
+
+async def test_a_write_of_a_files_own_bytes_is_no_change(layout: Layout):
+    aged(layout)
+
+    async def work(client: Client) -> None:
+        await call(client, "ck3_file", write(layout.address(layout.other, "b.txt"), "bravo\n"))
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert closed["data"]["changes"] == []
+
+
+async def test_a_delete_then_a_write_of_the_same_bytes_is_no_change(layout: Layout):
+    aged(layout)
+
+    async def work(client: Client) -> None:
+        await call(client, "ck3_file", delete(layout.address(layout.other, "b.txt")))
+        await call(client, "ck3_file", write(layout.address(layout.other, "b.txt"), "bravo\n"))
+
+    closed = await closing(layout, [("a.txt", "modify"), ("b.txt", "delete")], work)
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert closed["data"]["changes"] == []
+
+
+async def test_net_zero_work_of_a_cancelled_contract_is_no_carry_over(layout: Layout):
+    aged(layout)
+    async with Client(build(layout.settings)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
+        await call(client, "ck3_file", write(layout.address(layout.work, "a.txt"), "alpha\n"))
+        await call(client, "ck3_contract", {"command": "cancel"})
+        reopened = await call(client, "ck3_contract", contract(layout, [("b.txt", "modify")]))
+
+    assert reopened["code"] == "CT-GATE-S-001", reopened
+    assert reopened["data"]["carry_over"] is None
+
+
+async def test_a_human_edit_the_agent_then_overwrote_with_the_humans_bytes_is_still_listed(layout: Layout):
+    aged(layout)
+    b = layout.address(layout.other, "b.txt")
+
+    async def work(client: Client) -> None:
+        (layout.disk / layout.other / "b.txt").write_text("the human's longer edit\n", encoding="utf-8")
+        await call(client, "ck3_file", write(b, "agent\n"))
+        await call(client, "ck3_file", write(b, "the human's longer edit\n"))
+
+    closed = await closing(layout, [("a.txt", "modify")], work)
+
+    assert closed["code"] == "CT-GATE-I-007", closed
+    assert listed(closed) == {(b, "modify")}
 
 
 @pytest.mark.parametrize("layout", ["repository", "plain", "docs-git-mod"], indirect=True)

@@ -178,8 +178,8 @@ def test_a_documents_root_without_a_mod_folder_has_an_empty_scope(tmp_path: Path
     settings = Settings("t", roots, RootCategory.ROOT_REPO, Mode.CK3RAVEN_DEV, state_dir=tmp_path / "state")
     work = Work(tmp_path, repo, settings=settings)
 
-    assert baseline.survey(work.session(), "ROOT_USER_DOCS") == ({}, [])
-    assert baseline.survey(work.session(), "ROOT_USER_DOCS", ("mod/x.txt",)) == ({}, [])
+    assert baseline.survey(work.session(), "ROOT_USER_DOCS") == ({}, [], [])
+    assert baseline.survey(work.session(), "ROOT_USER_DOCS", ("mod/x.txt",)) == ({}, [], [])
 
 
 def test_a_repository_two_folders_down_and_one_without_a_commit_are_in_the_baseline(tmp_path: Path):

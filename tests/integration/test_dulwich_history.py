@@ -3,6 +3,7 @@
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -333,3 +334,103 @@ def test_changes_read_with_kept_trees_are_the_changes_read_without(repo: Path, t
     again = DulwichHistory({"ROOT_REPO": repo}, tree_cache=kept).changes_since("ROOT_REPO", baseline)
 
     assert again == DulwichHistory({"ROOT_REPO": repo}).changes_since("ROOT_REPO", baseline)
+
+
+# ------------------------------------------------------------------------------------------- submodules
+
+
+@pytest.fixture
+def mod(tmp_path: Path) -> Path:
+    """`docs/mod/M`: a repository with a checked-out submodule `sub`, all clean."""
+    from tests.git_cli import git, with_submodule
+
+    top = tmp_path / "docs" / "mod" / "M"
+    with_submodule(tmp_path, top)
+    assert git(top, "status", "--porcelain") == ""
+    return top
+
+
+def _docs(mod: Path) -> DulwichHistory:
+    return DulwichHistory({"ROOT_USER_DOCS": mod.parents[1]})
+
+
+def test_a_submodule_checked_out_at_its_recorded_commit_is_no_change_of_its_parent(mod: Path):
+    history = _docs(mod)
+    head = history.head("ROOT_USER_DOCS", ("mod", "M"))
+
+    assert head is not None
+    assert history.changes_since("ROOT_USER_DOCS", head, ("mod", "M")) == []
+
+
+def test_a_submodule_never_checked_out_is_no_change_of_its_parent(mod: Path):
+    shutil.rmtree(mod / "sub")
+    (mod / "sub").mkdir()
+    history = _docs(mod)
+    head = history.head("ROOT_USER_DOCS", ("mod", "M"))
+
+    assert head is not None
+    assert history.changes_since("ROOT_USER_DOCS", head, ("mod", "M")) == []
+
+
+def test_a_submodule_whose_checkout_moved_is_one_change_of_its_parent(mod: Path):
+    from tests.git_cli import git
+
+    (mod / "sub" / "u.txt").write_text("moved\n", encoding="utf-8")
+    git(mod / "sub", "commit", "-q", "-am", "Move")
+    history = _docs(mod)
+    head = history.head("ROOT_USER_DOCS", ("mod", "M"))
+
+    assert head is not None
+    assert history.changes_since("ROOT_USER_DOCS", head, ("mod", "M")) == [
+        Change(("mod", "M", "sub"), "modify")
+    ]
+
+
+def test_a_submodule_is_a_repository_of_its_own_with_its_own_changes_and_content(mod: Path):
+    (mod / "sub" / "u.txt").write_text("edited\n", encoding="utf-8")
+    (mod / "sub" / "new.txt").write_text("new\n", encoding="utf-8")
+    history = _docs(mod)
+    sub = ("mod", "M", "sub")
+    head = history.head("ROOT_USER_DOCS", sub)
+
+    assert history.repository("ROOT_USER_DOCS", sub) == sub
+    assert head is not None
+    assert history.changes_since("ROOT_USER_DOCS", head, sub) == [
+        Change((*sub, "new.txt"), "add"),
+        Change((*sub, "u.txt"), "modify"),
+    ]
+    assert history.content_at("ROOT_USER_DOCS", head, (*sub, "u.txt"), sub) == b"upstream\n"
+
+
+def test_a_path_inside_a_submodule_has_no_content_in_its_parents_history(mod: Path):
+    history = _docs(mod)
+    head = history.head("ROOT_USER_DOCS", ("mod", "M"))
+
+    assert head is not None
+    assert history.content_at("ROOT_USER_DOCS", head, ("mod", "M", "sub", "u.txt"), ("mod", "M")) is None
+
+
+def test_a_git_file_naming_a_repository_outside_its_parents_modules_is_served_by_none(
+    mod: Path, tmp_path: Path
+):
+    (mod / "sub" / ".git").write_text(f"gitdir: {tmp_path / 'upstream' / '.git'}\n", encoding="utf-8")
+    history = _docs(mod)
+
+    assert history.repository("ROOT_USER_DOCS", ("mod", "M", "sub")) is None
+    assert history.head("ROOT_USER_DOCS", ("mod", "M", "sub")) is None
+
+
+def test_a_file_touched_after_its_commit_then_edited_keeping_its_size_is_seen(repo: Path):
+    past = int((time.time() - 3600) * 1_000_000_000)
+    for path in (repo / "src" / "a.py", repo / "src" / "b.py"):
+        os.utime(path, ns=(past + 10**9, past + 10**9))  # newer than the index holds, same bytes
+    history = DulwichHistory({"ROOT_REPO": repo})
+    head = history.head("ROOT_REPO")
+    assert head is not None
+    untouched = history.changes_since("ROOT_REPO", head)
+
+    (repo / "src" / "a.py").write_text("A\n", encoding="utf-8")
+    os.utime(repo / "src" / "a.py", ns=(past + 10**9, past + 10**9))
+
+    assert untouched == []
+    assert history.changes_since("ROOT_REPO", head) == [Change(("src", "a.py"), "modify")]
