@@ -1,7 +1,8 @@
 """The Linter port over ruff: the ruff executable of the server's own environment, found by absolute path
 at start and run directly (never `python -m ruff`, which would import whatever `ruff` the working folder
 holds), in a private empty folder, with `--isolated` (no configuration file is read) and `--ignore-noqa`
-(a `# noqa` comment cannot silence a rule). The rules are a fixed list, or the operator's list in the
+(a `# noqa` comment cannot silence a rule); its stdin is the source linted or else empty, never the
+server's own (over stdio, the MCP stream). The rules are a fixed list, or the operator's list in the
 ruleset file of the state directory (`lint-ruleset.json`: {"select": ["E9", "F"]}), read on every call;
 the ruleset names ruff's version and the SHA-256 of its executable, so a changed ruff changes its hash.
 """
@@ -70,7 +71,7 @@ class RuffLinter:
             raise Unavailable("ruff's executable is gone") from exc
         stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
         if self._identity is None or self._identity[0] != stamp:
-            done = self._run([str(binary), "--version"], b"")
+            done = self._run([str(binary), "--version"])
             digest = hashlib.sha256(binary.read_bytes()).hexdigest()
             self._identity = (stamp, done.stdout.decode("utf-8", "replace").strip(), digest)
         return self._identity[1], self._identity[2]
@@ -92,11 +93,20 @@ class RuffLinter:
         except (ValueError, KeyError, TypeError) as exc:
             raise Unavailable("ruff answered something else than its JSON") from exc
 
-    def _run(self, command: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
+    def _run(self, command: list[str], data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        """Ruff's answer to `command` with `data` on its stdin; with no data its stdin is empty, never
+        inherited (over stdio the server's stdin is the MCP stream, which ruff would read or wait on)."""
+        empty = subprocess.DEVNULL if data is None else None  # subprocess.run refuses stdin beside input
         try:
             self._folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             return subprocess.run(
-                command, input=data, capture_output=True, timeout=TIMEOUT, cwd=self._folder, check=False
+                command,
+                input=data,
+                stdin=empty,
+                capture_output=True,
+                timeout=TIMEOUT,
+                cwd=self._folder,
+                check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise Unavailable("ruff cannot run") from exc

@@ -2,9 +2,13 @@
 checks (balanced braces, encoding, the BOM on localisation .yml, descriptor fields), each finding what it
 names; all of it goes into the hash recorded at open."""
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import ruff.__main__
 
 from adapters.ruff_linter import RuffLinter
 from domain.compliance import ck3_checks, ruleset
@@ -76,3 +80,42 @@ def test_the_same_ruleset_listed_in_another_order_has_the_same_hash(tmp_path: Pa
     reordered = {"ck3": rules["ck3"], "python": dict(reversed(list(python.items())))}
 
     assert ruleset.digest(reordered) == ruleset.digest(rules)
+
+
+@contextmanager
+def _own_stdin_holding(data: bytes) -> Iterator[None]:
+    """This process's stdin (file descriptor 0, what a child inherits) replaced by a pipe holding `data`:
+    over stdio, the server's stdin is the MCP stream."""
+    read, write = os.pipe()
+    os.write(write, data)
+    os.close(write)
+    saved = os.dup(0)
+    os.dup2(read, 0)
+    os.close(read)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+
+
+def test_ruff_given_no_source_text_lints_an_empty_source_never_the_servers_stdin(tmp_path: Path):
+    linter = RuffLinter(tmp_path / "lint-ruleset.json")
+
+    with _own_stdin_holding(b"import os\n"):  # an unused import: F401, were ruff to read it
+        found = linter.lint([("added.py", None)])  # type: ignore[list-item]  # no text: none to give
+
+    assert found == []
+
+
+def test_ruff_is_asked_its_version_without_the_servers_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    echo = tmp_path / "ruff"  # answers with whatever its stdin holds
+    echo.write_text("#!/bin/sh\nexec cat\n", encoding="utf-8")
+    echo.chmod(0o700)
+    monkeypatch.setattr(ruff.__main__, "find_ruff_bin", lambda: str(echo))
+    linter = RuffLinter(tmp_path / "lint-ruleset.json")
+
+    with _own_stdin_holding(b"the MCP stream"):
+        version = linter.ruleset()["version"]
+
+    assert version == ""

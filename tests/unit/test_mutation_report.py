@@ -34,12 +34,3 @@ def test_each_status_is_read_from_mutmuts_exit_codes():
     assert Counter(report.status(code) for code in RESULTS.values()) == Counter(
         {"killed": 2, "survived": 2, "no tests": 1, "not run": 1}
     )
-
-
-def test_an_equivalent_entry_naming_no_mutant_is_stale_only_for_a_package_the_run_mutated():
-    equivalent = {
-        "domain.policy.enforcement.x_enforce__mutmut_99": "gone",
-        "domain.world.view.x_visible__mutmut_1": "not run this time",
-    }
-
-    assert report.stale_entries(RESULTS, equivalent) == ["domain.policy.enforcement.x_enforce__mutmut_99"]
