@@ -212,9 +212,24 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-WRITE-S-006",
-        "Dry run: nothing was written; data.diff shows what the call would change in {address}.",
-        {"address", "created", "diff", "diff_truncated", "matched", "size", "sha256", "adjusted"},
+        "Dry run: nothing was written; data.diff shows what the call would change in {address} (lines "
+        "{diff_offset} on of {diff_lines}; data.next_diff_offset: where the rest starts).",
+        {
+            "address",
+            "created",
+            "diff",
+            "diff_truncated",
+            "diff_lines",
+            "diff_offset",
+            "next_diff_offset",
+            "hint",
+            "matched",
+            "size",
+            "sha256",
+            "adjusted",
+        },
         opaque={"diff"},
+        shapes={"diff_lines": COUNT, "diff_offset": COUNT, "next_diff_offset": maybe(COUNT)},
     ),
     CodeSpec(
         "WA-WRITE-I-006",
@@ -274,8 +289,20 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-010",
-        "{count:file|files} in {path} across vanilla and the playset's mods; data.files names each winner.",
-        {"path", "files", "count", "truncated", "note", "replace_path", "rules"},
+        "{total:file|files} in {path} across vanilla and the playset's mods, {count} in this page; "
+        "data.files names each winner.",
+        {
+            "path",
+            "files",
+            "count",
+            "total",
+            "truncated",
+            "next_cursor",
+            "hint",
+            "note",
+            "replace_path",
+            "rules",
+        },
         shapes={
             "files": items(
                 record({"name": TEXT, "winner": maybe(TEXT), "overridden": FLAG, "sources": TEXTS})

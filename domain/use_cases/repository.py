@@ -149,7 +149,8 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
         )
     )
     # cut at a line to fit the reply budget; the whole file is read with ck3_read
-    shown = lines[: budget.text_fitting(lines, budget.room(services.budget, ref.address, ref.address))]
+    ended = [line + "\n" for line in lines]  # each line's end is counted: the diff joins them with one
+    shown = lines[: budget.text_fitting(ended, budget.room(services.budget, ref.address, ref.address))]
     data = {"address": ref.address, "diff": "\n".join(shown), "truncated": len(shown) < len(lines)}
     return ReplyBuilder().success("WA-READ-S-005", data)
 
