@@ -121,6 +121,14 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-RES-I-016", "cd takes a root category only, such as ROOT_GAME.", _ADDRESS_RULE),
     CodeSpec("WA-RES-I-018", "{root} lies in no git repository (or one without commits).", {"root"}),
     CodeSpec(
+        "WA-RES-I-020",
+        "{name} is a mod of the active playset but not a local mod: override copies into a local mod (one "
+        "in the documents folder's mod/); the local mods are: {local_mods}.",
+        {"name", "local_mods"},
+        opaque={"name", "local_mods"},  # mods' names come from files the agent may write
+        shapes={"name": TEXT, "local_mods": TEXTS},
+    ),
+    CodeSpec(
         "WA-RES-I-019",
         "{address} is not spelled as its folder lists it (this filesystem ignores case); use {canonical}.",
         {"address", "canonical"},
@@ -254,8 +262,8 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-006",
-        "The newest {count:commit|commits} of the repository holding {root} (truncated: those that fit a "
-        "reply; ask for more with limit).",
+        "The newest {count:commit|commits} of the repository holding {root}{truncated:?; older commits "
+        "follow (ask for more with limit)}.",
         {"root", "commits", "count", "truncated"},
         opaque={"commits"},  # messages and authors are people's text, like file content
     ),
@@ -367,7 +375,8 @@ _INDEX: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-013",
-        "{total:key is|keys are} defined by more than one source of the playset; {count} in this page.",
+        "{total:key is|keys are} defined by more than one source of the playset; {count} in this page"
+        "{pending:?; # files are not indexed yet, so more may follow}.",
         {"conflicts", *_PAGED, "rules"},
         shapes={"conflicts": items(RECORD), "pending": COUNT},
     ),

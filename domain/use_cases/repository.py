@@ -163,14 +163,16 @@ def log(session: Session, services: Services, request: GitLog) -> Reply:
     try:
         if services.history.head(repo.root, repo.folder) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.path})
-        commits = services.history.log(repo.root, request.limit or LOG_LIMIT, repo.folder)
+        wanted = request.limit or LOG_LIMIT
+        commits = services.history.log(repo.root, wanted + 1, repo.folder)  # one more: are there older?
     except PortError:
         return history_failure(repo.root)
+    older, commits = len(commits) > wanted, commits[:wanted]
     rows = [{"sha": c.sha, "message": c.message, "author": c.author, "time": c.time} for c in commits]
     if request.limit is None:  # the call did not ask: the newest that fit the budget
         rows = rows[: budget.rows_fitting(rows, budget.room(services.budget, repo.root))]
     data = {"root": repo.root, "commits": rows, "count": len(rows)}
-    return ReplyBuilder().success("WA-READ-S-006", {**data, "truncated": len(rows) < len(commits)})
+    return ReplyBuilder().success("WA-READ-S-006", {**data, "truncated": older or len(rows) < len(commits)})
 
 
 def add(session: Session, services: Services, request: GitAdd) -> Reply:
