@@ -119,7 +119,13 @@ _WORLD: tuple[CodeSpec, ...] = (
         {*_ADDRESS_RULE, "segment"},
     ),
     CodeSpec("WA-RES-I-016", "cd takes a root category only, such as ROOT_GAME.", _ADDRESS_RULE),
-    CodeSpec("WA-RES-I-018", "{root} lies in no git repository (or one without commits).", {"root"}),
+    CodeSpec(
+        "WA-RES-I-018",
+        "{root} lies in no git repository (or one without commits): git's commands need one. Make the folder "
+        "a repository with a first commit (git init, then git commit, outside ck3raven), or name a folder "
+        "that is one.",
+        {"root"},
+    ),
     CodeSpec(
         "WA-RES-I-020",
         "{name} is a mod of the active playset but not a local mod: override copies into a local mod (one "

@@ -176,8 +176,11 @@ def log(session: Session, services: Services, request: GitLog) -> Reply:
 
 
 def add(session: Session, services: Services, request: GitAdd) -> Reply:
-    """Stage files (present or deleted): a governed WRITE on each, staging the bytes read through its ref."""
-    staged = _governed_contents(session, services, request.paths)
+    """Stage files (present or deleted): a governed WRITE on each, staging the bytes read through its ref.
+    A file in no repository is said first: no contract would make staging it possible."""
+    staged = _outside_repositories(session, services, request.paths) or _governed_contents(
+        session, services, request.paths
+    )
     if isinstance(staged, Reply):
         return staged
     targets = [session.world.target(ref) for ref, _ in staged]
@@ -200,6 +203,24 @@ def add(session: Session, services: Services, request: GitAdd) -> Reply:
     addresses = [ref.address for ref, _ in staged]
     shown = addresses[: budget.rows_fitting(addresses, budget.room(services.budget))]
     return ReplyBuilder().success("WA-WRITE-S-003", {"staged": shown, "count": len(addresses)})
+
+
+def _outside_repositories(session: Session, services: Services, paths: tuple[str, ...]) -> Reply | None:
+    """WA-RES-I-018 for the first path that lies in no git repository with a commit (None: each does, or
+    a path does not resolve, which the governed staging says)."""
+    for path in paths:
+        _, ref = session.world.resolve(path, session.home, must_exist=False)
+        if ref is None:
+            continue
+        target = session.world.target(ref)
+        try:
+            top = services.history.repository(target.root.value, target.parts[:-1])
+            head = services.history.head(target.root.value, top) if top is not None else None
+        except PortError:
+            return history_failure(target.root.value)
+        if head is None:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": target.root.value})
+    return None
 
 
 def _governed_contents(

@@ -94,3 +94,12 @@ def test_the_tables_of_the_tools_name_every_command_of_every_tool(document: str)
 
     assert sorted(rows) == sorted(ROUTES)
     assert missing == []
+
+
+async def test_staging_where_no_repository_exists_says_so_before_asking_for_a_contract(tmp_path: Path):
+    args = {"command": "add", "paths": ["mod:Local Fix:/common/traits/zzz_local_fix.txt"]}
+    async with Client(build(sample_world_on_disk(tmp_path))) as client:
+        refused = (await client.call_tool("ck3_commit", args, raise_on_error=False)).structured_content
+
+    assert refused["code"] == "WA-RES-I-018"
+    assert "git init" in refused["message"]
