@@ -2,6 +2,12 @@
 URI), never written. A mod's folder comes from its workshop id (`ROOT_STEAM:/<id>`), else from the
 `path=` line of its registry file (`mod/<name>.mod` in the documents folder, read through the Files
 port), else from the database's `dirPath`, each only when it lies in a configured root.
+
+A launcher run inside a sandbox (Flatpak or Snap Steam) writes folders as the sandbox sees them: its own
+home stands where the host keeps the sandbox's files (`~/.var/app/com.valvesoftware.Steam/...`), so
+`$HOME/.local/share/Paradox Interactive/Crusader Kings III/mod/X` names a folder the host has elsewhere. A
+folder that lies in no root but names the documents folder by its own last two names
+(`Paradox Interactive/Crusader Kings III`) is taken as that folder's, in the documents root.
 """
 
 import re
@@ -18,6 +24,8 @@ DATABASE = "launcher-v2.sqlite"
 DOCUMENTS = "ROOT_USER_DOCS"
 WORKSHOP = "ROOT_STEAM"
 INTEGER_MIGRATION = "modifyPositionToInteger"
+NAMED_BY = ("Paradox Interactive", "Crusader Kings III")
+"""How many of the documents folder's last names a sandbox's path to it shares (the two shown)."""
 _PATH_LINE = re.compile(r'^[ \t]*path[ \t]*=[ \t]*"([^"\n]*)"', re.MULTILINE)
 
 
@@ -107,6 +115,21 @@ class SqliteLauncher:
         absolute path inside a configured root."""
         folder = written.replace("\\", "/")
         path = Path(folder) if folder.startswith("/") else self._roots[DOCUMENTS] / folder
+        return self._in_a_root(path) or self._in_a_root(self._as_the_host_sees(path))
+
+    def _as_the_host_sees(self, path: Path) -> Path:
+        """`path` as written inside a sandbox, in the documents root: what follows the documents folder's
+        last two names in it (unchanged when it names no such folder)."""
+        documents = self._roots.get(DOCUMENTS)
+        if documents is None or len(documents.parts) < len(NAMED_BY):
+            return path
+        tail, parts = documents.parts[-len(NAMED_BY) :], path.parts
+        for at in range(len(parts) - 1, 0, -1):
+            if parts[at - 1 : at + 1] == tail:
+                return documents.joinpath(*parts[at + 1 :])
+        return path
+
+    def _in_a_root(self, path: Path) -> tuple[str, tuple[str, ...]] | None:
         for name, base in self._roots.items():
             try:
                 parts = path.resolve(strict=False).relative_to(base).parts

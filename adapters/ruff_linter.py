@@ -5,11 +5,14 @@ holds), in a private empty folder, with `--isolated` (no configuration file is r
 server's own (over stdio, the MCP stream). The rules are a fixed list, or the operator's list in the
 ruleset file of the state directory (`lint-ruleset.json`: {"select": ["E9", "F"]}), read on every call;
 the ruleset names ruff's version and the SHA-256 of its executable, so a changed ruff changes its hash.
+That identity is worked out once per linter (one per server), by one thread while others wait for it, the
+executable hashed in chunks, and again only when the executable changed (its inode, size or time).
 """
 
 import hashlib
 import json
 import subprocess
+import threading
 from pathlib import Path
 from typing import Final
 
@@ -22,12 +25,14 @@ TIMEOUT: Final = 60
 
 
 class RuffLinter:
-    """Ruff with a locked rule list; `ruleset_file` (operator-owned) may replace the list."""
+    """Ruff with a locked rule list; `ruleset_file` (operator-owned) may replace the list. `binary`: the
+    executable (default: the one of the server's environment)."""
 
-    def __init__(self, ruleset_file: Path) -> None:
+    def __init__(self, ruleset_file: Path, *, binary: Path | None = None) -> None:
         self._file = ruleset_file
-        self._binary: Path | None = None
+        self._binary: Path | None = binary
         self._identity: tuple[tuple[int, int, int], str, str] | None = None
+        self._working_out = threading.Lock()  # concurrent opens wait for one identity, never work out eight
         self._folder = ruleset_file.parent / "lint-work"  # in the state directory: private and empty
 
     def ruleset(self) -> dict[str, object]:
@@ -70,11 +75,11 @@ class RuffLinter:
         except OSError as exc:
             raise Unavailable("ruff's executable is gone") from exc
         stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
-        if self._identity is None or self._identity[0] != stamp:
-            done = self._run([str(binary), "--version"])
-            digest = hashlib.sha256(binary.read_bytes()).hexdigest()
-            self._identity = (stamp, done.stdout.decode("utf-8", "replace").strip(), digest)
-        return self._identity[1], self._identity[2]
+        with self._working_out:
+            if self._identity is None or self._identity[0] != stamp:
+                done = self._run([str(binary), "--version"])
+                self._identity = (stamp, done.stdout.decode("utf-8", "replace").strip(), _digest(binary))
+            return self._identity[1], self._identity[2]
 
     def _one(self, binary: Path, name: str, data: bytes, rules: str) -> list[Finding]:
         command = [str(binary), "check", "--isolated", "--no-cache", "--ignore-noqa", "--select", rules]
@@ -110,3 +115,12 @@ class RuffLinter:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise Unavailable("ruff cannot run") from exc
+
+
+def _digest(binary: Path) -> str:
+    """The SHA-256 of the executable, read a chunk at a time (it is tens of megabytes)."""
+    try:
+        with binary.open("rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest()
+    except OSError as exc:
+        raise Unavailable("ruff's executable cannot be read") from exc

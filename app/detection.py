@@ -188,9 +188,17 @@ def _steam_candidates(
     explicit = [_expand_user(environ["STEAM_DIR"], home)] if environ.get("STEAM_DIR") else []
     if platform == "linux":
         share = Path(".local", "share", "Steam")
-        flatpak = Path(".var", "app", "com.valvesoftware.Steam") / share
+        flatpak = Path(".var", "app", "com.valvesoftware.Steam")
+        older = flatpak / "data" / "Steam"  # Flatpak Steam's first layout, still found on upgraded installs
         snap = Path("snap", "steam", "common") / share
-        return [*explicit, home / ".steam" / "steam", home / share, home / flatpak, home / snap]
+        return [
+            *explicit,
+            home / ".steam" / "steam",
+            home / share,
+            home / flatpak / share,
+            home / older,
+            home / snap,
+        ]
     if platform == "darwin":
         return [*explicit, home / "Library" / "Application Support" / "Steam"]
     if platform == "windows":

@@ -112,6 +112,37 @@ def _began_on(settings: Settings, history: LazyHistory) -> list[Check]:
     return checks
 
 
+def launcher_left_out(settings: Settings) -> list[Check]:
+    """A PROBLEM for each enabled mod of the launcher's playset named as the active one (else the launcher's
+    active playset) whose folder lies in no configured root: `playsets import` left it out, so the agent
+    never sees it though the game loads it."""
+    from adapters.launcher_db import SqliteLauncher
+
+    roots = {root.value: path for root, path in settings.roots.items()}
+    try:
+        state = SqliteLauncher(roots, LocalFiles(roots)).read()
+    except PortError:
+        return [(False, "the launcher database cannot be read")]
+    if state is None:
+        return []
+    named = [p for p in state.playsets if p.name == settings.active_playset]
+    playset = next(iter(named or [p for p in state.playsets if p.active]), None)
+    if playset is None:
+        return []
+    return [
+        (
+            False,
+            (
+                f"the launcher's playset {playset.name!r} has the mod {mod.name!r}, whose folder lies in no "
+                "configured root: the import left it out; give its folder's root with `ck3raven init` "
+                "(--documents, --steam) and run `ck3raven playsets import` again"
+            ),
+        )
+        for mod in playset.mods
+        if mod.enabled and mod.folder is None
+    ]
+
+
 def _mods(settings: Settings) -> list[ModFolder]:
     from app.bootstrap import active_mods
 

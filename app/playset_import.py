@@ -59,5 +59,8 @@ def _one(store: JsonPlaysets, result: Imported, lines: list[str]) -> bool:
     except PortError as exc:
         lines.append(f"not written: {name!r}: {exc}")
         return False
-    lines.append(f"wrote {name!r} ({len(result.record.mods)} mods) to ROOT_CK3RAVEN_DATA:/playsets/{file}")
+    count = len(result.record.mods)
+    lines.append(
+        f"wrote {name!r} ({count} mod{'' if count == 1 else 's'}) to ROOT_CK3RAVEN_DATA:/playsets/{file}"
+    )
     return True

@@ -214,6 +214,7 @@ def doctor(
         *doctor_checks.audit_chain(settings),
         _git(),
         *doctor_checks.repositories(settings),
+        *doctor_checks.launcher_left_out(settings),
         _detected(settings),
         _windows_drives(roots, table),
         _server(state),

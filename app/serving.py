@@ -9,7 +9,6 @@ import contextlib
 import errno
 import logging
 import os
-import signal
 import socket
 import sys
 import threading
@@ -18,6 +17,7 @@ from typing import NoReturn, Protocol, TypeVar
 
 from app.collection import resumed
 from app.config import MAX_PORT, ConfigError, Settings
+from app.stopping import Stopping
 from ports.errors import PortError
 
 EXIT_GRACE = 2.0
@@ -52,20 +52,27 @@ def serve(args: argparse.Namespace, settings: Settings, *, same_config: bool) ->
     except OSError as exc:
         print(f"ck3raven: the state directory {state} cannot be used ({exc.strerror})", file=sys.stderr)
         return 2
-    # SIGTERM ends the server as Ctrl-C does: through the finally blocks (socket, token, lock cleaned up)
-    signal.signal(signal.SIGTERM, _terminate)
+    stopping = Stopping()
+    stopping.add(lock.release)
     sinks: list[_Closes] = []
+    stopping.on_signals(lambda: _stop(stopping, sinks))
+    status = 2
     try:
-        status = _serve_locked(args, settings, (state, same_config, lock.socket, listener), sinks)
+        status = _serve_locked(args, settings, (state, same_config, lock.socket, listener), (sinks, stopping))
     finally:
-        lock.release()
-    if sinks:  # logging was set up: the log says how the server ended
-        import structlog
+        stopping.run(status)
+    return _exit_at_once(status, sinks)
 
-        structlog.get_logger().info("server.stopped", status=status)
-    if args.transport == "stdio":
-        _exit_at_once(status, sinks)
-    return status
+
+def _stop(stopping: Stopping, sinks: list[_Closes]) -> None:
+    """End the server for a signal (SIGINT, SIGTERM) at once, its input open or not: its steps taken (a
+    request in flight is settled by the journal at the next start, as after a crash)."""
+    watchdog = threading.Timer(EXIT_GRACE, os._exit, (0,))  # a step that blocks never holds the exit
+    watchdog.daemon = True
+    watchdog.start()
+    if stopping.run(0):
+        _exit_at_once(0, sinks)
+    # else the server was already ending (its client gone), and ends on its own
 
 
 def _listener(host: str, port: int) -> socket.socket | None:
@@ -93,10 +100,11 @@ def _family(host: str) -> socket.AddressFamily:
 
 
 def _exit_at_once(status: int, sinks: list[_Closes]) -> NoReturn:
-    """End a stdio server as soon as its own cleanup is done: the interpreter's teardown of a few thousand
+    """End the server as soon as its own cleanup is done: the interpreter's teardown of a few thousand
     modules takes seconds on a busy machine, and stdio clients kill a server that has not exited two
     seconds after they closed its input. Every write is already durable; the log's queue is drained and
-    its file closed, and the streams are flushed."""
+    its file closed (its last lines, the audit anchor at stop among them, are written), and the streams
+    are flushed."""
     watchdog = threading.Timer(EXIT_GRACE, os._exit, (status,))  # a blocked stderr never holds the exit
     watchdog.daemon = True
     watchdog.start()
@@ -109,18 +117,15 @@ def _exit_at_once(status: int, sinks: list[_Closes]) -> NoReturn:
     os._exit(status)
 
 
-def _terminate(_signum: int, _frame: object) -> None:
-    raise SystemExit(0)
-
-
 def _serve_locked(
     args: argparse.Namespace,
     settings: Settings,
     places: tuple[Path, bool, Path, socket.socket | None],
-    sinks: list[_Closes],
+    ending: tuple[list[_Closes], Stopping],
 ) -> int:
     """Serve, once registered: `places` are the state directory, whether approval hints ask for the
-    server's own `--config`, this server's approval socket and, over HTTP, its bound port."""
+    server's own `--config`, this server's approval socket and, over HTTP, its bound port; `ending`, the
+    log sinks to close and the steps to take as the server ends (each added as what it undoes is set up)."""
     import structlog
 
     from adapters.call_facts import ServerCalls
@@ -136,11 +141,13 @@ def _serve_locked(
     )
 
     state, same_config, approvals, listener = places
+    sinks, stopping = ending
     log_file = state / "logs" / "ck3raven.log"
     try:
         _rotate(log_file, settings)
         sinks.append(configure_logging(log_file))
         report_crashes(log_file)
+        stopping.add(lambda: _said_stopped(stopping))
     except OSError as exc:
         print(f"ck3raven: the log file {log_file} cannot be written ({exc.strerror})", file=sys.stderr)
         return 2
@@ -151,6 +158,8 @@ def _serve_locked(
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
         return 2
+    if made_token:  # a token made for this run ends with it
+        stopping.add(lambda: (state / "http_token").unlink(missing_ok=True))
     _after_start(settings, core, lost)
     sweep_in_background(core, read_only=settings.read_only)
     calls = ServerCalls()
@@ -164,40 +173,40 @@ def _serve_locked(
             one_client=args.transport == "stdio",  # its reads may be answered on the event loop
         )
     )
-    anchors = _anchors(core.services.audit, calls.server_id)
+    stopping.add(_anchors(core.services.audit, calls.server_id).stop)
     channel = approval_channel(approvals, core)
     try:
         channel.start()
-        started = True
+        stopping.add(channel.close)
     except OSError:
         # No channel, no approvals: requests that need a human stay refused (fail closed).
         structlog.get_logger().exception("approvals.channel_unavailable")
-        started = False
-    try:
-        if args.transport == "http":
-            import uvicorn
+    if args.transport == "http":
+        import uvicorn
 
-            host, port = settings.http.host, args.port or settings.http.port
-            print(
-                f"ck3raven: MCP over HTTP at http://{host}:{port}/mcp; clients send the header "
-                f"`Authorization: Bearer {token}` (kept in {state / 'http_token'})",
-                file=sys.stderr,
-            )
-            config = uvicorn.Config(http_app(settings, server), log_level="warning", log_config=None)
-            uvicorn.Server(config).run(sockets=[listener] if listener is not None else None)
-        else:
-            import anyio
+        host, port = settings.http.host, args.port or settings.http.port
+        print(
+            f"ck3raven: MCP over HTTP at http://{host}:{port}/mcp; clients send the header "
+            f"`Authorization: Bearer {token}` (kept in {state / 'http_token'})",
+            file=sys.stderr,
+        )
+        config = uvicorn.Config(http_app(settings, server), log_level="warning", log_config=None)
+        uvicorn.Server(config).run(sockets=[listener] if listener is not None else None)
+    else:
+        import anyio
 
-            from adapters.stdio_drain import serve_stdio
+        from adapters.stdio_drain import serve_stdio
 
-            anyio.run(serve_stdio, server)
-    finally:
-        anchors.stop()
-        if started:
-            channel.close()
-        if made_token:  # a token made for this run ends with it
-            (state / "http_token").unlink(missing_ok=True)
+        anyio.run(serve_stdio, server)
     return 0
+
+
+def _said_stopped(stopping: Stopping) -> None:
+    """The log says how the server ended (once logging is set up: before, it would print on stdout)."""
+    import structlog
+
+    because = {"signal": stopping.signal} if stopping.signal else {}
+    structlog.get_logger().info("server.stopped", status=stopping.status, **because)
 
 
 _T = TypeVar("_T")

@@ -13,9 +13,6 @@ from typing import Final, Literal
 
 from attrs import frozen
 
-DIFF_LIMIT: Final = 256 * 1024
-"""The most characters of a unified diff a reply carries."""
-
 Matched = Literal["exact", "tolerant"]
 BOM: Final = "\ufeff"
 SHAPE: Final = {
@@ -71,15 +68,12 @@ def apply(text: str, replacements: tuple[Replacement, ...]) -> tuple[str, list[M
     return text, how
 
 
-def unified_diff(address: str, before: str, after: str) -> tuple[str, bool]:
-    """A unified diff of the change at `address`, and whether it was cut at DIFF_LIMIT characters."""
+def diff_lines(address: str, before: str, after: str) -> list[str]:
+    """The lines of a unified diff of the change at `address`, each with its line end."""
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), address, address
     )
-    diff = "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
-    return (diff[:DIFF_LIMIT], True) if len(diff) > DIFF_LIMIT else (diff, False)
+    return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
 
 
 def _uniform_ending(text: str) -> str | None:

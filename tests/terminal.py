@@ -50,3 +50,48 @@ def on_terminal(
     watch.close()
     os.close(master)
     return process.wait(timeout=20), seen.decode("utf-8", "replace")
+
+
+class Terminal:
+    """A command on a controlling pseudo-terminal, typed into and read from as a person at it would."""
+
+    def __init__(
+        self, argv: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> None:
+        self._master, slave = pty.openpty()
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _TAKE_TERMINAL, *argv],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.seen = b""
+
+    def type(self, keys: bytes) -> None:
+        os.write(self._master, keys)
+
+    def wait_for(self, text: bytes, *, seconds: float = 120) -> bool:
+        """Read what the command writes until `text` appears (True) or it ends or is silent for `seconds`."""
+        watch = selectors.DefaultSelector()
+        watch.register(self._master, selectors.EVENT_READ)
+        try:
+            while text not in self.seen:
+                if not watch.select(seconds):
+                    return False
+                try:
+                    chunk = os.read(self._master, 4096)
+                except OSError:  # the terminal closes when the command exits
+                    return False
+                if not chunk:
+                    return False
+                self.seen += chunk
+            return True
+        finally:
+            watch.close()
+
+    def close(self) -> None:
+        os.close(self._master)

@@ -18,7 +18,7 @@ from domain.replies import budget
 from ports.content_index import ContentIndex, Defined
 
 PAGE: Final = 50
-MAX_PAGE: Final = 500
+MAX_PAGE: Final = budget.MOST_ROWS
 PAGE_BYTES: Final = 16 * 1024
 _SEVERAL: Final = 2
 

@@ -11,6 +11,7 @@ from typing import Final
 from attrs import frozen
 
 from domain.ck3.merged import Source, below, files_in, hider
+from domain.replies import budget
 from domain.replies.frozen import FrozenMap
 from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
@@ -18,7 +19,7 @@ from ports.errors import PortError
 
 PAGE: Final = 100
 """Rows in a page when the call gives no `limit`."""
-MAX_PAGE: Final = 1_000
+MAX_PAGE: Final = budget.MOST_ROWS
 PAGE_BYTES: Final = 20 * 1024
 """About how much row text one page carries at most: well inside the 32 KiB reply budget (SPEC §16)."""
 ROW_OVERHEAD: Final = 90

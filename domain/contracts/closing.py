@@ -199,10 +199,53 @@ def _lint_refused(contract_id: str, start: int, assessed: closeout.Assessment, s
         {"rule": f.rule, "path": f.path, "line": f.line, "message": f.message} for f in assessed.findings
     ]
     over = assessed.over[: budget.rows_fitting(assessed.over, space // 3)]
-    page = _page(findings, start, space - budget.cost(over))
-    data = {"contract_id": contract_id, "over": over, "over_count": len(assessed.over)}
+    fixes = _fixes(over)
+    ways = {
+        "fixes": fixes[: budget.rows_fitting(fixes, space // 4)] if fixes else [],
+        "lxe": _lxe(contract_id, over),
+    }
+    page = _page(findings, start, space - budget.cost(over) - budget.cost(ways))
+    data = {"contract_id": contract_id, "over": over, "over_count": len(assessed.over)} | ways
     data |= {"findings": page["shown"], "count": len(findings), "next_cursor": page["next_cursor"]}
     return ReplyBuilder().invalid("CT-GATE-I-010", data)
+
+
+FIXED_BY_A_WRITE: Final = frozenset({"CK3-BOM"})
+"""Rules a plain write of the file mends: it adds the byte-order mark the file's kind needs."""
+
+
+def _fixes(over: list[dict[str, object]]) -> list[dict[str, object]]:
+    """For each file over the LXEs for a rule a write mends, the write that mends it."""
+    return [
+        {
+            "rule": row["rule"],
+            "path": row["path"],
+            "request": {
+                "tool": "ck3_file",
+                "arguments": {
+                    "command": "write",
+                    "path": row["path"],
+                    "content": "<its text, from ck3_read>",
+                },
+            },
+            "note": "a write of the file's own text adds the byte-order mark its kind needs",
+        }
+        for row in over
+        if row["rule"] in FIXED_BY_A_WRITE
+    ]
+
+
+def _lxe(contract_id: str, over: list[dict[str, object]]) -> dict[str, object]:
+    """The ck3_token call that excuses the findings shown over the LXEs, if they are intended."""
+    arguments = {
+        "command": "lxe",
+        "contract_id": contract_id,
+        "rules": sorted({str(row["rule"]) for row in over}),
+        "paths": sorted({str(row["path"]) for row in over}),
+        "max_violations": max((int(str(row["found"])) for row in over), default=1),
+        "reason": "<why these findings are intended>",
+    }
+    return {"tool": "ck3_token", "arguments": arguments}
 
 
 def _removals_refused(contract_id: str, start: int, blocked: list[dict[str, object]], space: int) -> Reply:

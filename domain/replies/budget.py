@@ -11,6 +11,9 @@ from collections.abc import Callable, Sequence
 from typing import Final, cast
 
 OVERHEAD: Final = 2 * 1024
+MOST_ROWS: Final = 1_000
+"""The most rows a page of a paged query (playset keys, overrides, a folder's merged view) holds when the
+call asks for a `limit`: the maximum its schema declares and the one its handler enforces."""
 
 
 def cost(value: object) -> int:

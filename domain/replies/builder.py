@@ -48,12 +48,16 @@ class Reply:
 
 
 class _Shown:
-    """A value as a message shows it; `{count:entry|entries}` shows a count with its noun in number."""
+    """A value as a message shows it; `{count:entry|entries}` shows a count with its noun in number;
+    `{value:?text}` shows `text` (each `#` in it the value) when the value is true or non-zero, else
+    nothing."""
 
     def __init__(self, value: object) -> None:
         self.value = value
 
     def __format__(self, spec: str) -> str:
+        if spec.startswith("?"):
+            return spec[1:].replace("#", _render(self.value)) if self.value else ""
         if "|" in spec:
             one, many = spec.split("|", maxsplit=1)
             return f"{self.value} {one if self.value == 1 else many}"

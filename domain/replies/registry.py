@@ -125,7 +125,21 @@ _WORLD: tuple[CodeSpec, ...] = (
         {*_ADDRESS_RULE, "segment"},
     ),
     CodeSpec("WA-RES-I-016", "cd takes a root category only, such as ROOT_GAME.", _ADDRESS_RULE),
-    CodeSpec("WA-RES-I-018", "{root} lies in no git repository (or one without commits).", {"root"}),
+    CodeSpec(
+        "WA-RES-I-018",
+        "{root} lies in no git repository (or one without commits): git's commands need one. Make the folder "
+        "a repository with a first commit (git init, then git commit, outside ck3raven), or name a folder "
+        "that is one.",
+        {"root"},
+    ),
+    CodeSpec(
+        "WA-RES-I-020",
+        "{name} is a mod of the active playset but not a local mod: override copies into a local mod (one "
+        "in the documents folder's mod/); the local mods are: {local_mods}.",
+        {"name", "local_mods"},
+        opaque={"name", "local_mods"},  # mods' names come from files the agent may write
+        shapes={"name": TEXT, "local_mods": TEXTS},
+    ),
     CodeSpec(
         "WA-RES-I-019",
         "{address} is not spelled as its folder lists it (this filesystem ignores case); use {canonical}.",
@@ -218,9 +232,24 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-WRITE-S-006",
-        "Dry run: nothing was written; data.diff shows what the call would change in {address}.",
-        {"address", "created", "diff", "diff_truncated", "matched", "size", "sha256", "adjusted"},
+        "Dry run: nothing was written; data.diff shows what the call would change in {address} (lines "
+        "{diff_offset} on of {diff_lines}; data.next_diff_offset: where the rest starts).",
+        {
+            "address",
+            "created",
+            "diff",
+            "diff_truncated",
+            "diff_lines",
+            "diff_offset",
+            "next_diff_offset",
+            "hint",
+            "matched",
+            "size",
+            "sha256",
+            "adjusted",
+        },
         opaque={"diff"},
+        shapes={"diff_lines": COUNT, "diff_offset": COUNT, "next_diff_offset": maybe(COUNT)},
     ),
     CodeSpec(
         "WA-WRITE-I-006",
@@ -245,8 +274,8 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-006",
-        "The newest {count:commit|commits} of the repository holding {root} (truncated: those that fit a "
-        "reply; ask for more with limit).",
+        "The newest {count:commit|commits} of the repository holding {root}{truncated:?; older commits "
+        "follow (ask for more with limit)}.",
         {"root", "commits", "count", "truncated"},
         opaque={"commits"},  # messages and authors are people's text, like file content
     ),
@@ -280,8 +309,20 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-010",
-        "{count:file|files} in {path} across vanilla and the playset's mods; data.files names each winner.",
-        {"path", "files", "count", "truncated", "note", "replace_path", "rules"},
+        "{total:file|files} in {path} across vanilla and the playset's mods, {count} in this page; "
+        "data.files names each winner.",
+        {
+            "path",
+            "files",
+            "count",
+            "total",
+            "truncated",
+            "next_cursor",
+            "hint",
+            "note",
+            "replace_path",
+            "rules",
+        },
         shapes={
             "files": items(
                 record({"name": TEXT, "winner": maybe(TEXT), "overridden": FLAG, "sources": TEXTS})
@@ -346,7 +387,8 @@ _INDEX: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-013",
-        "{total:key is|keys are} defined by more than one source of the playset; {count} in this page.",
+        "{total:key is|keys are} defined by more than one source of the playset; {count} in this page"
+        "{pending:?; # files are not indexed yet, so more may follow}.",
         {"conflicts", *_PAGED, "rules"},
         shapes={"conflicts": items(RECORD), "pending": COUNT},
     ),
@@ -574,9 +616,10 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-I-010",
         "Lint findings in the changed files exceed what live LXEs excuse (data.over: {over_count:rule and "
         "file|rules and files}; data.findings: a page of {count:finding|findings}, the rest with close's "
-        "cursor).",
-        {"contract_id", "over", "over_count", "findings", "count"},
-        shapes={"over_count": COUNT},
+        "cursor). Mend them (data.fixes: the write that mends a file, where one does), or excuse them if "
+        "intended (data.lxe: the ck3_token call).",
+        {"contract_id", "over", "over_count", "findings", "count", "fixes", "lxe"},
+        shapes={"over_count": COUNT, "fixes": items(RECORD), "lxe": RECORD},
         optional={"next_cursor"},
     ),
     CodeSpec(

@@ -13,6 +13,8 @@ from typing import Any
 
 from attrs import field, frozen
 
+from domain.replies import budget
+
 
 def _frozen_shape(shape: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(shape))
@@ -108,6 +110,6 @@ def expected_sha256() -> Arg:
 ADDRESS = "ROOT_X:/rel/path, mod:<Name>:/rel/path or a path relative to the home"
 PAGES = (
     text("cursor", "next_cursor of the page before", plain=True),
-    number("limit", "rows per page", high=1_000, plain=True),
+    number("limit", "rows per page", high=budget.MOST_ROWS, plain=True),
 )
 """A paged query's arguments."""

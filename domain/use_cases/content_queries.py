@@ -109,7 +109,7 @@ def define(session: Session, services: Services, request: Define) -> Reply:
 
 def conflicts(session: Session, services: Services, request: Conflicts) -> Reply:
     """Keys more than one source of the playset defines, with the winner and the rule, a page at a time."""
-    bad = _page_arguments(request.cursor, request.limit)
+    bad = page_arguments(request.cursor, request.limit)
     ready = bad or _ready(session, services, [request.kind])
     if isinstance(ready, Reply):
         return ready
@@ -128,7 +128,7 @@ def conflicts(session: Session, services: Services, request: Conflicts) -> Reply
 
 def mentions(session: Session, services: Services, request: Mentions) -> Reply:
     """The script and GUI files of the playset that mention a key (its first line in each)."""
-    bad = _page_arguments(request.cursor, request.limit)
+    bad = page_arguments(request.cursor, request.limit)
     ready = bad or _ready(session, services, [None])
     if isinstance(ready, Reply):
         return ready
@@ -146,7 +146,7 @@ def mentions(session: Session, services: Services, request: Mentions) -> Reply:
 
 def missing(session: Session, services: Services, request: Missing) -> Reply:
     """Localisation keys the playset has in the reference language but not in `language`."""
-    bad = _page_arguments(request.cursor, request.limit)
+    bad = page_arguments(request.cursor, request.limit)
     ready = bad or _ready(session, services, [defs.LOCALISATION])
     if isinstance(ready, Reply):
         return ready
@@ -201,7 +201,8 @@ def _space(services: Services, limit: int | None) -> int:
     return budget.room(services.budget, _rules()) if limit is None else key_queries.PAGE_BYTES
 
 
-def _page_arguments(cursor: str | None, limit: int | None) -> Reply | None:
+def page_arguments(cursor: str | None, limit: int | None) -> Reply | None:
+    """An Invalid reply naming a `limit` out of bounds and a `cursor` that is no offset; None: both fine."""
     problems = []
     if limit is not None and not 1 <= limit <= key_queries.MAX_PAGE:
         problems.append({"field": "limit", "problem": f"must be from 1 to {key_queries.MAX_PAGE}"})

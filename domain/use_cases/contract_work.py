@@ -34,6 +34,10 @@ TARGET = record(
 )
 
 
+MOST_MINUTES = int(records.MAX_TTL.total_seconds() // 60)
+"""The longest contract asked for, in minutes (what the opening enforces)."""
+
+
 @frozen
 class Open(Request):
     TOOL: ClassVar[str] = "ck3_contract"
@@ -47,7 +51,7 @@ class Open(Request):
         ),
         objects("targets", "each file the work changes", TARGET),
         text("work_declaration", "what the work is, in a sentence"),
-        number("ttl_minutes", TTL, high=480),
+        number("ttl_minutes", TTL, high=MOST_MINUTES),
     )
     declared: OpenRequest
 
@@ -76,7 +80,7 @@ class Renew(Request):
     TOOL: ClassVar[str] = "ck3_contract"
     ARGS: ClassVar[tuple[Arg, ...]] = (
         contract_id(),
-        number("ttl_minutes", TTL, high=480),
+        number("ttl_minutes", TTL, high=MOST_MINUTES),
     )
     contract_id: str | None
     ttl_minutes: int = records.DEFAULT_TTL_MINUTES

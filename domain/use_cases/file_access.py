@@ -15,7 +15,7 @@ from attrs import frozen
 from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
 from domain.edits import SHAPE as EDIT
-from domain.edits import Matched, Missed, Replacement, apply, nearest, unified_diff
+from domain.edits import Matched, Missed, Replacement, apply, diff_lines, nearest
 from domain.failures import port_failure
 from domain.policy.enforcement import enforce
 from domain.replies import budget
@@ -42,6 +42,7 @@ WRITE_LIMIT: Final = 2 * 1024 * 1024
 MAX_EDITS: Final = 50
 """The most replacements one edit call makes (each may scan the whole file)."""
 DRY_RUN: Final = "answer with a unified diff, write nothing"
+DIFF_OFFSET: Final = "dry run: the diff's first line to show (0-based; the reply's next_diff_offset)"
 
 
 @frozen
@@ -74,6 +75,7 @@ class Write(Request):
         wire.expected_sha256(),
         wire.flag("create_only", "refuse if the file exists (false)"),
         wire.flag("dry_run", DRY_RUN),
+        wire.number("diff_offset", DIFF_OFFSET, low=0, plain=True),
     )
     MUTATES: ClassVar[bool] = True
     path: str | None
@@ -81,6 +83,7 @@ class Write(Request):
     expected_sha256: str | None = None
     create_only: bool = False
     dry_run: bool = False
+    diff_offset: int = 0
 
 
 @frozen
@@ -95,12 +98,14 @@ class Edit(Request):
         wire.objects("edits", "several replacements (up to 50), in order, all or none", EDIT, most=50),
         wire.expected_sha256(),
         wire.flag("dry_run", DRY_RUN),
+        wire.number("diff_offset", DIFF_OFFSET, low=0, plain=True),
     )
     MUTATES: ClassVar[bool] = True
     path: str | None
     replacements: tuple[Replacement, ...]
     expected_sha256: str | None = None
     dry_run: bool = False
+    diff_offset: int = 0
 
 
 @frozen
@@ -201,6 +206,7 @@ def write(session: Session, services: Services, request: Write) -> Reply:
         created=created,
         dry_run=request.dry_run,
         exclusive=request.create_only,
+        diff_offset=request.diff_offset,
     )
 
 
@@ -237,6 +243,7 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
         created=False,
         dry_run=request.dry_run,
         matched=matched,
+        diff_offset=request.diff_offset,
     )
 
 
@@ -250,10 +257,11 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     dry_run: bool,
     matched: list[Matched] | None = None,
     exclusive: bool = False,
+    diff_offset: int = 0,
 ) -> Reply:
     """Apply the game's file rules to `data`, then write it, or (dry run) show the diff from `before`
-    (the text now, and the bytes now or UNREAD)."""
-    session, _services = call
+    (the text now, and the bytes now or UNREAD) from its line `diff_offset`, what fits the reply budget."""
+    session, services = call
     existing: bytes | str | None = before[1]
     if existing is UNREAD and not dry_run:  # read once, for the game's rules and the journal alike
         existing = journal_before(session.world, ref)
@@ -264,7 +272,15 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     if len(data) > WRITE_LIMIT:  # the game's line endings made it longer than a write may be
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     if dry_run:
-        return _preview(ref, before[0] or "", data, created=created, matched=matched, notes=notes)
+        facts = {
+            "address": ref.address,
+            "created": created,
+            "matched": matched,
+            "adjusted": notes,
+            **digest(data),
+        }
+        lines = diff_lines(ref.address, before[0] or "", data.decode("utf-8", "surrogatepass"))
+        return _preview(facts, lines, diff_offset, services.budget)
     return store(
         call, ref, (existing, data), created=created, matched=matched, notes=notes, exclusive=exclusive
     )
@@ -310,28 +326,40 @@ def delete(session: Session, services: Services, request: Delete) -> Reply:
     return ReplyBuilder().success("WA-WRITE-S-002", {"address": opened.address})
 
 
-def _preview(  # noqa: PLR0913 - the call, its result, and what to say of it
-    ref: VisibilityRef,
-    before: str,
-    data: bytes,
-    *,
-    created: bool,
-    matched: list[Matched] | None = None,
-    notes: list[str],
-) -> Reply:
-    diff, cut = unified_diff(ref.address, before, data.decode("utf-8", "surrogatepass"))
-    return ReplyBuilder().success(
-        "WA-WRITE-S-006",
-        {
-            "address": ref.address,
-            "created": created,
-            "diff": diff,
-            "diff_truncated": cut,
-            "matched": matched,
-            "adjusted": notes,
-            **digest(data),
-        },
+def _preview(facts: dict[str, object], lines: list[str], offset: int, most: int) -> Reply:
+    """A dry run's reply: its `facts` and the diff's `lines` from `offset`, cut at a line to fit the
+    budget `most`; what follows is named by `next_diff_offset`. A line longer than the whole budget is not
+    shown: the new content's sha256 and size stand for it, and the next offset passes it."""
+    rest = lines[offset:]
+    space = budget.room(most, facts, len(lines), offset)
+    count = budget.text_fitting(rest, space) if rest else 0
+    passed = count == 1 and budget.cost(rest[0]) > space
+    count = 0 if passed else count
+    after = offset + max(count, 1) if offset + max(count, 1) < len(lines) else None
+    data = facts | {
+        "diff": "".join(rest[:count]),
+        "diff_truncated": count < len(lines),
+        "diff_lines": len(lines),
+        "diff_offset": offset,
+        "next_diff_offset": after,
+        "hint": _rest_of_diff(after, offset if passed else None),
+    }
+    return ReplyBuilder().success("WA-WRITE-S-006", data)
+
+
+def _rest_of_diff(after: int | None, passed: int | None) -> str | None:
+    """How to see the rest of a dry run's diff, from `after`; `passed`: the line not shown (too long)."""
+    said = (
+        ""
+        if passed is None
+        else (
+            f"Line {passed} of the diff is longer than the reply budget: data.sha256 and data.size stand for "
+            "the new content. "
+        )
     )
+    if after is None:
+        return said or None
+    return said + f"More of the diff follows: repeat the call with diff_offset={after}."
 
 
 def _file(session: Session, path: str | None, command: str, *, must_exist: bool) -> VisibilityRef | Reply:

@@ -68,6 +68,8 @@ def _source(session: Session, request: Override) -> tuple[tuple[str, ...], bytes
         problem = "override copies a file of ROOT_GAME or of a workshop mod of the playset"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "path", "problem": problem}]})
     local = [mod.name for mod in world.view.mods if mod.root is RootCategory.ROOT_USER_DOCS]
+    if request.name not in local and any(mod.name == request.name for mod in world.view.mods):
+        return ReplyBuilder().invalid("WA-RES-I-020", {"name": request.name, "local_mods": local})
     if request.name not in local:
         return ReplyBuilder().invalid("WA-RES-I-010", {"mods": local})
     try:

@@ -28,11 +28,12 @@ from domain.world.adapter import NamedSkip
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
 
-LIST_CAP: Final = 10_000
-"""The most entries one page of a listing carries."""
+TREE_CAP: Final = 20_000
+LIST_CAP: Final = TREE_CAP
+"""The most entries one page of a listing carries: a tree's cap, as `limit` is one argument of both in the
+tool's schema (its maximum is this)."""
 LIST_PAGE: Final = 1_000
 """A listing's page size when the call gives no `limit`."""
-TREE_CAP: Final = 20_000
 MAX_DEPTH: Final = 64
 PROGRESS_EVERY: Final = 1_000
 
@@ -64,7 +65,7 @@ class ListFolder(Request):
         address(),
         text("glob", "only names matching, e.g. *.yml"),
         text("cursor", "next_cursor of the page before"),
-        number("limit", "entries per page", high=20_000),
+        number("limit", "entries per page", high=LIST_CAP),
         flag("include_ignored", IGNORED),
     )
     path: str | None

@@ -6,9 +6,10 @@ from typing import ClassVar
 from attrs import evolve, frozen
 
 from domain.addresses import Parsed, parse
-from domain.ck3 import descriptors, merged
+from domain.ck3 import descriptors, key_queries, merged
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import governing
+from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
@@ -37,11 +38,15 @@ class ShowPlayset(Request):
 
 @frozen
 class Which(Request):
-    """Which source the game loads a game-relative path from (a file), or each file of a folder."""
+    """Which source the game loads a game-relative path from (a file), or each file of a folder, a page at
+    a time (`cursor`, `limit`: a file's sources come whole)."""
 
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", GAME_PATH, required=True),)
+    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", GAME_PATH, required=True), *PAGES)
     path: str
+    cursor: str | None = None
+    limit: int | None = None
+    """Files per page; None: what fits the reply budget (a limit asked: up to key_queries.PAGE_BYTES)."""
 
 
 @frozen
@@ -115,26 +120,47 @@ def _described(session: Session, folder: str) -> dict[str, object] | None:
     }
 
 
-def which(session: Session, _: Services, request: Which) -> Reply:
+def which(session: Session, services: Services, request: Which) -> Reply:
     """Every source of a game-relative path, vanilla then mods in load order, and what the game loads;
-    what a replace_path hid and whose it was, and the rules the answer relied on."""
-    parsed = _game_path(request.path, session)
+    what a replace_path hid and whose it was, and the rules the answer relied on. A folder's files come a
+    page at a time."""
+    parsed = content_queries.page_arguments(request.cursor, request.limit) or _game_path(
+        request.path, session
+    )
     if isinstance(parsed, Reply):
         return parsed
     path, found = parsed, _sources(session)
     world = session.world
     shown = "/".join(path)
     if not path or _is_folder(session, path, found):
-        files, cut, hidden = merged.folder(world, session.home, path, found)
-        notes = merged.replace_paths(found, path, hidden)
-        data = {"path": shown, "files": files, "count": len(files), "truncated": cut, "note": merged.PER_FILE}
-        data |= {"replace_path": notes, "rules": merged.rules_for(notes)}
-        return ReplyBuilder().success("WA-READ-S-010", data)
+        return _which_folder(session, services, request, (path, found))
     sources, winner, hidden = merged.which(world, session.home, path, found)
     notes = merged.replace_paths(found, path[:-1], hidden)
-    data = {"path": shown, "sources": sources, "winner": winner, "note": merged.PER_FILE}
+    data: dict[str, object] = {"path": shown, "sources": sources, "winner": winner, "note": merged.PER_FILE}
     data |= {"replace_path": notes, "rules": merged.rules_for(notes)}
     return ReplyBuilder().success("WA-READ-S-009", data)
+
+
+def _which_folder(
+    session: Session, services: Services, request: Which, asked: tuple[tuple[str, ...], list[merged.Source]]
+) -> Reply:
+    """Each file directly in the folder `asked` names, from the sources `asked` gives: one page of them."""
+    path, found = asked
+    files, cut, hidden = merged.folder(session.world, session.home, path, found)
+    notes = merged.replace_paths(found, path, hidden)
+    data: dict[str, object] = {"path": "/".join(path), "note": merged.PER_FILE, "replace_path": notes}
+    data["rules"] = merged.rules_for(notes)
+    space = key_queries.PAGE_BYTES if request.limit is not None else budget.room(services.budget, data)
+    shown, cursor = key_queries.page(list(files), request.cursor, request.limit, space)
+    data |= {
+        "files": shown,
+        "count": len(shown),
+        "total": len(files),
+        "truncated": cursor is not None or cut,
+        "next_cursor": cursor,
+        "hint": "More files follow: call again with cursor=next_cursor." if cursor else None,
+    }
+    return ReplyBuilder().success("WA-READ-S-010", data)
 
 
 def overrides(session: Session, _: Services, request: Overrides) -> Reply:

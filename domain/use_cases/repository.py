@@ -149,7 +149,8 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
         )
     )
     # cut at a line to fit the reply budget; the whole file is read with ck3_read
-    shown = lines[: budget.text_fitting(lines, budget.room(services.budget, ref.address, ref.address))]
+    ended = [line + "\n" for line in lines]  # each line's end is counted: the diff joins them with one
+    shown = lines[: budget.text_fitting(ended, budget.room(services.budget, ref.address, ref.address))]
     data = {"address": ref.address, "diff": "\n".join(shown), "truncated": len(shown) < len(lines)}
     return ReplyBuilder().success("WA-READ-S-005", data)
 
@@ -162,19 +163,24 @@ def log(session: Session, services: Services, request: GitLog) -> Reply:
     try:
         if services.history.head(repo.root, repo.folder) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.path})
-        commits = services.history.log(repo.root, request.limit or LOG_LIMIT, repo.folder)
+        wanted = request.limit or LOG_LIMIT
+        commits = services.history.log(repo.root, wanted + 1, repo.folder)  # one more: are there older?
     except PortError:
         return history_failure(repo.root)
+    older, commits = len(commits) > wanted, commits[:wanted]
     rows = [{"sha": c.sha, "message": c.message, "author": c.author, "time": c.time} for c in commits]
     if request.limit is None:  # the call did not ask: the newest that fit the budget
         rows = rows[: budget.rows_fitting(rows, budget.room(services.budget, repo.root))]
     data = {"root": repo.root, "commits": rows, "count": len(rows)}
-    return ReplyBuilder().success("WA-READ-S-006", {**data, "truncated": len(rows) < len(commits)})
+    return ReplyBuilder().success("WA-READ-S-006", {**data, "truncated": older or len(rows) < len(commits)})
 
 
 def add(session: Session, services: Services, request: GitAdd) -> Reply:
-    """Stage files (present or deleted): a governed WRITE on each, staging the bytes read through its ref."""
-    staged = _governed_contents(session, services, request.paths)
+    """Stage files (present or deleted): a governed WRITE on each, staging the bytes read through its ref.
+    A file in no repository is said first: no contract would make staging it possible."""
+    staged = _outside_repositories(session, services, request.paths) or _governed_contents(
+        session, services, request.paths
+    )
     if isinstance(staged, Reply):
         return staged
     targets = [session.world.target(ref) for ref, _ in staged]
@@ -197,6 +203,24 @@ def add(session: Session, services: Services, request: GitAdd) -> Reply:
     addresses = [ref.address for ref, _ in staged]
     shown = addresses[: budget.rows_fitting(addresses, budget.room(services.budget))]
     return ReplyBuilder().success("WA-WRITE-S-003", {"staged": shown, "count": len(addresses)})
+
+
+def _outside_repositories(session: Session, services: Services, paths: tuple[str, ...]) -> Reply | None:
+    """WA-RES-I-018 for the first path that lies in no git repository with a commit (None: each does, or
+    a path does not resolve, which the governed staging says)."""
+    for path in paths:
+        _, ref = session.world.resolve(path, session.home, must_exist=False)
+        if ref is None:
+            continue
+        target = session.world.target(ref)
+        try:
+            top = services.history.repository(target.root.value, target.parts[:-1])
+            head = services.history.head(target.root.value, top) if top is not None else None
+        except PortError:
+            return history_failure(target.root.value)
+        if head is None:
+            return ReplyBuilder().invalid("WA-RES-I-018", {"root": target.root.value})
+    return None
 
 
 def _governed_contents(

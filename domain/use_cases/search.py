@@ -106,7 +106,7 @@ class SearchContents(Request):
         number("limit", "lines (200)", high=LIMIT_CAP),
         number("max_files", "files read (20000)", high=200_000),
         number("max_bytes", "bytes read", high=2**31),
-        number("max_seconds", "time budget in seconds (2)", high=120),
+        number("max_seconds", "time budget in seconds (2)", high=MAX_SECONDS),
         text("cursor", "next_cursor of the search before"),
     )
     pattern: str

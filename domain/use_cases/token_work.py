@@ -66,7 +66,7 @@ class ProposeLxe(Request):
     ARGS: ClassVar[tuple[Arg, ...]] = (
         texts("rules", "rule codes, e.g. F401, CK3-BOM", required=True),
         texts("paths", "addresses in the contract's root", required=True),
-        number("max_violations", "at most this many", high=10_000, required=True),
+        number("max_violations", "at most this many", high=MAX_VIOLATIONS, required=True),
         text("reason", "why", required=True),
         contract_id(),
     )

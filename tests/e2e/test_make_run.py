@@ -1,9 +1,12 @@
 """`make run` serves the embedded default (the sample world, ck3lens) to an MCP client over stdio."""
 
+import json
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
+
+from tests.terminal import Terminal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 REPO = Path(__file__).resolve().parents[2]
@@ -34,3 +37,36 @@ async def test_make_run_answers_tools_list_and_lists_the_sample_workshop(tmp_pat
     ]
     assert len(ready) == 1
     assert f"serve --config {run_dir}/config.toml" in ready[0]
+
+
+def test_ctrl_c_in_the_terminal_running_make_run_stops_the_server(tmp_path: Path):
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin", "FASTMCP_CHECK_FOR_UPDATES": "off"}
+    terminal = Terminal(
+        ["/usr/bin/env", "make", "-s", "-C", str(REPO), "run", f"RUN_DIR={tmp_path / 'run'}"],
+        cwd=tmp_path,
+        env=env,
+    )
+    try:
+        assert terminal.wait_for(b"ck3raven: ready")
+        terminal.type(json.dumps(hello).encode() + b"\n")
+        served = terminal.wait_for(b'"serverInfo"')  # the server answers: it is serving, its input open
+
+        terminal.type(b"\x03")  # Ctrl-C: SIGINT to make and the server, the terminal's foreground
+        status = terminal.process.wait(timeout=60)  # a bound on the test: a server that ignores it never ends
+    finally:
+        terminal.process.kill()
+        terminal.close()
+
+    assert served
+    assert status is not None
+    assert list((tmp_path / "run" / "state" / "servers").iterdir()) == []

@@ -1,6 +1,6 @@
 """No reply exceeds the operator's budget unless the call asked for more (SPEC §16): every tool's commands,
-driven on a world far bigger than a small budget (`[replies] budget_kib = 4`), answer envelopes of at most
-4 KiB, whatever their outcome."""
+driven on a world far bigger than a small budget (`[replies] budget_kib` 4, 10 and 32; a folder of 2,000
+files, a new file of 134 KB), answer envelopes within it, whatever their outcome."""
 
 import json
 from pathlib import Path
@@ -18,10 +18,20 @@ from tests.e2e.test_content_index import index_world, write
 
 pytestmark = pytest.mark.anyio
 BUDGET = 4 * 1024
+BUDGETS = [4, 10, 32]
 MANY = 300
+FOLDER = 2_000
+LONG_TEXT = "".join(
+    f"line {n:06} of a new file, long enough to be a real script line\n" for n in range(2_100)
+)
+"""134 KB of new text: a dry run's diff of it is bigger than any budget."""
 
 
-def _big(settings: Settings) -> Settings:
+def _size(envelope: dict[str, Any]) -> int:
+    return len(json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _big(settings: Settings, budget_kib: int = 4) -> Settings:
     """The repository grown past the budget every way a reply could grow: a long file, many files and
     folders, long commit messages, a large change to a committed file, many untracked files."""
     repo = settings.roots[RootCategory.ROOT_REPO]
@@ -38,13 +48,21 @@ def _big(settings: Settings) -> Settings:
     for n in range(MANY):
         (repo / "many" / f"file_{n:04}_with_a_longer_name.txt").write_text(f"needle {n}\n", encoding="utf-8")
         (repo / "tree" / f"folder_{n:04}_with_a_longer_name").mkdir(parents=True)
-    return evolve(settings, budget_kib=4)
+    return evolve(settings, budget_kib=budget_kib)
 
 
 def _targets() -> list[dict[str, str]]:
     return [{"path": f"many/file_{n:04}_with_a_longer_name.txt", "edit_kind": "modify"} for n in range(MANY)]
 
 
+OPEN_MANY: dict[str, Any] = {
+    "command": "open",
+    "root_category": "ROOT_REPO",
+    "intent": "Touch many files",
+    "work_declaration": "Append a line to each file",
+    "operations": ["WRITE"],
+    "targets": _targets(),
+}
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("ck3_dir", {"command": "pwd"}),
     ("ck3_dir", {"command": "list", "path": "many"}),
@@ -59,17 +77,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("ck3_playset", {"command": "list"}),
     ("ck3_playset", {"command": "show"}),
     ("ck3_commit", {"command": "add", "paths": [t["path"] for t in _targets()]}),
-    (
-        "ck3_contract",
-        {
-            "command": "open",
-            "root_category": "ROOT_REPO",
-            "intent": "Touch many files",
-            "work_declaration": "Append a line to each file",
-            "operations": ["WRITE"],
-            "targets": _targets(),
-        },
-    ),
+    ("ck3_contract", OPEN_MANY),
     ("ck3_contract", {"command": "status"}),
     ("ck3_contract", {"command": "list"}),
     ("ck3_commit", {"command": "add", "paths": [t["path"] for t in _targets()]}),
@@ -78,6 +86,18 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     (
         "ck3_file",
         {"command": "write", "path": "many/file_0000_with_a_longer_name.txt", "content": "x\n" * 5000},
+    ),
+    ("ck3_file", {"command": "write", "path": "new_long.txt", "content": LONG_TEXT, "dry_run": True}),
+    ("ck3_file", {"command": "write", "path": "new_wide.txt", "content": "x" * 134_000, "dry_run": True}),
+    (
+        "ck3_file",
+        {
+            "command": "edit",
+            "path": "long.txt",
+            "old_string": "line 00001 of",
+            "new_string": "LINE 00001 of",
+            "dry_run": True,
+        },
     ),
     (
         "ck3_token",
@@ -97,16 +117,18 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-async def test_no_reply_of_any_tool_exceeds_a_small_budget_on_a_big_world(git_settings: Settings):
-    settings = _big(git_settings)
+@pytest.mark.parametrize("budget_kib", BUDGETS)
+async def test_no_reply_of_any_tool_exceeds_a_small_budget_on_a_big_world(
+    git_settings: Settings, budget_kib: int
+):
+    settings = _big(git_settings, budget_kib)
     over = []
     async with Client(build(settings)) as client:
         for tool, args in CALLS:
             result = await client.call_tool(tool, args, raise_on_error=False)
             envelope = result.structured_content
-            size = len(json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode())
-            if size > BUDGET:
-                over.append((tool, args.get("command"), envelope["code"], size))
+            if _size(envelope) > budget_kib * 1024:
+                over.append((tool, args.get("command"), envelope["code"], _size(envelope)))
 
     assert over == [], json.dumps(over)
 
@@ -136,7 +158,7 @@ async def test_git_status_pages_its_changes_and_log_and_diff_are_cut_to_fit(git_
     assert (log["data"]["truncated"], asked["data"]["count"]) == (True, 25)
 
 
-def _big_playset(base: Path) -> Settings:
+def _big_playset(base: Path, budget_kib: int = 4) -> Settings:
     """The content index's world grown past the budget: a key mentioned by many files, many keys both mods
     define, many English keys with no French."""
     settings = index_world(base)
@@ -148,13 +170,16 @@ def _big_playset(base: Path) -> Settings:
     write(steam / "1" / "common/traits/10_many_traits.txt", f"\ufeff{traits}")
     english = "".join(f' key_number_{n:04}:0 "Text"\n' for n in range(MANY))
     write(game / "localization/english/many_l_english.yml", f"\ufeffl_english:\n{english}")
-    return evolve(settings, budget_kib=4)
+    for n in range(FOLDER):
+        write(game / f"sound/many/sound_{n:04}_with_a_longer_name.txt", "x\n")
+    return evolve(settings, budget_kib=budget_kib)
 
 
 PLAYSET_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("ck3_playset", {"command": "list"}),
     ("ck3_playset", {"command": "show"}),
     ("ck3_playset", {"command": "which", "path": "common/traits/10_many_traits.txt"}),
+    ("ck3_playset", {"command": "which", "path": "sound/many"}),
     ("ck3_playset", {"command": "overrides"}),
     ("ck3_playset", {"command": "index"}),
     ("ck3_playset", {"command": "define", "key": "brave"}),
@@ -172,14 +197,14 @@ PLAYSET_CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-async def test_no_playset_or_content_index_reply_exceeds_a_small_budget(tmp_path: Path):
+@pytest.mark.parametrize("budget_kib", BUDGETS)
+async def test_no_playset_or_content_index_reply_exceeds_a_small_budget(tmp_path: Path, budget_kib: int):
     over = []
-    async with Client(build(_big_playset(tmp_path))) as client:
+    async with Client(build(_big_playset(tmp_path, budget_kib))) as client:
         for tool, args in PLAYSET_CALLS:
             envelope = (await client.call_tool(tool, args, raise_on_error=False)).structured_content
-            size = len(json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode())
-            if size > BUDGET:
-                over.append((tool, args.get("command"), envelope["code"], size))
+            if _size(envelope) > budget_kib * 1024:
+                over.append((tool, args.get("command"), envelope["code"], _size(envelope)))
 
     assert over == [], json.dumps(over)
 
@@ -198,3 +223,63 @@ async def test_mentions_past_the_budget_page_by_cursor_to_the_last(tmp_path: Pat
                 break
 
     assert len(set(files)) == len(files) == envelope["data"]["total"] > MANY
+
+
+async def test_which_of_a_folder_of_2000_files_pages_by_cursor_to_the_last_file(tmp_path: Path):
+    names: list[str] = []
+    async with Client(build(_big_playset(tmp_path))) as client:
+        cursor = None
+        while True:
+            args = {"command": "which", "path": "sound/many"} | ({"cursor": cursor} if cursor else {})
+            envelope = (await client.call_tool("ck3_playset", args)).structured_content
+            assert _size(envelope) <= BUDGET
+            names += [file["name"] for file in envelope["data"]["files"]]
+            cursor = envelope["data"]["next_cursor"]
+            if cursor is None:
+                break
+        asked = await client.call_tool("ck3_playset", {"command": "which", "path": "sound/many", "limit": 3})
+
+    assert len(set(names)) == len(names) == envelope["data"]["total"] == FOLDER
+    assert envelope["data"]["truncated"] is False
+    assert asked.structured_content["data"]["count"] == 3
+
+
+async def _dry_run_pages(settings: Settings, write: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every page of a dry run's diff, followed by next_diff_offset to the last."""
+    pages: list[dict[str, Any]] = []
+    async with Client(build(settings)) as client:
+        await client.call_tool("ck3_contract", OPEN_MANY)
+        offset = 0
+        while offset is not None:
+            args = write | {"dry_run": True, "diff_offset": offset}
+            pages.append((await client.call_tool("ck3_file", args)).structured_content)
+            offset = pages[-1]["data"]["next_diff_offset"]
+    return pages
+
+
+async def test_a_dry_run_diff_past_the_budget_is_cut_at_a_line_and_goes_on_by_diff_offset(
+    git_settings: Settings,
+):
+    write = {"command": "write", "path": "new_long.txt", "content": LONG_TEXT}
+
+    pages = await _dry_run_pages(_big(git_settings, 10), write)
+
+    pieces = [page["data"]["diff"] for page in pages]
+    assert max(_size(page) for page in pages) <= 10 * 1024
+    assert len(pieces) > 1
+    assert all(piece.endswith("\n") for piece in pieces)  # cut at a line
+    assert "".join(pieces).splitlines()[3:] == ["+" + line for line in LONG_TEXT.splitlines()]
+    assert pages[-1]["data"]["diff_lines"] == len(LONG_TEXT.splitlines()) + 3
+
+
+async def test_a_dry_run_whose_one_line_exceeds_the_budget_names_the_new_contents_digest_and_size(
+    git_settings: Settings,
+):
+    write = {"command": "write", "path": "new_wide.txt", "content": "x" * 134_000}
+
+    pages = await _dry_run_pages(_big(git_settings), write)
+
+    hints = [page["data"]["hint"] or "" for page in pages]
+    assert max(_size(page) for page in pages) <= BUDGET
+    assert {page["data"]["size"] for page in pages} == {134_000}
+    assert any("longer than the reply budget: data.sha256 and data.size" in hint for hint in hints)

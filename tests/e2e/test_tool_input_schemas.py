@@ -52,3 +52,53 @@ def test_a_signature_pydantic_reads_as_another_schema_is_never_served(
     )
     with pytest.raises(ValueError, match="ck3_dir"):
         build(repo_settings)
+
+
+SAMPLES: dict[str, object] = {
+    "glob": "*.txt",
+    "pattern": "brave",
+    "path": "common",
+    "key": "brave",
+    "language": "french",
+    "content": "x\n",
+    "paths": ["common/traits/00_traits.txt"],
+    "reason": "a reason",
+    "rules": ["CK3-BOM"],
+}
+"""A value for each argument a command requires, so that a call reaches the check of the one under test."""
+
+
+def _bounded(tool) -> dict[str, int]:
+    """Each integer argument of `tool` with a maximum in its listed schema, and that maximum."""
+    bounded = {}
+    for name, listed in tool.input_schema["properties"].items():
+        shape = listed.get("anyOf", [listed])[0]
+        if shape.get("type") == "integer" and "maximum" in shape:
+            bounded[name] = shape["maximum"]
+    return bounded
+
+
+def _refuses(envelope: dict[str, object], name: str) -> bool:
+    return envelope["reply_type"] == "I" and f'"{name}"' in json.dumps(envelope["data"])
+
+
+async def test_every_maximum_tools_list_declares_is_the_one_the_server_enforces(tmp_path: Path):
+    from adapters.tool_routes import ROUTES
+    from tests.e2e.test_content_index import index_world
+
+    wrong = []
+    async with Client(build(index_world(tmp_path))) as client:
+        for tool in await client.list_tools():
+            for name, most in _bounded(tool).items():
+                for command, route in ROUTES[tool.name].items():
+                    if name not in route.takes:
+                        continue
+                    args = {r: SAMPLES[r] for r in route.requires - {name}} | (
+                        {"command": command} if "command" in tool.input_schema["properties"] else {}
+                    )
+                    at = await client.call_tool(tool.name, args | {name: most}, raise_on_error=False)
+                    past = await client.call_tool(tool.name, args | {name: most + 1}, raise_on_error=False)
+                    if _refuses(at.structured_content, name) or not _refuses(past.structured_content, name):
+                        wrong.append((tool.name, command, name, most))
+
+    assert wrong == [], json.dumps(wrong)
