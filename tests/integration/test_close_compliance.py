@@ -137,6 +137,18 @@ def test_a_lint_finding_beyond_the_live_lxes_is_counted_per_rule_and_file_and_li
         ],
         "count": 2,
         "next_cursor": None,
+        "fixes": [],  # no write mends an unused import
+        "lxe": {
+            "tool": "ck3_token",
+            "arguments": {
+                "command": "lxe",
+                "contract_id": contract_id,
+                "rules": ["F401"],
+                "paths": ["ROOT_REPO:/src/lint.py"],
+                "max_violations": 2,
+                "reason": "<why these findings are intended>",
+            },
+        },
     }
     assert json.loads(work.evidence("close-refused", contract_id))["compliance"]["outcome"] == "lint"
 
@@ -161,7 +173,11 @@ def test_lint_refusals_show_what_exceeds_in_a_third_of_the_reply_and_a_page_of_f
     ]
     space = budget.room(work.core.services.budget)
     shown_over = over[: budget.rows_fitting(over, space // 3)]
-    shown = budget.rows_fitting(findings, space - budget.cost(shown_over))
+    ways = {
+        "fixes": plain(first)["fixes"],
+        "lxe": plain(first)["lxe"],
+    }  # the ready calls come before the page
+    shown = budget.rows_fitting(findings, space - budget.cost(shown_over) - budget.cost(ways))
     assert len(shown_over) < budget.rows_fitting(over, space // 2)
     assert shown < budget.rows_fitting(findings, space) < 24
     assert (plain(first)["over"], first.data["over_count"]) == (shown_over, 24)
