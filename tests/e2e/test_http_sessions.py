@@ -163,20 +163,25 @@ async def test_one_http_client_over_its_rate_limit_leaves_another_its_own(tmp_pa
 
 def hijack(url: str, session_id: str) -> int:
     """The status of a request presenting `session_id` with the operator's token instead of its own."""
+    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}}
+    return posted(url, TOKEN, body, {"Mcp-Session-Id": session_id})
+
+
+def posted(url: str, token: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> int:
+    """The HTTP status of one JSON-RPC message posted with `token` as its bearer token."""
     import http.client
     import json
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
-    headers = {
-        "Authorization": f"Bearer {TOKEN}",
-        "Mcp-Session-Id": session_id,
+    sent = {
+        "Authorization": f"Bearer {token}",
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
+        **(headers or {}),
     }
-    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}}
-    connection.request("POST", parts.path, body=json.dumps(body), headers=headers)
+    connection.request("POST", parts.path, body=json.dumps(body), headers=sent)
     status = connection.getresponse().status
     connection.close()
     return status

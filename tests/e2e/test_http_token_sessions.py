@@ -3,11 +3,8 @@
 handles one token's session minted are inert for another, and a request no token admitted is refused any
 command whose success it could not keep. fastmcp's own `Client` speaks that revision by default."""
 
-import http.client
-import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 import pytest
@@ -17,7 +14,7 @@ from fastmcp import Client
 from app.bootstrap import build_core, client_tokens
 from app.config import HttpSettings, Settings
 from domain.vocabulary import Mode
-from tests.e2e.test_http_sessions import TOKEN, call, http_server
+from tests.e2e.test_http_sessions import TOKEN, call, http_server, posted
 from tests.worlds import sample_world_on_disk
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -126,21 +123,9 @@ async def test_a_contract_id_of_one_token_is_inert_for_another_and_leaves_the_ow
 
 def status_of(url: str, token: str) -> int:
     """The HTTP status of a 2026-07-28 tool call sent with `token` as its bearer token."""
-    parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
-    headers = {
-        "Authorization": f"Bearer {token}",
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-        "MCP-Protocol-Version": "2026-07-28",
-    }
     call_ = {"name": "ck3_dir", "arguments": {"command": "pwd"}}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call_}
-    connection.request("POST", parts.path, body=json.dumps(body), headers=headers)
-    response = connection.getresponse()
-    status = response.status
-    connection.close()
-    return status
+    return posted(url, token, body, {"MCP-Protocol-Version": "2026-07-28"})
 
 
 async def test_a_revoked_tokens_session_governs_nothing(settings: Settings):
