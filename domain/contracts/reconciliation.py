@@ -59,11 +59,7 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
         before = _respelled(before, now)
     mine = journal.chain(services, record)
     ours = journal.per_file(session, services, mine, root)
-    found: dict[str, tuple[str, str, str | None]] = {}
-    for path in sorted(set(before.manifest) | set(now)):
-        net = _net(session, services, (before, ours.get(path)), path, now.get(path))
-        if net is not None:
-            found[path] = net
+    found = _changed(session, services, (before, ours), now)
     for path, kind in _committed(services, before).items():
         found.setdefault(path, (kind, "repository", _state(session, root, path, now.get(path))))
     for top, head in _moved(services, before, pointers).items():
@@ -85,6 +81,30 @@ def reconcile(session: Session, services: Services, record: ContractRecord) -> R
     listed = {str(change["address"]) for change in (*changes, *theirs)}
     transient = sorted(work.address for work in ours.values() if work.address not in listed)
     return Reconciled(changes, theirs, transient, _at_open(services, before, ours), len(unnamed))
+
+
+def _changed(
+    session: Session,
+    services: Services,
+    known: tuple[Baseline, dict[str, journal.FileWork]],
+    now: dict[str, Row],
+) -> dict[str, tuple[str, str, str | None]]:
+    """Each path's net change against the manifest (kind, what saw it, the content's digest now). An
+    entry whose row is the row taken at open is unchanged (its stat, and a digest where one was taken,
+    all match): most of a scope, passed over without a closer look."""
+    before, ours = known
+    found: dict[str, tuple[str, str, str | None]] = {}
+    for path, was in before.manifest.items():
+        row = now.get(path)
+        if row != was:
+            net = _net(session, services, (before, ours.get(path)), path, row)
+            if net is not None:
+                found[path] = net
+    for path in now.keys() - before.manifest.keys():
+        net = _net(session, services, (before, ours.get(path)), path, now[path])
+        if net is not None:
+            found[path] = net
+    return found
 
 
 def _attributed(

@@ -434,3 +434,18 @@ def test_a_file_touched_after_its_commit_then_edited_keeping_its_size_is_seen(re
 
     assert untouched == []
     assert history.changes_since("ROOT_REPO", head) == [Change(("src", "a.py"), "modify")]
+
+
+def test_a_submodules_own_excludes_file_is_read_where_its_repository_keeps_it(mod: Path):
+    from tests.git_cli import git
+
+    control = Path(git(mod / "sub", "rev-parse", "--absolute-git-dir").strip())
+    (control / "info").mkdir(exist_ok=True)
+    (control / "info" / "exclude").write_text("*.tmp\n", encoding="utf-8")
+    (mod / "sub" / "scratch.tmp").write_text("scratch\n", encoding="utf-8")
+    history = _docs(mod)
+    sub = ("mod", "M", "sub")
+    head = history.head("ROOT_USER_DOCS", sub)
+
+    assert head is not None
+    assert history.changes_since("ROOT_USER_DOCS", head, sub) == []
