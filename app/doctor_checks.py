@@ -1,6 +1,7 @@
 """`ck3raven doctor`'s checks of what `serve` needs and what close reads: a state directory it can write, a
-state database it can read and write, an audit chain that holds, and every repository close would use
-(each root's and each mod folder's own) with a readable HEAD and index.
+state database it can read and write (and that no other process holds locked), an audit chain that holds,
+and every repository close would use (each root's and each mod folder's own) with a readable HEAD and
+index.
 
 Each check is one line, `(ok, text)`; nothing here raises, and nothing is changed.
 """
@@ -8,6 +9,7 @@ Each check is one line, `(ok, text)`; nothing here raises, and nothing is change
 import json
 import os
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from adapters.json_playsets import JsonPlaysets
@@ -54,6 +56,29 @@ def database(state: Path) -> Check:
     if [str(row[0]) for row in found] != ["ok"]:
         return False, f"state database {path} is damaged: {found[0][0]}"
     return True, f"state database {path} reads"
+
+
+LOCK_WAIT = 1.0
+"""How long doctor waits for the state database's write lock before it says another process holds it."""
+
+
+def store_takes_changes(state: Path, wait: float = LOCK_WAIT) -> Check:
+    """The state database can take a change now: no other process (a backup, a `sqlite3` shell) holds its
+    write lock, which makes every governed change wait for it and then be refused. Taken and let go at
+    once: nothing is written."""
+    path = state / "ck3raven.db"
+    if not path.exists():
+        return True, "no state database yet: nothing can hold it locked"
+    try:
+        with closing(sqlite3.connect(path, timeout=wait, isolation_level=None)) as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        return False, (
+            f"state database {path} cannot take a change ({exc}): while another process holds it locked, "
+            "every governed change waits and is then refused; end that process (or its transaction)"
+        )
+    return True, f"state database {path} takes changes: no other process holds it locked"
 
 
 def repositories(settings: Settings) -> list[Check]:

@@ -211,6 +211,7 @@ def doctor(
         _state_directory(state),
         doctor_checks.state_writable(state),
         doctor_checks.database(state),
+        doctor_checks.store_takes_changes(state),
         *doctor_checks.audit_chain(settings),
         _git(),
         *doctor_checks.repositories(settings),

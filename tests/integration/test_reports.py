@@ -83,6 +83,22 @@ def test_doctor_on_a_good_config_passes_every_check_including_a_call_through_the
     assert any("self-test: pwd answered MCP-CFG-S-001" in line for line in lines)
 
 
+def test_doctor_says_when_another_process_holds_the_state_database_locked(config: Path, capsys):
+    holder = sqlite3.connect(config.parent / "state" / "ck3raven.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # as a backup or a sqlite3 shell can
+    try:
+        status = main(["doctor", "--config", str(config)])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 1
+    assert [line for line in lines if line.startswith("PROBLEM")] == [
+        next(line for line in lines if "cannot take a change" in line)
+    ]
+
+
 def test_doctor_warns_when_root_repo_lies_below_its_repositorys_top(tmp_path: Path, capsys):
     from dulwich import porcelain
 
