@@ -85,9 +85,36 @@ def _verified(session: Session, services: Services) -> Verified | None:
     return session.verified
 
 
+def expired_here(session: Session, services: Services) -> ContractRecord | None:
+    """The contract this session opened, when it has expired (none: it is live, closed, or there is none)."""
+    if governing(session, services) is not None:  # an expiry seen here is recorded there
+        return None
+    verified = _verified(session, services)
+    if verified is None:
+        return None
+    record = verified.record
+    expired = record.status == Status.EXPIRED or (
+        record.status == Status.OPEN and not records.live(record, services.authority.clock.now())
+    )
+    return record if expired else None
+
+
+def expired_reply(record: ContractRecord) -> Reply:
+    """CT-GATE-I-013: the session's contract expired; the ready call renews it."""
+    renew = {"command": "renew", "contract_id": record.contract_id}
+    data = {"contract_id": record.contract_id, "expires_at": record.expires_at}
+    return ReplyBuilder().invalid(
+        "CT-GATE-I-013", data | {"request": {"tool": "ck3_contract", "arguments": renew}}
+    )
+
+
 def own(session: Session, services: Services, contract_id: str | None) -> ContractRecord | Reply:
-    """The governing contract when `contract_id` names it (or is empty); Invalid otherwise."""
+    """The governing contract when `contract_id` names it (or is empty); Invalid otherwise (the session's
+    own contract that expired is named, with the call that renews it)."""
     record = governing(session, services)
+    expired = expired_here(session, services) if record is None else None
+    if expired is not None and contract_id in {None, "", expired.contract_id}:
+        return expired_reply(expired)
     if record is None or (contract_id and record.contract_id != contract_id):
         return ReplyBuilder().invalid(
             "CT-GATE-I-006", {"contract_id": contract_id, "problem": "not the open contract"}

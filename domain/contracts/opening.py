@@ -17,7 +17,7 @@ from domain.compliance import closeout
 from domain.contracts import baseline, carry_over, records
 from domain.contracts.baseline import Baseline, ScopeTooDeep
 from domain.contracts.carried import carried_files
-from domain.contracts.lifecycle import OpenRequest, governing, summary
+from domain.contracts.lifecycle import OpenRequest, expired_here, expired_reply, governing, summary
 from domain.contracts.records import Status
 from domain.failures import history_failure
 from domain.policy import approvals
@@ -103,6 +103,9 @@ def _carry_over_refused(required: list[str], section: dict[str, object] | None, 
 
 def renew(session: Session, services: Services, contract_id: str | None, ttl_minutes: int) -> Reply:
     """A new contract inheriting root, operations, targets, declaration and the original baseline."""
+    expired = expired_here(session, services) if not contract_id else None
+    if expired is not None:  # renew named no contract: the session's own that expired is the one meant
+        return expired_reply(expired)
     old = services.contracts.get(contract_id or "")
     if old is None:
         return ReplyBuilder().invalid(

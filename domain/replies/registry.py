@@ -569,6 +569,12 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         shapes={"targets": TEXTS},
     ),
     CodeSpec(
+        "CT-GATE-I-013",
+        "Contract {contract_id} expired at {expires_at}; its work stays where it is. Renew it to go on "
+        "(data.request is the ck3_contract call: the new contract keeps its baseline).",
+        {"contract_id", "expires_at", "request"},
+    ),
+    CodeSpec(
         "CT-GATE-I-006",
         "That is not a contract this can apply to: {problem}.",
         {"contract_id", "problem"},

@@ -103,3 +103,38 @@ async def test_staging_where_no_repository_exists_says_so_before_asking_for_a_co
 
     assert refused["code"] == "WA-RES-I-018"
     assert "git init" in refused["message"]
+
+
+OPEN_A = {
+    "command": "open",
+    "root_category": "ROOT_REPO",
+    "intent": "Fix a",
+    "work_declaration": "Edit a",
+    "operations": ["WRITE"],
+    "targets": [{"path": "ROOT_REPO:/src/a.py", "edit_kind": "modify"}],
+    "ttl_minutes": 5,
+}
+
+
+@pytest.mark.parametrize("command", ["close", "renew"])
+async def test_close_or_renew_of_a_contract_that_expired_names_it_and_holds_the_ready_renew(
+    git_settings: Settings, command: str
+):
+    from app.bootstrap import build_core
+    from tests.fakes import FakeClock
+
+    clock = FakeClock()
+    async with Client(build(git_settings, core=build_core(git_settings, clock=clock))) as client:
+        opened = (await client.call_tool("ck3_contract", OPEN_A)).structured_content
+        clock.advance(minutes=6)
+        refused = await client.call_tool("ck3_contract", {"command": command}, raise_on_error=False)
+
+    contract_id = opened["data"]["contract_id"]
+    answer = refused.structured_content
+    assert answer["reply_type"] == "I"
+    assert contract_id in answer["message"]
+    assert "expired" in answer["message"]
+    assert answer["data"]["request"] == {
+        "tool": "ck3_contract",
+        "arguments": {"command": "renew", "contract_id": contract_id},
+    }
