@@ -261,9 +261,10 @@ _WORLD: tuple[CodeSpec, ...] = (
     CodeSpec("WA-WRITE-I-004", "An edit needs a non-empty old text.", {"rule"}),
     CodeSpec(
         "WA-READ-S-004",
-        "{count:change|changes} under {root} since HEAD (data.changes: those that fit a reply; the rest "
-        "with cursor=data.next_cursor).",
-        {"root", "head", "changes", "count", "next_cursor"},
+        "{count:change|changes} in the repository at {repository} since HEAD (data.changes: those that fit a "
+        "reply; the rest with cursor=data.next_cursor).",
+        {"root", "repository", "head", "changes", "count", "next_cursor"},
+        shapes={"repository": TEXT},
     ),
     CodeSpec(
         "WA-READ-S-005",

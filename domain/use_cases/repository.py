@@ -118,6 +118,7 @@ def status(session: Session, services: Services, request: GitStatus) -> Reply:
     entries = visible_changes(session.world, repo.root, changes)
     end = start + budget.rows_fitting(entries[start:], budget.room(services.budget, repo.root, head))
     data = {"root": repo.root, "head": head, "changes": entries[start:end], "count": len(entries)}
+    data["repository"] = session.world.address_of(repo.root, repo.folder)
     return ReplyBuilder().success(
         "WA-READ-S-004", {**data, "next_cursor": str(end) if end < len(entries) else None}
     )

@@ -138,3 +138,23 @@ async def test_close_or_renew_of_a_contract_that_expired_names_it_and_holds_the_
         "tool": "ck3_contract",
         "arguments": {"command": "renew", "contract_id": contract_id},
     }
+
+
+async def test_status_of_a_mod_that_is_its_own_repository_names_the_mod_not_the_documents_root(
+    tmp_path: Path,
+):
+    settings = sample_world_on_disk(tmp_path)
+    mod = settings.roots[RootCategory.ROOT_USER_DOCS] / "mod" / "LocalFix"
+    porcelain.init(str(mod))
+    files = [str(path) for path in mod.rglob("*") if path.is_file() and ".git" not in path.parts]
+    porcelain.add(str(mod), paths=files)
+    porcelain.commit(str(mod), message=b"first", author=b"T <t@x>", committer=b"T <t@x>")
+    (mod / "common" / "traits" / "zzz_local_fix.txt").write_text("changed = {\n}\n", encoding="utf-8")
+    async with Client(build(settings)) as client:
+        answer = (
+            await client.call_tool("ck3_git", {"command": "status", "path": "mod:Local Fix:/"})
+        ).structured_content
+
+    assert answer["data"]["count"] == 1
+    assert answer["data"]["repository"] == "mod:Local Fix:/"
+    assert "1 change in the repository at mod:Local Fix:/" in answer["message"]
