@@ -286,7 +286,10 @@ _WORLD: tuple[CodeSpec, ...] = (
         {"staged", "count"},
     ),
     CodeSpec(
-        "WA-WRITE-S-004", "Committed {sha}.", {"sha", "message", "paths"}, opaque={"message"}
+        "WA-WRITE-S-004",
+        "Committed {sha}: {count:file|files} (data.paths: those that fit a reply).",
+        {"sha", "message", "paths", "count"},
+        opaque={"message"},
     ),  # the message is a person's text, checked before the commit as content is
     CodeSpec("WA-WRITE-I-005", "Nothing to do: {problem}.", {"problem"}),
     CodeSpec(
@@ -615,7 +618,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "CT-GATE-S-013",
-        "Contract {contract_id} declares {count:removal|removals} (data.removals).",
+        "Contract {contract_id} declares {count:removal|removals} (data.removals: those that fit a reply).",
         {"contract_id", "removals", "count"},
         shapes={"removals": items(RECORD)},
     ),

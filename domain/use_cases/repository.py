@@ -323,7 +323,9 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
         PortError
     ):  # the commit itself is the record: a reply never says Error for work that landed
         services.evidence.put("commit", sha, json.dumps(evidence, indent=1))
-    return ReplyBuilder().success("WA-WRITE-S-004", {"sha": sha, "message": request.message, "paths": paths})
+    shown = paths[: budget.rows_fitting(paths, budget.room(services.budget, sha, request.message))]
+    data = {"sha": sha, "message": request.message, "paths": shown, "count": len(paths)}
+    return ReplyBuilder().success("WA-WRITE-S-004", data)
 
 
 def _message_problem(services: Services, message: str) -> str | None:

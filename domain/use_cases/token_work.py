@@ -149,8 +149,9 @@ def declare_removal(session: Session, services: Services, request: DeclareRemova
         services.evidence.put("removal", record.contract_id, json.dumps(document))
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
+    shown = rows[: budget.rows_fitting(rows, budget.room(services.budget))]  # all of them are in the evidence
     return ReplyBuilder().success(
-        "CT-GATE-S-013", {"contract_id": record.contract_id, "removals": rows, "count": len(rows)}
+        "CT-GATE-S-013", {"contract_id": record.contract_id, "removals": shown, "count": len(rows)}
     )
 
 

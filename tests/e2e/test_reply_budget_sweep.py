@@ -81,6 +81,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("ck3_contract", {"command": "status"}),
     ("ck3_contract", {"command": "list"}),
     ("ck3_commit", {"command": "add", "paths": [t["path"] for t in _targets()]}),
+    ("ck3_commit", {"command": "commit", "message": "A commit of many files " * 40}),
     ("ck3_token", {"command": "list"}),
     ("ck3_file", {"command": "edit", "path": "long.txt", "old_string": "line", "new_string": "LINE"}),
     (
@@ -107,13 +108,33 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
             "reason": "many",
         },
     ),
+    (
+        "ck3_token",
+        {
+            "command": "removal",
+            "symbols": [{"name": f"key_{n:04}", "kind": "traits", "path": "src/a.py"} for n in range(MANY)],
+            "reason": "many",
+        },
+    ),
+    (
+        "ck3_token",
+        {
+            "command": "lxe",
+            "rules": ["F401"],
+            "paths": [t["path"] for t in _targets()],
+            "max_violations": 1,
+            "reason": "many",
+        },
+    ),
     ("ck3_token", {"command": "list"}),
     ("ck3_contract", {"command": "renew"}),
     ("ck3_contract", {"command": "revert", "dry_run": True}),
     ("ck3_contract", {"command": "close"}),
     ("ck3_contract", {"command": "list"}),
     ("ck3_contract", {"command": "cancel"}),
+    ("ck3_contract", {"command": "stash_carry_over"}),
     ("ck3_mode", {"command": "cd", "root_category": "ROOT_CK3RAVEN_DATA"}),
+    ("ck3_mode", {"command": "init", "mode": "ck3lens"}),
 ]
 
 
@@ -193,6 +214,15 @@ PLAYSET_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("ck3_read", {"path": "ROOT_GAME:/common/traits/10_many_traits.txt"}),
     ("ck3_file", {"command": "write", "path": "ROOT_GAME:/common/traits/10_many_traits.txt", "content": "x"}),
     ("ck3_file", {"command": "delete", "path": "ROOT_GAME:/events/many_0000_events.txt"}),
+    (
+        "ck3_file",
+        {
+            "command": "override",
+            "path": "ROOT_GAME:/sound/many/sound_0000_with_a_longer_name.txt",
+            "name": "X",
+        },
+    ),
+    ("ck3_playset", {"command": "switch", "name": "No such playset"}),
     ("ck3_mode", {"command": "status"}),
 ]
 
@@ -283,3 +313,11 @@ async def test_a_dry_run_whose_one_line_exceeds_the_budget_names_the_new_content
     assert max(_size(page) for page in pages) <= BUDGET
     assert {page["data"]["size"] for page in pages} == {134_000}
     assert any("longer than the reply budget: data.sha256 and data.size" in hint for hint in hints)
+
+
+def test_the_sweeps_call_every_command_of_every_tool():
+    from adapters.tool_routes import ROUTES
+
+    called = {(tool, args.get("command", "read")) for tool, args in CALLS + PLAYSET_CALLS}
+
+    assert {(tool, command) for tool, routes in ROUTES.items() for command in routes} <= called

@@ -82,7 +82,9 @@ def test_a_reply_holding_a_persons_text_is_withheld_exactly_when_its_parts_would
 ):
     """The person's text is checked for the server's places only, the rest of the envelope wholly; the
     screen over the whole envelope may clear both at once."""
-    reply = ReplyBuilder().success("WA-WRITE-S-004", {"sha": sha, "message": message, "paths": paths})
+    reply = ReplyBuilder().success(
+        "WA-WRITE-S-004", {"sha": sha, "message": message, "paths": paths, "count": len(paths)}
+    )
     text = envelope_text(reply, trace_id=TRACE, duration_ms=1.5, tool="ck3_commit")
     rest = envelope_text(reply, trace_id=TRACE, duration_ms=0, tool=None, data={**reply.data, "message": ""})
 
@@ -95,7 +97,9 @@ def test_a_reply_holding_a_persons_text_is_withheld_exactly_when_its_parts_would
     [("see /etc/passwd and ~/.ssh", False), ("built in /srv/roots/x", True), ('at D:\\Games\\CK3"', True)],
 )
 def test_a_persons_text_may_name_any_path_but_the_servers_places(message: str, withheld: bool):
-    reply = ReplyBuilder().success("WA-WRITE-S-004", {"sha": "abc", "message": message, "paths": []})
+    reply = ReplyBuilder().success(
+        "WA-WRITE-S-004", {"sha": "abc", "message": message, "paths": [], "count": 0}
+    )
     text = envelope_text(reply, trace_id=TRACE, duration_ms=1.5, tool="ck3_commit")
 
     assert MIDDLEWARE._leaks(reply, text, TRACE) is withheld
