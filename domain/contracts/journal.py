@@ -197,8 +197,16 @@ def _settled(session: Session, services: Services, entry: JournalEntry) -> Journ
         return entry
     now = content_digest(session, entry.root, entry.path)
     landed = now == entry.after and now != entry.before
-    stale = datetime.fromisoformat(entry.at) + IN_FLIGHT < services.authority.clock.now()
-    if landed or stale:
+    if landed or _stale(entry, services.authority.clock.now()):
         with suppress(PortError):
             services.journal.settle(entry.entry_id, "done" if landed else "failed", if_pending=True)
     return evolve(entry, state="done" if landed else "failed")
+
+
+def _stale(entry: JournalEntry, now: datetime) -> bool:
+    """Whether the entry was begun longer than IN_FLIGHT before `now` (an entry whose time cannot be read,
+    edited in the store, is taken as old: no writer can be at work on it)."""
+    try:
+        return datetime.fromisoformat(entry.at) + IN_FLIGHT < now
+    except (ValueError, TypeError):
+        return True

@@ -269,3 +269,20 @@ def test_another_readers_look_at_a_write_not_yet_landed_never_hides_it_from_the_
     assert "src/b.py" not in looked
     assert closed.code == "CT-GATE-S-002", closed.data
     assert [e.state for e in services.journal.entries([writers])] == ["done"]
+
+
+def test_a_pending_entry_whose_time_was_edited_unreadable_is_settled_by_digest_and_fails_nothing(work: Work):
+    session = work.session()
+    services = work.core.services
+    contract_id = work.open(session, ("src/b.py", "add")).data["contract_id"]
+    entry = journal.begin(
+        session, services, ref_of(session, "ROOT_REPO:/src/b.py"), "write", before=None, after=b"b\n"
+    )
+    edited = evolve(entry, entry_id="jr-edited", at="not a time")
+    work.state.journal.begin(edited, None)
+
+    found = journal.per_file(session, services, [contract_id], "ROOT_REPO")
+
+    assert found == {}
+    states = {e.entry_id: e.state for e in work.state.journal.entries([contract_id])}
+    assert states[edited.entry_id] == "failed"
