@@ -30,8 +30,9 @@ AtOpen = Callable[[tuple[str, ...]], tuple[bytes | None, bool]]
 
 @frozen
 class Assessment:
-    """The compliance facts of one close; `problem` names the first rule broken ("ruleset", "symbols",
-    "lint"), None when the work complies."""
+    """The compliance facts of one close; `problem` names the first rule broken ("ruleset", "index": the
+    content index is not complete enough to judge on, "symbols", "removals", "lint"), None when the work
+    complies."""
 
     ruleset_hash: str
     recorded_hash: str | None
@@ -47,6 +48,8 @@ class Assessment:
     def problem(self) -> str | None:
         if self.recorded_hash != self.ruleset_hash:
             return "ruleset"
+        if not self.keys.decided:
+            return "index"
         if self.uncovered:
             return "symbols"
         if self.keys.blocked:
@@ -69,6 +72,7 @@ class Assessment:
             "over": self.over,
             "lxes": self.lxes,
             "keys": self.keys.evidence(),
+            "index": self.keys.index,
             "removals_blocked": self.keys.blocked,
             "outcome": self.problem or "complies",
         }
@@ -212,8 +216,8 @@ def assess(
     removals = [removal for contract_id in ids for removal in removals_of(services, contract_id)]
     try:
         keys = key_changes.assess(session.world, services.index, ck3_files, removals)
-    except PortError:  # the index cannot answer: no override is excused, no removal judged
-        keys = key_changes.NOTHING
+    except PortError:  # the index cannot answer: nothing is decided on it
+        keys = key_changes.NOT_READ
     return Assessment(
         ruleset.digest(ruleset.current(services.linter)),
         json.loads(recorded)["hash"] if recorded else None,

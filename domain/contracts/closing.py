@@ -171,6 +171,11 @@ def _refused(
                 "current": assessed.ruleset_hash,
             },
         )
+    if assessed.problem == "index":  # decided on nothing: the same call decides once the index is complete
+        retry = {"tool": "ck3_contract", "arguments": {"command": "close", "contract_id": contract_id}}
+        state = assessed.keys.index
+        data = {"contract_id": contract_id, "state": state["state"], "pending": state.get("pending", 0)}
+        return ReplyBuilder().invalid("CT-GATE-I-014", {**data, "request": retry})
     if assessed.problem == "symbols":
         # the ready NST call repeats the page's symbols (collapsed by file): each half of what is left
         space = budget.room(services.budget) // 2

@@ -617,6 +617,14 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         shapes={"removed": items(RECORD)},
     ),
     CodeSpec(
+        "CT-GATE-I-014",
+        "Close decides only on a content index complete for the work, and the playset's is not yet "
+        "({state}{pending:?: # files not indexed}); contract {contract_id} stays open: call close again in "
+        "a moment (data.request), the index goes on building meanwhile.",
+        {"contract_id", "state", "pending", "request"},
+        shapes={"pending": COUNT},
+    ),
+    CodeSpec(
         "CT-GATE-S-013",
         "Contract {contract_id} declares {count:removal|removals} (data.removals: those that fit a reply).",
         {"contract_id", "removals", "count"},

@@ -32,12 +32,8 @@ async def _override_and_close(tmp_path: Path, source: str, copy: str) -> dict[st
         await client.call_tool("ck3_contract", _open(copy))
         args = {"command": "override", "path": source, "name": "Local Fix"}
         await client.call_tool("ck3_file", args)
+        # the copy's keys override the copied file's own: close asks no NST for them
         closed = await client.call_tool("ck3_contract", {"command": "close"}, raise_on_error=False)
-        if closed.structured_content["code"] == "CT-GATE-I-009":  # the copy's keys: declared as intended
-            request = dict(closed.structured_content["data"]["request"])
-            arguments = dict(request["arguments"]) | {"reason": "the local mod overrides them"}
-            await client.call_tool(request["tool"], arguments)
-            closed = await client.call_tool("ck3_contract", {"command": "close"}, raise_on_error=False)
     return closed.structured_content
 
 

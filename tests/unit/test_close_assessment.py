@@ -5,7 +5,7 @@ the line of renewals whose NSTs and LXEs count."""
 from attrs import evolve
 
 from domain.compliance.closeout import Assessment, _over, _uncovered, lineage
-from domain.compliance.key_changes import NOTHING, KeyChanges
+from domain.compliance.key_changes import NOT_READ, NOTHING, KeyChanges
 from domain.compliance.symbols import FileSymbols
 from domain.compliance.tokens import Nst
 from domain.services import Services
@@ -18,12 +18,14 @@ BLOCKED = KeyChanges([], [], [{"key": "brave"}], [{"key": "brave", "mentions": [
 COMPLIES = Assessment("h1", "h1", [], [], [], [], [], [])
 
 
-def test_a_close_breaks_the_ruleset_first_then_symbols_then_removals_then_lint():
+def test_a_close_breaks_the_ruleset_first_then_an_index_not_complete_then_symbols_then_removals_then_lint():
     uncovered = [{"name": "f", "address": A}]
     over = [{"rule": "F401", "path": A, "found": 1, "excused": 0}]
 
     assert COMPLIES.problem is None
     assert evolve(COMPLIES, recorded_hash=None, uncovered=uncovered).problem == "ruleset"
+    assert evolve(COMPLIES, recorded_hash=None, keys=NOT_READ).problem == "ruleset"
+    assert evolve(COMPLIES, uncovered=uncovered, keys=NOT_READ, over=over).problem == "index"
     assert evolve(COMPLIES, uncovered=uncovered, keys=BLOCKED, over=over).problem == "symbols"
     assert evolve(COMPLIES, keys=BLOCKED, over=over).problem == "removals"
     assert evolve(COMPLIES, over=over).problem == "lint"
@@ -53,6 +55,7 @@ def test_the_evidence_of_a_close_records_every_fact_under_its_name_and_the_outco
         "over": [{"rule": "F401", "path": A, "found": 1, "excused": 0}],
         "lxes": ["lxe-1"],
         "keys": {"adds": [], "overrides": [], "removes": [{"key": "brave"}]},
+        "index": {"state": "none"},
         "removals_blocked": [{"key": "brave", "mentions": [], "count": 0}],
         "outcome": "ruleset",
     }
