@@ -1,7 +1,7 @@
 """`ck3raven doctor`'s checks of what `serve` needs and what close reads: a state directory it can write, a
 state database it can read and write (and that no other process holds locked), an audit chain that holds,
-and every repository close would use (each root's and each mod folder's own) with a readable HEAD and
-index.
+token records every reply can show, and every repository close would use (each root's and each mod
+folder's own) with a readable HEAD and index.
 
 Each check is one line, `(ok, text)`; nothing here raises, and nothing is changed.
 """
@@ -17,6 +17,8 @@ from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
 from adapters.sqlite_state import SqliteState
 from app.config import ConfigError, Settings
+from domain.compliance import tokens
+from domain.leaks import LeakGate
 from domain.world.playsets import ModFolder
 from ports.errors import PortError
 
@@ -185,3 +187,53 @@ def audit_chain(settings: Settings) -> list[Check]:
     if problems:
         return [(False, f"audit log: {problem}") for problem in problems]
     return [(True, f"audit log: {count} rows, chain intact")]
+
+
+def token_records(state: Path, leaks: LeakGate) -> Check:
+    """The NST and removal records kept in the state database that no longer pass the screen of names the
+    door applies (stored before it did, or written by hand): replies skip them; named here by contract and
+    row, never by their text."""
+    path = state / "ck3raven.db"
+    if not path.exists():
+        return True, "no state database yet: no token record to screen"
+    try:
+        opened = SqliteState(path, read_only=True)
+        try:
+            rows = opened.execute(
+                "SELECT kind, name, document FROM evidence WHERE kind IN ('nst', 'removal')"
+            )
+        finally:
+            opened.close()
+    except PortError:
+        return False, f"token records: state database {path} cannot be read"
+    skipped = [
+        f"{kind} of {contract_id} row {row}"
+        for kind, contract_id, document in sorted(rows)
+        for row in _unfit(str(kind), str(document), leaks)
+    ]
+    if skipped:
+        return False, (
+            f"{len(skipped)} stored token rows no longer pass the screen of names and are skipped by every "
+            f"reply: {', '.join(skipped)}; declare them again in words the screen takes"
+        )
+    return True, "every stored token record passes the screen of names"
+
+
+def _unfit(kind: str, document: str, leaks: LeakGate) -> list[int]:
+    """The positions of the rows of one token record that no longer pass the screen."""
+    try:
+        rows = json.loads(document).get("nsts" if kind == "nst" else "removals")
+    except (ValueError, AttributeError, RecursionError):
+        return []
+    if not isinstance(rows, list):
+        return []
+    return [number for number, row in enumerate(rows) if not _fit(kind, row, leaks)]
+
+
+def _fit(kind: str, row: object, leaks: LeakGate) -> bool:
+    if not isinstance(row, dict):
+        return False
+    if kind == "nst":
+        return tokens.nst_shown(leaks, tokens.Nst(str(row.get("name")), None, str(row.get("reason"))))
+    removal = tokens.Removal(str(row.get("key")), str(row.get("kind")), str(row.get("address")))
+    return tokens.removal_shown(leaks, removal)

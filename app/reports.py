@@ -20,6 +20,7 @@ from adapters.audit_anchors import read_anchors
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
 from app import doctor_checks, mounts
+from app.bootstrap import leak_gate
 from app.config import Settings
 from app.setup import case_warnings, placement_warnings, repository_warning
 from domain.vocabulary import RootCategory
@@ -212,6 +213,7 @@ def doctor(
         doctor_checks.state_writable(state),
         doctor_checks.database(state),
         doctor_checks.store_takes_changes(state),
+        doctor_checks.token_records(state, leak_gate(settings)),
         *doctor_checks.audit_chain(settings),
         _git(),
         *doctor_checks.repositories(settings),

@@ -109,17 +109,27 @@ def agent_work(
 def nsts_of(services: Services, contract_id: str) -> list[tokens.Nst]:
     """The contract's NSTs while their signature holds, as removals and LXEs are verified: a stored record
     edited, forged or malformed counts for nothing and is never shown. Of a genuine record, an NST whose
-    address is no canonical address (recorded before addresses were checked) counts for nothing either, so
-    no stored record can make a later reply fail."""
+    address is no canonical address (recorded before addresses were checked), or that no longer passes
+    the door's screen, counts for nothing either, so no stored record can make a later reply fail."""
+    return stored_nsts(services, contract_id)[0]
+
+
+def stored_nsts(services: Services, contract_id: str) -> tuple[list[tokens.Nst], int]:
+    """`nsts_of`, and how many NSTs of the genuine record it skipped."""
     stored = services.evidence.document("nst", contract_id)
     document = _signed_document(stored, "nsts", ("name", "reason"), nullable="address")
     if document is None:
-        return []
+        return [], 0
     rows, signature = document
     found = [tokens.Nst(str(n["name"]), _optional(n.get("address")), str(n["reason"])) for n in rows]
     if not services.authority.signer.verify(tokens.nst_payload(contract_id, found), signature):
-        return []
-    return [nst for nst in found if nst.address is None or _canonical_text(nst.address)]
+        return [], 0
+    kept = [
+        nst
+        for nst in found
+        if (nst.address is None or _canonical_text(nst.address)) and tokens.nst_shown(services.leaks, nst)
+    ]
+    return kept, len(found) - len(kept)
 
 
 def _signed_document(
@@ -308,7 +318,8 @@ def _root_form(session: Session, address: str) -> str:
 
 def removals_of(services: Services, contract_id: str) -> list[tokens.Removal]:
     """The contract's removal tokens (`ck3_token removal`); a record whose signature does not hold, or that
-    is not of a token's shape, counts for nothing."""
+    is not of a token's shape, counts for nothing, and so does a token that no longer passes the door's
+    screen."""
     stored = services.evidence.document("removal", contract_id)
     document = _signed_document(stored, "removals", ("key", "kind", "address"))
     if document is None:
@@ -317,7 +328,7 @@ def removals_of(services: Services, contract_id: str) -> list[tokens.Removal]:
     found = [tokens.Removal(str(r["key"]), str(r["kind"]), str(r["address"])) for r in rows]
     if not services.authority.signer.verify(tokens.removal_payload(contract_id, found), signature):
         return []
-    return found
+    return [removal for removal in found if tokens.removal_shown(services.leaks, removal)]
 
 
 def _over(

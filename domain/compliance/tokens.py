@@ -17,6 +17,8 @@ from typing import Final
 
 from attrs import frozen
 
+from domain import names
+from domain.leaks import LeakGate
 from ports.signer import Signer
 
 LXE_TTL: Final = timedelta(hours=8)
@@ -69,6 +71,19 @@ class Lxe:
             "approved_at": self.approved_at,
             "expires_at": self.expires_at,
         }
+
+
+def nst_shown(leaks: LeakGate, nst: Nst) -> bool:
+    """Whether a stored NST passes the screen of the door today (its name of a key's form, its reason and
+    its name no host path), so a reply may show it."""
+    return names.passes(leaks, "key", nst.name) and not names.hosted(leaks, nst.reason)
+
+
+def removal_shown(leaks: LeakGate, removal: Removal) -> bool:
+    """Whether a stored removal token passes the screen of the door today (its key and kind of their forms,
+    no host path in any of its fields), so a reply may show it."""
+    named = names.passes(leaks, "key", removal.key) and names.passes(leaks, "kind", removal.kind)
+    return named and not leaks.findings(removal.address)
 
 
 def nst_payload(contract_id: str, nsts: list[Nst]) -> bytes:

@@ -247,11 +247,8 @@ def list_tokens(session: Session, services: Services, request: ListTokens) -> Re
     if isinstance(record, Reply):
         return record
     ids = closeout.lineage(services, record)
-    nsts = [
-        {"name": n.name, "address": n.address, "reason": n.reason}
-        for i in ids
-        for n in closeout.nsts_of(services, i)
-    ]
+    stored = [closeout.stored_nsts(services, i) for i in ids]
+    nsts = [{"name": n.name, "address": n.address, "reason": n.reason} for kept, _ in stored for n in kept]
     try:
         lxes = [lxe.body() for lxe in closeout.live_lxes(services, record, set(ids))]
     except PortError:
@@ -259,6 +256,7 @@ def list_tokens(session: Session, services: Services, request: ListTokens) -> Re
     half = budget.room(services.budget) // 2  # each list counted in full, shown as far as half a reply holds
     data = {"contract_id": record.contract_id, "count": len(nsts), "lxe_count": len(lxes)}
     data |= {"nsts": nsts[: budget.rows_fitting(nsts, half)], "lxes": lxes[: budget.rows_fitting(lxes, half)]}
+    data["unshown"] = sum(skipped for _, skipped in stored)  # stored before the door screened them
     return ReplyBuilder().success("CT-GATE-S-012", data)
 
 
