@@ -18,7 +18,7 @@ MAX_NAME: Final = 200
 """The longest key or symbol name."""
 MAX_CURSOR: Final = 255
 """The longest cursor: a count, or a file's name (at most 255 bytes on every filesystem)."""
-_KIND: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(?:/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}){0,3}")
+_KIND: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(?:/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}){0,7}")
 _LANGUAGE: Final = re.compile(r"[A-Za-z0-9_]{1,32}")
 _REFUSED: Final = frozenset("CZ")
 """Unicode category groups a name never holds: control, format, surrogate, unassigned; separators."""
