@@ -128,7 +128,8 @@ def assess(
     playset = key_queries.Playset(index, found)
     judged = [_judged(playset, changed, at) for changed, at in placed]
     if any(_undeclared(item, removals) for item in judged):  # mentions are looked for everywhere
-        done += content_index.refresh(world, index, found, budget=max(0, budget - done.parsed))
+        more = content_index.refresh(world, index, found, budget=max(0, budget - done.parsed))
+        done = content_index.Progress(more.seen, done.parsed + more.parsed, done.removed, more.pending)
         if done.pending:
             return KeyChanges([], [], [], [], _state(INCOMPLETE, done))
     result = KeyChanges([], [], [], [], _state("complete", done))
