@@ -263,7 +263,8 @@ def _now_and_before(
 
 def live_lxes(services: Services, record: ContractRecord, ids: set[str]) -> list[tokens.Lxe]:
     """The LXEs under policy/tokens/ of the contract's root that this server signed, bound to the contract
-    (or one it renews) and not expired. Raises PortError."""
+    (or one it renews) and not expired, less any that names a host path (no reply could show it). Raises
+    PortError."""
     authority = services.authority
     try:
         stored = services.tokens.read_all(record.root_category)
@@ -271,7 +272,11 @@ def live_lxes(services: Services, record: ContractRecord, ids: set[str]) -> list
         return []
     found = [tokens.lxe_from(document, authority.signer) for _, document in stored]
     now = authority.clock.now()
-    return [lxe for lxe in found if lxe is not None and tokens.live(lxe, ids, now)]
+    return [
+        lxe
+        for lxe in found
+        if lxe is not None and tokens.live(lxe, ids, now) and not services.leaks.findings(lxe.body())
+    ]
 
 
 def _uncovered(

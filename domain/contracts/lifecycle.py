@@ -136,7 +136,8 @@ def cancel(session: Session, services: Services, contract_id: str | None) -> Rep
 
 def status(session: Session, services: Services) -> Reply:
     """The open contract of this session (or none), and the last one it closed with its evidence and
-    what that evidence says of compliance (outcome, ruleset hash, new symbols, NSTs, findings, LXEs)."""
+    what that evidence says of compliance (outcome, ruleset hash, new symbols, NSTs, findings, LXEs); the
+    compliance of evidence that names a host path (kept before names were screened) is left out."""
     record = governing(session, services)
     last = services.contracts.get(session.contract_id) if record is None and session.contract_id else None
     closed = None
@@ -144,6 +145,8 @@ def status(session: Session, services: Services) -> Reply:
         evidence = services.evidence.find("close", last.contract_id)
         document = services.evidence.document("close", last.contract_id)
         compliance = json.loads(document).get("compliance") if document else None
+        if services.leaks.findings(compliance):  # kept before names were screened: no reply can show it
+            compliance = None
         closed = {
             "contract_id": last.contract_id,
             "closed_at": last.closed_at,

@@ -130,3 +130,30 @@ async def test_a_stored_nst_that_no_longer_passes_is_skipped_counted_and_named_b
     assert not ok
     assert f"nst of {contract_id} row 0" in line
     assert HOST not in line
+
+
+async def test_the_last_close_whose_kept_evidence_names_a_host_path_is_shown_without_its_compliance(
+    settings: Settings,
+):
+    core = build_core(settings)
+    async with Client(build(settings, core=core)) as client:
+        opened = await call(client, "ck3_contract", OPEN)
+        await call(client, "ck3_file", {"command": "write", "path": TRAITS, "content": "bold = {\n}\n"})
+        await call(client, "ck3_token", {"command": "nst", "symbols": [{"name": "bold"}], "reason": "r"})
+        closed = await call(client, "ck3_contract", {"command": "close"})
+        shown = await call(client, "ck3_contract", {"command": "status"})
+        contract_id = opened["data"]["contract_id"]
+        evidence = json.loads(core.services.evidence.document("close", contract_id) or "{}")
+        evidence["compliance"]["nsts"][0]["reason"] = f"see {HOST}"
+        with closing(sqlite3.connect(settings.state_dir / "ck3raven.db")) as db, db:
+            db.execute(
+                "UPDATE evidence SET document = ? WHERE kind = 'close' AND name = ?",
+                (json.dumps(evidence), contract_id),
+            )
+        status = await call(client, "ck3_contract", {"command": "status"})
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert shown["data"]["last_closed"]["compliance"]["nsts"][0]["name"] == "bold"
+    assert status["code"] == "CT-GATE-S-004", status
+    assert status["data"]["last_closed"]["contract_id"] == contract_id
+    assert status["data"]["last_closed"]["compliance"] is None
