@@ -239,3 +239,21 @@ def test_close_asks_no_nst_for_a_key_the_mod_overrides(tmp_path: Path):
     closed = core.answer(session, Close())
 
     assert closed.code == "CT-GATE-S-002", closed.code
+
+
+def test_with_more_files_missing_from_the_index_than_its_budget_nothing_is_decided_and_the_state_says_so(
+    tmp_path: Path,
+):
+    playset(tmp_path)
+    traits = changed(tmp_path, "common/traits/00_traits.txt", f"{BOM}bold = {{\n}}\n", None)
+    core = build_core(served(tmp_path))
+    assert core.services.index is not None
+    world = core.start_session("s").world
+
+    partial = assess(world, core.services.index, [traits], [], budget=2)
+    complete = assess(world, core.services.index, [traits], [])
+
+    assert (partial.decided, partial.index["state"], partial.blocked) == (False, "incomplete", [])
+    assert partial.index["pending"] > 0
+    assert (complete.decided, complete.index["state"], complete.index["pending"]) == (True, "complete", 0)
+    assert [row["key"] for row in complete.blocked] == ["brave"]
