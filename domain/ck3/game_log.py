@@ -1,0 +1,285 @@
+"""The game's own logs (error.log, game.log, debug.log, crash reports), parsed as a stream: bytes go in a
+chunk at a time, emissions come out, and no line is ever dropped. Pure: no file is read here.
+
+An emission is a header line and the lines that continue it. The forms, as the game writes them in public
+reports (each cited where it is matched):
+
+- `[18:55:24][jomini_script_system.cpp:169]: Script system error!` followed by indented lines
+  `  Error: ...` and `  Script location: file: common/x.txt line: 64` (CK3 error.log quoted in
+  github.com/Warcraft-GoA-Development-Team/Warcraft-Guardians-of-Azeroth-2 issue 3, 2021);
+- a level letter after the time, `[E][lexer.cpp:299]: File ... should be in utf8-bom encoding`
+  (github.com/woodk123/ck3-inheritance-lens docs/modding_guidelines.md);
+- `Failed to read culture reference X from database  file: history/characters/x.txt line: 404` (the same
+  GoA issue); `Key 'K' is defined in both 'X' and 'Y'` (pdx_localize.cpp, quoted in
+  github.com/AndHope/Basileia-Romaion pull request 9); `Error: unexpected token in file: "X" near line: 88`
+  (parser.cpp, quoted in github.com/Kaiserreich/Kaiserreich-4-Bug-Reports issue 18117, a Jomini sibling);
+  `Object with key: K already exists, using the one at  file: X line: N` (game_singleobjectdatabase.h,
+  github.com/bcssov/IronyModManager issue 453); `Couldn't find texture file: X` and the logs' being wiped at
+  each start (ck2.paradoxwikis.com/Troubleshooting); `Unrecognized loc key K`
+  (ck3.parawikis.com Mod troubleshooting).
+
+An indented line continues the emission before it; any other line that matches no form is kept as a raw
+emission of its own. Lines that are not
+UTF-8 are decoded with replacement and counted; a line holding NUL bytes is counted as binary; a last line
+without its newline is counted as truncated; a line past MAX_LINE bytes is cut and counted.
+"""
+
+import re
+from collections.abc import Iterator
+from typing import Final
+
+from attrs import define, frozen
+
+MAX_LINE: Final = 64 * 1024
+"""The longest line kept whole; the rest of a longer line is cut (and counted)."""
+MAX_CONTINUED: Final = 200
+"""Continuation lines one emission keeps; the lines past them are still counted in its last line."""
+LEVELS: Final = {"E": "error", "W": "warning", "I": "info", "D": "debug"}
+DEFAULT_LEVEL: Final = {"error.log": "error", "debug.log": "debug"}
+"""A header without a level letter takes its log's level (error.log: error); any other log: info."""
+
+_HEADER: Final = re.compile(r"\[(\d{1,2}:\d\d:\d\d)\](?:\[([EWID])\])?\[([^\]\s]+)\]:\s?(.*)")
+_NAMED: Final = (
+    # "Script location: file: X line: N (object:context)", also "file:  file: X line: N; trigger line: 2"
+    # and "... from database  file: X line: N" (GoA issue 3), "using the one at  file: X line: N" (Irony 453)
+    ("file", re.compile(r"(?<!near )\bfile:\s+(?:file:\s+)?(?!\")(.+?)\s+line:\s*(\d+)")),
+    # 'in file: "X" near line: N' (Kaiserreich 18117)
+    ("near", re.compile(r"\bfile:\s*\"([^\"]+)\"(?:\s*near line:\s*(\d+))?")),
+    # "near file: X line: N" (SPEC §17)
+    ("near", re.compile(r"\bnear file:\s*(.+?)\s+line:\s*(\d+)")),
+    # "Key 'K' is defined in both 'X' and 'Y'" (Basileia-Romaion pull request 9)
+    ("defined-in-both", re.compile(r"defined in both\s+'([^']+)'\s+and")),
+    ("defined-in-both", re.compile(r"defined in both\s+'[^']+'\s+and\s+'([^']+)'")),
+    # a file saved without its byte order mark, in lexer.cpp's words (ck3-inheritance-lens guidelines)
+    ("encoding", re.compile(r"\bFile\s+'?([^'\s][^']*?)'?\s+should be in utf8-bom encoding")),
+    # the texture file a CK2 error.log could not find (CK2 wiki Troubleshooting)
+    (
+        "missing-file",
+        re.compile(
+            r"(?i:couldn't find|could not find|failed to (?:open|load))\s+\w*\s*file:?\s+'?\"?([^'\"\s]+)"
+        ),
+    ),
+)
+_DEFINED_KEY: Final = re.compile(r"Key '([^']+)' is\s+defined in both")
+_CAUSE: Final = re.compile(
+    r"(?i:unknown|undefined|invalid|unrecognized|not defined|could not find|couldn't find|failed to read)"
+    r"\s+(?:(\w+)\s+)?(?:reference\s+|key\s+|loc key\s+)?(?::\s*)?'?\"?([A-Za-z_][\w.:-]*)'?\"?"
+)
+"""An undefined key (`Unknown trait 'K'`, `Failed to read culture reference K`, `Unrecognized loc key K`):
+the root cause a cascade of emissions shares."""
+_MASKS: Final = (
+    (re.compile(r"\bfile:\s+(?:file:\s+)?.+?(?=\s+line:|$)"), "file <file>"),
+    (re.compile(r"'[^']*'"), "'*'"),
+    (re.compile(r"\"[^\"]*\""), '"*"'),
+    (re.compile(r"\b\d+(?:\.\d+)?\b"), "#"),
+)
+_TEMPLATES_KEPT: Final = 1 << 15
+
+
+@frozen
+class Named:
+    """A file an emission names, as the log spells it, with the line it names (None: no line), and how it
+    was named (`file`, `near`, `defined-in-both`, `encoding`, `missing-file`)."""
+
+    path: str
+    line: int | None
+    form: str
+
+
+@frozen
+class Emission:
+    """One entry of a log: its ordinal, its first and last line numbers, the time and level and engine
+    source of its header (None: a raw line that matched no form), its message, the continuation lines
+    kept, and every file it names."""
+
+    number: int
+    first_line: int
+    last_line: int
+    time: str | None
+    level: str
+    source: str | None
+    message: str
+    continued: tuple[str, ...] = ()
+
+    @property
+    def raw(self) -> bool:
+        """Whether the emission is a line that matched no form."""
+        return self.source is None
+
+    @property
+    def text(self) -> str:
+        return "\n".join((self.message, *self.continued))
+
+    def named(self) -> tuple[Named, ...]:
+        """Every file (and line) the emission names, in the order they appear."""
+        text = self.text
+        found: list[Named] = []
+        seen: set[tuple[str, int | None]] = set()
+        for form, pattern in _NAMED:
+            for match in pattern.finditer(text):
+                path = match.group(1).strip().strip("\"'")
+                line = (
+                    int(match.group(2))
+                    if match.lastindex == 2 and match.group(2)  # noqa: PLR2004 - a line number's group
+                    else None
+                )
+                if (
+                    path
+                    and (path, line) not in seen
+                    and not any(n.path == path for n in found if line is None)
+                ):
+                    seen.add((path, line))
+                    found.append(Named(path, line, form))
+        return tuple(found)
+
+    def cause(self) -> tuple[str, str] | None:
+        """The root cause the emission reports, as (kind, name): an undefined key (`trait`, `lucky`) or a
+        missing file (`file`, its path), or a key defined twice (`defined-twice`, the key); None: none."""
+        text = self.text
+        missing = next((n for n in self.named() if n.form == "missing-file"), None)
+        if missing is not None:
+            return "file", missing.path
+        twice = _DEFINED_KEY.search(text)
+        if twice is not None:
+            return "defined-twice", twice.group(1)
+        found = _CAUSE.search(text)
+        if found is None:
+            return None
+        return (found.group(1) or "key").lower(), found.group(2)
+
+
+@frozen
+class Findings:
+    """What a log held that is not a well-formed line: counts of each kind (zero: none)."""
+
+    not_utf8: int = 0
+    binary: int = 0
+    cut: int = 0
+    truncated: bool = False
+
+    def listed(self) -> list[dict[str, object]]:
+        """The findings a reply lists (empty: the log is clean text)."""
+        said = (
+            ("not-utf8", self.not_utf8, "lines that are not UTF-8, read with replacement characters"),
+            ("binary", self.binary, "lines holding NUL bytes (binary), read with them removed"),
+            ("cut", self.cut, f"lines longer than {MAX_LINE} bytes, cut there"),
+            ("truncated", int(self.truncated), "the last line has no newline: the log may be truncated"),
+        )
+        return [{"finding": name, "lines": count, "says": says} for name, count, says in said if count]
+
+
+@define
+class LogParser:
+    """Turns a log's bytes, fed a chunk at a time, into emissions; `finish` ends the stream."""
+
+    level: str = "info"
+    """The level of a header without a level letter (DEFAULT_LEVEL by the log's name)."""
+    line_number: int = 0
+    emitted: int = 0
+    findings: Findings = Findings()
+    _carry: bytes = b""
+    _open: list[object] | None = None
+    """The emission being read: number, first line, time, level, source, message, continued, last line."""
+
+    @classmethod
+    def for_log(cls, name: str) -> "LogParser":
+        return cls(DEFAULT_LEVEL.get(name.rsplit("/", 1)[-1].lower(), "info"))
+
+    def feed(self, chunk: bytes) -> Iterator[Emission]:
+        """The emissions completed by `chunk` (the last one stays open until a header or the end)."""
+        data = self._carry + chunk if self._carry else chunk
+        lines = data.split(b"\n")
+        self._carry = lines.pop()
+        if len(self._carry) > MAX_LINE:  # a line without end in sight: cut now, its rest is dropped below
+            lines.append(self._carry)
+            self._carry = b""
+        for raw in lines:
+            yield from self._line(raw)
+
+    def finish(self) -> Iterator[Emission]:
+        """The last emissions: the open one, and a last line without its newline (counted truncated)."""
+        if self._carry:
+            self.findings = _more(self.findings, truncated=True)
+            carry, self._carry = self._carry, b""
+            yield from self._line(carry)
+        if self._open is not None:
+            yield self._close()
+
+    def _line(self, raw: bytes) -> Iterator[Emission]:
+        self.line_number += 1
+        text = self._decoded(raw)
+        header = _HEADER.match(text)
+        if header is not None:
+            if self._open is not None:
+                yield self._close()
+            time, letter, source, message = header.groups()
+            level = LEVELS[letter] if letter else self.level
+            self._open = [self.line_number, time, level, source, message, [], self.line_number]
+            return
+        current = self._open
+        if current is not None and text[:1].isspace() and text.strip():
+            continued: list[str] = current[5]  # type: ignore[assignment]
+            if len(continued) < MAX_CONTINUED:
+                continued.append(text)
+            current[6] = self.line_number
+            return
+        if not text.strip():
+            return  # a blank line: part of no emission (the raw window still shows it)
+        if current is not None:
+            yield self._close()
+        self.emitted += 1
+        yield Emission(self.emitted, self.line_number, self.line_number, None, "unknown", None, text)
+
+    def _close(self) -> Emission:
+        first, time, level, source, message, continued, last = self._open  # type: ignore[misc]
+        self._open = None
+        self.emitted += 1
+        return Emission(self.emitted, first, last, time, level, source, message, tuple(continued))  # type: ignore[arg-type]
+
+    def _decoded(self, raw: bytes) -> str:
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if len(raw) > MAX_LINE:
+            raw = raw[:MAX_LINE]
+            self.findings = _more(self.findings, cut=1)
+        if b"\x00" in raw:
+            raw = raw.replace(b"\x00", b"")
+            self.findings = _more(self.findings, binary=1)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self.findings = _more(self.findings, not_utf8=1)
+            return raw.decode("utf-8", "replace")
+
+
+def _more(
+    findings: Findings, *, not_utf8: int = 0, binary: int = 0, cut: int = 0, truncated: bool = False
+) -> Findings:
+    return Findings(
+        findings.not_utf8 + not_utf8,
+        findings.binary + binary,
+        findings.cut + cut,
+        findings.truncated or truncated,
+    )
+
+
+_templates: dict[str, str] = {}
+
+
+def template(emission: Emission) -> str:
+    """The emission's message with what varies masked (files, quoted names, numbers), and for a header
+    whose message says only that something failed (`Script system error!`), its first continuation line
+    masked too: emissions of one template differ only in what was masked."""
+    text = emission.message
+    if emission.continued and len(text) < 40:  # noqa: PLR2004 - a generic header line
+        text = f"{text} {emission.continued[0].strip()}"
+    known = _templates.get(text)
+    if known is not None:
+        return known
+    masked = text
+    for pattern, mask in _MASKS:
+        masked = pattern.sub(mask, masked)
+    if len(_templates) >= _TEMPLATES_KEPT:
+        _templates.clear()
+    _templates[text] = masked
+    return masked
