@@ -17,7 +17,8 @@ LOG = (
     b"'localization/english/a_l_english.yml' and 'localization/english/b_l_english.yml'.\n"
     b"[18:55:27][characterhistory.cpp:921]: Failed to read culture reference infinite_dragon from database"
     b"  file: history/characters/62000_dragon.txt line: 404\n"
-    b'[18:55:28][parser.cpp:932]: Error: unexpected token in file: "common/traits/00_traits.txt" near line: 88\n'
+    b"[18:55:28][parser.cpp:932]: Error: unexpected token in"
+    b' file: "common/traits/00_traits.txt" near line: 88\n'
     b"[18:55:29][W][gui.cpp:1]: Bad widget near file: gui/x.gui line: 3\n"
     b"a line that matches no form\n"
     b"[18:55:30][texturehandler.cpp:181]: Couldn't find texture file: gfx/x.dds\n"
