@@ -26,7 +26,7 @@ without its newline is counted as truncated; a line past MAX_LINE bytes is cut a
 
 import re
 from collections.abc import Iterator
-from typing import Final
+from typing import Final, NamedTuple
 
 from attrs import define, frozen
 
@@ -38,7 +38,18 @@ LEVELS: Final = {"E": "error", "W": "warning", "I": "info", "D": "debug"}
 DEFAULT_LEVEL: Final = {"error.log": "error", "debug.log": "debug"}
 """A header without a level letter takes its log's level (error.log: error); any other log: info."""
 
-_HEADER: Final = re.compile(r"\[(\d{1,2}:\d\d:\d\d)\](?:\[([EWID])\])?\[([^\]\s]+)\]:\s?(.*)")
+_HEADER: Final = re.compile(r"\[(\d{1,2}:\d\d:\d\d)\](?:\[([EWID])\])?\[([^\]\s]+)\]:[ \t]?(.*)")
+LINES: Final = re.compile(
+    r"^(?:\[(\d{1,2}:\d\d:\d\d)\](?:\[([EWID])\])?\[([^\]\s]+)\]:[ \t]?(.*)\n((?:[ \t][^\n]*\n)*)|(.*)\n)",
+    re.MULTILINE,
+)
+"""Every line of text made of whole lines: a header with the indented lines that continue it, or any
+other line."""
+EMISSION: Final = re.compile(
+    r"^\[(\d{1,2}:\d\d:\d\d)\](?:\[([EWID])\])?\[([^\]\s]+)\]:[ \t]?(.*)\n((?:[ \t][^\n]*\n)*)", re.MULTILINE
+)
+"""A header line and the indented lines that continue it, in text of whole lines."""
+
 _NAMED: Final = (
     # "Script location: file: X line: N (object:context)", also "file:  file: X line: N; trigger line: 2"
     # and "... from database  file: X line: N" (GoA issue 3), "using the one at  file: X line: N" (Irony 453)
@@ -86,11 +97,10 @@ class Named:
     form: str
 
 
-@frozen
-class Emission:
+class Emission(NamedTuple):
     """One entry of a log: its ordinal, its first and last line numbers, the time and level and engine
     source of its header (None: a raw line that matched no form), its message, the continuation lines
-    kept, and every file it names."""
+    kept, and every file it names. A named tuple: a log of a million entries makes a million of them."""
 
     number: int
     first_line: int
@@ -99,7 +109,13 @@ class Emission:
     level: str
     source: str | None
     message: str
-    continued: tuple[str, ...] = ()
+    block: str = ""
+    """The continuation lines (at most MAX_CONTINUED), joined by newlines."""
+
+    @property
+    def continued(self) -> tuple[str, ...]:
+        """The continuation lines kept."""
+        return tuple(self.block.split("\n")) if self.block else ()
 
     @property
     def raw(self) -> bool:
@@ -108,7 +124,7 @@ class Emission:
 
     @property
     def text(self) -> str:
-        return "\n".join((self.message, *self.continued))
+        return f"{self.message}\n{self.block}" if self.block else self.message
 
     def named(self) -> tuple[Named, ...]:
         """Every file (and line) the emission names, in the order they appear."""
@@ -169,8 +185,24 @@ class Findings:
 
 
 @define
+class _Open:
+    """The emission being read: where it starts, its header, its continuation lines so far."""
+
+    first: int
+    time: str
+    level: str
+    source: str
+    message: str
+    parts: list[str]
+    kept: int
+    last: int
+
+
+@define
 class LogParser:
-    """Turns a log's bytes, fed a chunk at a time, into emissions; `finish` ends the stream."""
+    """Turns a log's bytes, fed a chunk at a time, into emissions; `finish` ends the stream. A chunk of
+    clean UTF-8 text is scanned whole by one pattern (EMISSION); one holding anything else (bytes that are
+    not UTF-8, NUL, a line too long) line by line, each line decoded on its own."""
 
     level: str = "info"
     """The level of a header without a level letter (DEFAULT_LEVEL by the log's name)."""
@@ -178,8 +210,7 @@ class LogParser:
     emitted: int = 0
     findings: Findings = Findings()
     _carry: bytes = b""
-    _open: list[object] | None = None
-    """The emission being read: number, first line, time, level, source, message, continued, last line."""
+    _open: _Open | None = None
 
     @classmethod
     def for_log(cls, name: str) -> "LogParser":
@@ -188,53 +219,110 @@ class LogParser:
     def feed(self, chunk: bytes) -> Iterator[Emission]:
         """The emissions completed by `chunk` (the last one stays open until a header or the end)."""
         data = self._carry + chunk if self._carry else chunk
-        lines = data.split(b"\n")
-        self._carry = lines.pop()
-        if len(self._carry) > MAX_LINE:  # a line without end in sight: cut now, its rest is dropped below
-            lines.append(self._carry)
-            self._carry = b""
-        for raw in lines:
-            yield from self._line(raw)
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            self._carry = data
+            if len(data) > MAX_LINE:  # a line without end in sight: taken now, and cut
+                self._carry = b""
+                yield from self._line(self._decoded(data))
+            return
+        body, self._carry = data[: cut + 1], data[cut + 1 :]
+        if b"\r" in body:
+            body = body.replace(b"\r\n", b"\n")
+        text = None
+        if b"\x00" not in body and (len(body) <= MAX_LINE or max(map(len, body.split(b"\n"))) <= MAX_LINE):
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+        if text is None:
+            for raw in body.split(b"\n")[:-1]:
+                yield from self._line(self._decoded(raw))
+        else:
+            yield from self._scan(text)
 
     def finish(self) -> Iterator[Emission]:
         """The last emissions: the open one, and a last line without its newline (counted truncated)."""
         if self._carry:
             self.findings = _more(self.findings, truncated=True)
             carry, self._carry = self._carry, b""
-            yield from self._line(carry)
+            yield from self._line(self._decoded(carry))
         if self._open is not None:
             yield self._close()
 
-    def _line(self, raw: bytes) -> Iterator[Emission]:
+    def _scan(self, text: str) -> Iterator[Emission]:
+        """The emissions of whole lines of clean text, every line found by one pattern (LINES): a header
+        with the indented lines after it at once (left open when it ends the text: the next chunk may
+        continue it), any other line on its own."""
+        level, number, emitted, current = self.level, self.line_number, self.emitted, self._open
+        rows = LINES.findall(text)
+        last = len(rows) - 1
+        for index, (time, letter, source, message, block, other) in enumerate(rows):
+            if source:
+                if current is not None:
+                    emitted += 1
+                    yield _closed(current, emitted)
+                    current = None
+                first = number + 1
+                count = block.count("\n")
+                number = first + count
+                if count > MAX_CONTINUED:
+                    block = "\n".join(block.split("\n", MAX_CONTINUED)[:MAX_CONTINUED]) + "\n"
+                this = LEVELS[letter] if letter else level
+                if index == last:
+                    parts = [block[:-1]] if count else []
+                    current = _Open(
+                        first, time, this, source, message, parts, min(count, MAX_CONTINUED), number
+                    )
+                else:
+                    emitted += 1
+                    yield Emission(emitted, first, number, time, this, source, message, block[:-1])
+                continue
+            number += 1
+            if current is not None and other[:1] in {" ", "\t"}:
+                if current.kept < MAX_CONTINUED:
+                    current.parts.append(other)
+                    current.kept += 1
+                current.last = number
+                continue
+            if current is not None:
+                emitted += 1
+                yield _closed(current, emitted)
+                current = None
+            if other.strip():
+                emitted += 1
+                yield Emission(emitted, number, number, None, "unknown", None, other)
+        self.line_number, self.emitted, self._open = number, emitted, current
+
+    def _line(self, text: str) -> Iterator[Emission]:
         self.line_number += 1
-        text = self._decoded(raw)
         header = _HEADER.match(text)
         if header is not None:
             if self._open is not None:
                 yield self._close()
             time, letter, source, message = header.groups()
             level = LEVELS[letter] if letter else self.level
-            self._open = [self.line_number, time, level, source, message, [], self.line_number]
+            self._open = _Open(self.line_number, time, level, source, message, [], 0, self.line_number)
             return
         current = self._open
-        if current is not None and text[:1].isspace() and text.strip():
-            continued: list[str] = current[5]  # type: ignore[assignment]
-            if len(continued) < MAX_CONTINUED:
-                continued.append(text)
-            current[6] = self.line_number
+        if current is not None and text[:1] in {" ", "\t"}:
+            if current.kept < MAX_CONTINUED:
+                current.parts.append(text)
+                current.kept += 1
+            current.last = self.line_number
             return
-        if not text.strip():
-            return  # a blank line: part of no emission (the raw window still shows it)
         if current is not None:
             yield self._close()
-        self.emitted += 1
-        yield Emission(self.emitted, self.line_number, self.line_number, None, "unknown", None, text)
+        if text.strip():
+            self.emitted += 1
+            yield Emission(self.emitted, self.line_number, self.line_number, None, "unknown", None, text)
 
     def _close(self) -> Emission:
-        first, time, level, source, message, continued, last = self._open  # type: ignore[misc]
+        current = self._open
+        assert current is not None  # noqa: S101 - called only with an emission open
         self._open = None
         self.emitted += 1
-        return Emission(self.emitted, first, last, time, level, source, message, tuple(continued))  # type: ignore[arg-type]
+        return _closed(current, self.emitted)
 
     def _decoded(self, raw: bytes) -> str:
         if raw.endswith(b"\r"):
@@ -250,6 +338,21 @@ class LogParser:
         except UnicodeDecodeError:
             self.findings = _more(self.findings, not_utf8=1)
             return raw.decode("utf-8", "replace")
+
+
+def _closed(current: _Open, number: int) -> Emission:
+    """The emission `current` was gathering, numbered `number`."""
+    block = "\n".join(current.parts)
+    return Emission(
+        number,
+        current.first,
+        current.last,
+        current.time,
+        current.level,
+        current.source,
+        current.message,
+        block,
+    )
 
 
 def _more(
@@ -271,8 +374,8 @@ def template(emission: Emission) -> str:
     whose message says only that something failed (`Script system error!`), its first continuation line
     masked too: emissions of one template differ only in what was masked."""
     text = emission.message
-    if emission.continued and len(text) < 40:  # noqa: PLR2004 - a generic header line
-        text = f"{text} {emission.continued[0].strip()}"
+    if emission.block and len(text) < 40:  # noqa: PLR2004 - a generic header line
+        text = f"{text} {emission.block.partition(chr(10))[0].strip()}"
     known = _templates.get(text)
     if known is not None:
         return known

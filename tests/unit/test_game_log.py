@@ -162,3 +162,15 @@ def test_the_leak_gate_finds_each_host_path_form_and_nothing_once_it_is_replaced
     assert shown.endswith(" line: 3 (x:y)")
     assert shown.startswith("  Script location: file ")
     assert (log_paths.OUTSIDE in shown) == (place is None)
+
+
+def test_a_log_fed_a_chunk_at_a_time_holds_at_most_one_line_whatever_its_length():
+    parser = game_log.LogParser()
+    held = []
+
+    for _ in range(40):
+        list(parser.feed(b"x" * (1 << 16)))
+        held.append(len(parser._carry))
+
+    assert max(held) <= game_log.MAX_LINE
+    assert parser.findings.cut > 0
