@@ -79,12 +79,17 @@ _CAUSE: Final = re.compile(
 """An undefined key (`Unknown trait 'K'`, `Failed to read culture reference K`, `Unrecognized loc key K`):
 the root cause a cascade of emissions shares."""
 _MASKS: Final = (
-    (re.compile(r"\bfile:\s+(?:file:\s+)?.+?(?=\s+line:|$)"), "file <file>"),
-    (re.compile(r"'[^']*'"), "'*'"),
-    (re.compile(r"\"[^\"]*\""), '"*"'),
-    (re.compile(r"\b\d+(?:\.\d+)?\b"), "#"),
+    (re.compile(r"\bfile:[ \t]+(?:file:[ \t]+)?.+?(?=[ \t]+line:|$)", re.MULTILINE), "file <file>"),
+    (re.compile(r"'[^'\n]*'"), "'*'"),
+    (re.compile(r"\"[^\"\n]*\""), '"*"'),
+    (re.compile(r"(?<!\w)\d+(?:\.\d+)?(?![\w:\]])"), "#"),
 )
+"""What varies in a message: the file it names, quoted names, numbers (a number followed by `:` or `]`
+stays: it reads as a position, `cpp:304]`)."""
 _TEMPLATES_KEPT: Final = 1 << 15
+GENERIC: Final = 40
+"""A header message shorter than this says only that something failed: its first continuation line
+tells emissions apart."""
 
 
 @frozen
@@ -253,46 +258,29 @@ class LogParser:
     def _scan(self, text: str) -> Iterator[Emission]:
         """The emissions of whole lines of clean text, every line found by one pattern (LINES): a header
         with the indented lines after it at once (left open when it ends the text: the next chunk may
-        continue it), any other line on its own."""
-        level, number, emitted, current = self.level, self.line_number, self.emitted, self._open
+        continue it), any other line as `_line` takes it."""
+        level = self.level
         rows = LINES.findall(text)
         last = len(rows) - 1
         for index, (time, letter, source, message, block, other) in enumerate(rows):
-            if source:
-                if current is not None:
-                    emitted += 1
-                    yield _closed(current, emitted)
-                    current = None
-                first = number + 1
-                count = block.count("\n")
-                number = first + count
-                if count > MAX_CONTINUED:
-                    block = "\n".join(block.split("\n", MAX_CONTINUED)[:MAX_CONTINUED]) + "\n"
-                this = LEVELS[letter] if letter else level
-                if index == last:
-                    parts = [block[:-1]] if count else []
-                    current = _Open(
-                        first, time, this, source, message, parts, min(count, MAX_CONTINUED), number
-                    )
-                else:
-                    emitted += 1
-                    yield Emission(emitted, first, number, time, this, source, message, block[:-1])
+            if not source:
+                yield from self._line(other)
                 continue
-            number += 1
-            if current is not None and other[:1] in {" ", "\t"}:
-                if current.kept < MAX_CONTINUED:
-                    current.parts.append(other)
-                    current.kept += 1
-                current.last = number
-                continue
-            if current is not None:
-                emitted += 1
-                yield _closed(current, emitted)
-                current = None
-            if other.strip():
-                emitted += 1
-                yield Emission(emitted, number, number, None, "unknown", None, other)
-        self.line_number, self.emitted, self._open = number, emitted, current
+            if self._open is not None:
+                yield self._close()
+            first = self.line_number + 1
+            count = block.count("\n")
+            self.line_number = first + count
+            kept = _continued(block, count)
+            this = LEVELS[letter] if letter else level
+            if index == last:
+                parts = [kept] if count else []
+                self._open = _Open(
+                    first, time, this, source, message, parts, min(count, MAX_CONTINUED), first + count
+                )
+            else:
+                self.emitted += 1
+                yield Emission(self.emitted, first, first + count, time, this, source, message, kept)
 
     def _line(self, text: str) -> Iterator[Emission]:
         self.line_number += 1
@@ -340,6 +328,13 @@ class LogParser:
             return raw.decode("utf-8", "replace")
 
 
+def _continued(block: str, count: int) -> str:
+    """The `count` continuation lines of `block` (each ending in a newline) joined, at most MAX_CONTINUED."""
+    if count > MAX_CONTINUED:
+        return "\n".join(block.split("\n", MAX_CONTINUED)[:MAX_CONTINUED])
+    return block[:-1]
+
+
 def _closed(current: _Open, number: int) -> Emission:
     """The emission `current` was gathering, numbered `number`."""
     block = "\n".join(current.parts)
@@ -373,15 +368,20 @@ def template(emission: Emission) -> str:
     """The emission's message with what varies masked (files, quoted names, numbers), and for a header
     whose message says only that something failed (`Script system error!`), its first continuation line
     masked too: emissions of one template differ only in what was masked."""
-    text = emission.message
-    if emission.block and len(text) < 40:  # noqa: PLR2004 - a generic header line
-        text = f"{text} {emission.block.partition(chr(10))[0].strip()}"
+    message = mask(emission.message)
+    if emission.block and len(message) < GENERIC:
+        return f"{message} {mask(emission.block.partition(chr(10))[0]).strip()}"
+    return message
+
+
+def mask(text: str) -> str:
+    """`text` with files, quoted names and numbers masked (each text masked once while it is kept)."""
     known = _templates.get(text)
     if known is not None:
         return known
     masked = text
-    for pattern, mask in _MASKS:
-        masked = pattern.sub(mask, masked)
+    for pattern, replacement in _MASKS:
+        masked = pattern.sub(replacement, masked)
     if len(_templates) >= _TEMPLATES_KEPT:
         _templates.clear()
     _templates[text] = masked

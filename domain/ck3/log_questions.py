@@ -84,19 +84,22 @@ class Tally:
 
     def add(self, emission: Emission) -> None:
         self.emissions += 1
-        levels, sources = self.levels, self.sources
-        levels[emission.level] = levels.get(emission.level, 0) + 1
-        source = emission.source or OTHER
-        if source in sources or len(sources) < MAX_KEYS:
-            sources[source] = sources.get(source, 0) + 1
-        key = (emission.source, template(emission))
+        levels, level, source = self.levels, emission.level, emission.source
+        levels[level] = levels.get(level, 0) + 1
+        sources, named = self.sources, source or OTHER
+        if named in sources:
+            sources[named] += 1
+        elif len(sources) < MAX_KEYS:
+            sources[named] = 1
+        key = (source, template(emission))
         group = self.groups.get(key)
         if group is None:
             if len(self.groups) >= MAX_KEYS:
                 self.other += 1
                 return
-            group = self.groups[key] = Group(key[1], emission.source, emission.level, 0, emission.first_line)
-            group.example = emission.number
+            group = self.groups[key] = Group(
+                key[1], source, level, 0, emission.first_line, 0, emission.number
+            )
         group.count += 1
         group.last_line = emission.last_line
 

@@ -93,8 +93,11 @@ def query(session: Session, services: Services, request: LogQuery) -> Reply:
         if view == "raw":
             return _raw(session, opened, request, services)
         where = log_questions.Filter(request.level, request.pattern, request.glob, attribution.addresses)
+        asked = Question(parser, opened, request, attribution, services)
+        if view in _TALLIED:
+            return _TALLIED[view](_tally(session, asked, where), asked)
         stream = (e for e in emissions(session, opened.ref, parser) if where.keeps(e))
-        return _VIEWS[view](stream, Question(parser, opened, request, attribution, services))
+        return _VIEWS[view](stream, asked)
     except PortError:
         return ReplyBuilder().error("WA-IO-E-001", {"address": opened.address})
 
@@ -136,11 +139,18 @@ def chunks(session: Session, ref: VisibilityRef) -> Iterator[bytes]:
         yield part.data
 
 
-def _summary(stream: Iterator[game_log.Emission], asked: Question) -> Reply:
-    parser, opened, request, attribution, services = asked
+def _tally(session: Session, asked: Question, where: log_questions.Filter) -> log_questions.Tally:
+    """The tally of the log's emissions `where` keeps, read a chunk at a time. Raises port errors."""
+    parser, opened = asked.parser, asked.opened
     tally = log_questions.Tally()
-    for emission in stream:
-        tally.add(emission)
+    for emission in emissions(session, opened.ref, parser):
+        if where.keeps(emission):
+            tally.add(emission)
+    return tally
+
+
+def _summary(tally: log_questions.Tally, asked: Question) -> Reply:
+    parser, opened, request, attribution, services = asked
     groups = [attribution.screened(group.row()) for group in tally.ranked()]
     space = budget.room(services.budget, tally.levels, tally.top_sources(TOP)) - 1024
     shown = groups[: budget.rows_fitting(groups, space)][: request.limit or TOP]
@@ -154,11 +164,8 @@ def _summary(stream: Iterator[game_log.Emission], asked: Question) -> Reply:
     return ReplyBuilder().success("WA-LOG-S-001", data)
 
 
-def _groups(stream: Iterator[game_log.Emission], asked: Question) -> Reply:
+def _groups(tally: log_questions.Tally, asked: Question) -> Reply:
     attribution = asked.attribution
-    tally = log_questions.Tally()
-    for emission in stream:
-        tally.add(emission)
     rows: list[object] = [attribution.screened(group.row()) for group in tally.ranked()]
     return _page(rows, "groups", asked)
 
@@ -273,9 +280,8 @@ def _paged(shown: list[object], cursor: str | None, total: int) -> dict[str, obj
     }
 
 
+_TALLIED: Final = {"summary": _summary, "groups": _groups}
 _VIEWS: Final = {
-    "summary": _summary,
-    "groups": _groups,
     "emissions": _emissions,
     "emission": _emission,
     "cascades": _cascades,
