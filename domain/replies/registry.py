@@ -703,8 +703,8 @@ _LOGS: tuple[CodeSpec, ...] = (
         "WA-LOG-S-002",
         "{total:row|rows} of {address} match; {count} in this page.",
         {*_LOG_ABOUT, "count", "total", "truncated", "next_cursor", "hint"},
-        optional={"groups", "emissions", "cascades"},
-        shapes=_LOG_SHAPES | {"groups": items(RECORD), "emissions": items(RECORD), "cascades": items(RECORD)},
+        optional={"groups", "emissions", "cascades", "logs"},
+        shapes=_LOG_SHAPES | {k: items(RECORD) for k in ("groups", "emissions", "cascades", "logs")},
     ),
     CodeSpec(
         "WA-LOG-S-003",

@@ -14,6 +14,7 @@ from typing import ClassVar, Final, NamedTuple
 from attrs import frozen
 
 from domain.ck3 import game_log, log_paths, log_questions
+from domain.failures import port_failure
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
@@ -98,8 +99,8 @@ def query(session: Session, services: Services, request: LogQuery) -> Reply:
             return _TALLIED[view](_tally(session, asked, where), asked)
         stream = (e for e in emissions(session, opened.ref, parser) if where.keeps(e))
         return _VIEWS[view](stream, asked)
-    except PortError:
-        return ReplyBuilder().error("WA-IO-E-001", {"address": opened.address})
+    except PortError as exc:
+        return port_failure(exc, opened.address)
 
 
 def open_log(session: Session, path: str) -> Opened | Reply:
@@ -108,14 +109,29 @@ def open_log(session: Session, path: str) -> Opened | Reply:
     reply, ref = world.resolve_log(path, session.home)
     if ref is None:
         return reply
+    if ref.kind == "dir":
+        return _listed(session, ref)
     if ref.kind != "file":
-        return ReplyBuilder().invalid("WA-RES-I-001", {"address": ref.address})
+        return ReplyBuilder().invalid("WA-RES-I-013", {"address": ref.address})
     try:
         part = world.read_part(ref, 0, 0)
-    except PortError:
-        return ReplyBuilder().error("WA-IO-E-001", {"address": ref.address})
+    except PortError as exc:
+        return port_failure(exc, ref.address)
     written = datetime.fromtimestamp(part.mtime_ns / 1e9, UTC).isoformat()
     return Opened(ref.address, ref, written)
+
+
+def _listed(session: Session, folder: VisibilityRef) -> Reply:
+    """The logs in a log folder (the game's logs/, crashes/ and a crash report's folder, a kept copy's
+    folder), each with its kind and size: what to ask next."""
+    try:
+        listed = session.world.log_files(folder)
+    except PortError as exc:
+        return port_failure(exc, folder.address)
+    rows: list[object] = [{"address": e.address, "kind": e.kind, "size": e.size} for e, _ in listed]
+    data: dict[str, object] = {"address": folder.address, "written_at": "", "line_count": 0, "findings": []}
+    data |= _paged(rows, None, len(rows)) | {"logs": rows}
+    return ReplyBuilder().success("WA-LOG-S-002", data)
 
 
 def emissions(

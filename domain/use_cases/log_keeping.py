@@ -40,7 +40,11 @@ def keep(session: Session, services: Services, request: KeepLogs) -> Reply:
     if ref is None:
         return reply
     try:
-        logs = world.log_files(ref) if ref.kind == "dir" else [(ref.address.rsplit("/", 1)[-1], ref)]
+        logs = (
+            [(entry.name, log) for entry, log in world.log_files(ref) if entry.kind == "file"]
+            if ref.kind == "dir"
+            else [(ref.address.rsplit("/", 1)[-1], ref)]
+        )
     except PortError as exc:
         return port_failure(exc, ref.address)
     folder = f"{KEPT_AT}/{services.clock.now().strftime('%Y-%m-%dT%H-%M-%SZ')}"

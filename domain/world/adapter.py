@@ -422,10 +422,7 @@ class WorldAdapter:
         located = parsed if isinstance(parsed, Reply) else self._locate(parsed, allow_mod=True)
         if isinstance(located, Reply):
             return located, None
-        inside = any(
-            located.root == root and located.parts[: len(parts)] == parts for root, parts in GAME_LOGS
-        )
-        if not inside or self._view.visible(located):
+        if not _in_game_logs(located) or self._view.visible(located):
             return self.resolve(path, home)
         address = canonical(located.root, located.parts)
         if self._view._hides_any(located.parts):  # noqa: SLF001 - the view's own test of hidden names
@@ -437,18 +434,24 @@ class WorldAdapter:
             return _not_addressable(address), None
         return _resolved(address, kind), _seal.mint(address, located, kind)
 
-    def log_files(self, ref: VisibilityRef) -> list[tuple[str, VisibilityRef]]:
-        """The files directly in the log folder behind `ref` (a ref `resolve_log` minted), each with a ref
-        to read it by. Raises port errors."""
+    def log_files(self, ref: VisibilityRef) -> list[tuple[Listed, VisibilityRef]]:
+        """The files and folders directly in the log folder behind `ref` (a ref `resolve_log` minted),
+        each with a ref to read it by. Raises port errors."""
         location = _seal.locate(ref)
+        if not _in_game_logs(location):  # any other folder: what the view shows, as anywhere
+            shown = [entry for entry in self.list_dir(ref) if entry.kind in {"file", "dir"}]
+            return [(entry, self._minted(location, entry)) for entry in shown]
         base = ref.address.rstrip("/")
         found = []
-        for name, kind, _ in self._files.list_dir(location):
-            if kind == "file" and addressable_name(name) and not self._view.hidden_name(name):
-                place = location.child(name)
-                address = f"{base}/{name}"
-                found.append((name, _seal.mint(address, place, kind)))
+        for name, kind, size in self._files.list_dir(location):
+            if kind in {"file", "dir"} and addressable_name(name) and not self._view.hidden_name(name):
+                entry = Listed(f"{base}/{name}", name, kind, size)
+                found.append((entry, self._minted(location, entry)))
         return found
+
+    @staticmethod
+    def _minted(folder: Location, entry: Listed) -> VisibilityRef:
+        return _seal.mint(entry.address, folder.child(entry.name), entry.kind)
 
     def read_part(self, ref: VisibilityRef, offset: int, size: int) -> Part:
         """A window of the bytes of the file behind `ref`, with its size and last change. Raises port
@@ -532,6 +535,10 @@ def _folders_kept(skip: Skip) -> Callable[[str], bool]:
 
 def _any_name(_: str) -> bool:
     return True
+
+
+def _in_game_logs(location: Location) -> bool:
+    return any(location.root == root and location.parts[: len(parts)] == parts for root, parts in GAME_LOGS)
 
 
 def _not_addressable(address: str) -> Reply:

@@ -213,3 +213,45 @@ async def test_no_agent_call_writes_or_deletes_a_log_of_the_game(tmp_path: Path,
     assert reply.structured_content["reply_type"] in {"I", "D"}
     assert read.structured_content["code"] == "WA-RES-I-001"
     assert (logs / "error.log").read_text(encoding="utf-8") == LOG
+
+
+async def test_the_log_folder_lists_the_logs_and_crash_reports_to_ask(tmp_path: Path):
+    settings, logs = _world(tmp_path)
+    (logs / "game.log").write_text("[1:00:00][a.cpp:1]: x\n", encoding="utf-8")
+    (logs.parent / "crashes" / "ck3_20261129").mkdir(parents=True)
+
+    async with Client(build(settings)) as client:
+        listed = await _log(client, path="ROOT_USER_DOCS:/logs")
+        crashes = await _log(client, path="ROOT_USER_DOCS:/crashes")
+        steam = await _log(client, path="ROOT_STEAM:/")
+
+    assert [row["address"] for row in listed["data"]["logs"]] == [
+        "ROOT_USER_DOCS:/logs/error.log",
+        "ROOT_USER_DOCS:/logs/game.log",
+    ]
+    assert [row["kind"] for row in crashes["data"]["logs"]] == ["dir"]
+    assert "2217000099" not in str(steam)
+
+
+async def test_in_the_development_mode_too_no_call_writes_or_deletes_a_log_of_the_game(tmp_path: Path):
+    from domain.vocabulary import Mode
+
+    settings = sample_world_on_disk(tmp_path, Mode.CK3RAVEN_DEV)
+    logs = tmp_path / "world" / "documents" / "logs"
+    logs.mkdir()
+    (logs / "error.log").write_text(LOG, encoding="utf-8")
+    address = "ROOT_USER_DOCS:/logs/error.log"
+
+    async with Client(build(settings)) as client:
+        wrote = await client.call_tool(
+            "ck3_file", {"command": "write", "path": address, "content": "x"}, raise_on_error=False
+        )
+        deleted = await client.call_tool(
+            "ck3_file", {"command": "delete", "path": address}, raise_on_error=False
+        )
+        summary = await _log(client)
+
+    assert wrote.structured_content["reply_type"] == "D"
+    assert deleted.structured_content["reply_type"] == "D"
+    assert summary["data"]["emissions"] == 8
+    assert (logs / "error.log").read_text(encoding="utf-8") == LOG
