@@ -78,14 +78,16 @@ _CAUSE: Final = re.compile(
 )
 """An undefined key (`Unknown trait 'K'`, `Failed to read culture reference K`, `Unrecognized loc key K`):
 the root cause a cascade of emissions shares."""
+DIGITS: Final = str.maketrans("0123456789", "#" * 10)
+"""Every digit as `#`: a text's shape, made by one call of C (`str.translate`); texts of one shape have
+one template."""
 _MASKS: Final = (
     (re.compile(r"\bfile:[ \t]+(?:file:[ \t]+)?.+?(?=[ \t]+line:|$)", re.MULTILINE), "file <file>"),
     (re.compile(r"'[^'\n]*'"), "'*'"),
     (re.compile(r"\"[^\"\n]*\""), '"*"'),
-    (re.compile(r"(?<!\w)\d+(?:\.\d+)?(?![\w:\]])"), "#"),
+    (re.compile(r"#+(?:\.#+)?"), "#"),
 )
-"""What varies in a message: the file it names, quoted names, numbers (a number followed by `:` or `]`
-stays: it reads as a position, `cpp:304]`)."""
+"""What varies in a shape: the file it names, quoted names, numbers (each run of digits one `#`)."""
 _TEMPLATES_KEPT: Final = 1 << 15
 GENERIC: Final = 40
 """A header message shorter than this says only that something failed: its first continuation line
@@ -368,14 +370,16 @@ def template(emission: Emission) -> str:
     """The emission's message with what varies masked (files, quoted names, numbers), and for a header
     whose message says only that something failed (`Script system error!`), its first continuation line
     masked too: emissions of one template differ only in what was masked."""
-    message = mask(emission.message)
-    if emission.block and len(message) < GENERIC:
-        return f"{message} {mask(emission.block.partition(chr(10))[0]).strip()}"
+    message = mask(emission.message.translate(DIGITS))
+    if emission.block and len(emission.message) < GENERIC:
+        first = emission.block.partition("\n")[0]
+        return f"{message} {mask(first.translate(DIGITS)).strip()}"
     return message
 
 
 def mask(text: str) -> str:
-    """`text` with files, quoted names and numbers masked (each text masked once while it is kept)."""
+    """A shape (a text with its digits `#`) with files, quoted names and numbers masked (each shape
+    masked once while it is kept)."""
     known = _templates.get(text)
     if known is not None:
         return known

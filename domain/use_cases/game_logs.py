@@ -13,7 +13,7 @@ from typing import ClassVar, Final, NamedTuple
 
 from attrs import frozen
 
-from domain.ck3 import game_log, log_paths, log_questions
+from domain.ck3 import game_log, log_paths, log_questions, log_summary
 from domain.failures import port_failure
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
@@ -156,8 +156,16 @@ def chunks(session: Session, ref: VisibilityRef) -> Iterator[bytes]:
 
 
 def _tally(session: Session, asked: Question, where: log_questions.Filter) -> log_questions.Tally:
-    """The tally of the log's emissions `where` keeps, read a chunk at a time. Raises port errors."""
-    parser, opened = asked.parser, asked.opened
+    """The tally of the log's emissions `where` keeps, read a chunk at a time: counted by shape a chunk at
+    a time when it keeps them all and the log is clean text (domain.ck3.log_summary), else emission by
+    emission. Raises port errors."""
+    parser, opened, request = asked.parser, asked.opened, asked.request
+    if request.level is None and request.pattern is None and request.glob is None:
+        tally = log_questions.Tally()
+        lines = log_summary.summarise(chunks(session, opened.ref), parser.level, tally)
+        if lines is not None:
+            parser.line_number = lines
+            return tally
     tally = log_questions.Tally()
     for emission in emissions(session, opened.ref, parser):
         if where.keeps(emission):

@@ -3,7 +3,7 @@ at a time; the host paths they carry placed among the roots or shown as `<outsid
 
 import pytest
 
-from domain.ck3 import game_log, log_paths, log_questions
+from domain.ck3 import game_log, log_paths, log_questions, log_summary
 from domain.leaks import LeakGate
 from domain.vocabulary import RootCategory
 
@@ -174,3 +174,37 @@ def test_a_log_fed_a_chunk_at_a_time_holds_at_most_one_line_whatever_its_length(
 
     assert max(held) <= game_log.MAX_LINE
     assert parser.findings.cut > 0
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        LOG,
+        LOG * 50,
+        b"  indented before any header\n" + LOG + b"\n\n   \n" + LOG,
+        b"".join(
+            b"[1:00:%02d][a.cpp:%d]: Script system error!\n  Error: Unknown trait 'x%d' at %d\n"
+            % (n % 60, n % 3, n % 7, n)
+            for n in range(3000)
+        ),
+        b"".join(b"[1:00:00][%s:1]: value %d\n" % (b"ab"[n % 2 :][:1], n) for n in range(500)) + LOG,
+    ],
+)
+def test_the_summary_counted_a_chunk_at_a_time_equals_the_one_the_emissions_give(data: bytes):
+    slow = log_questions.Tally()
+    for emission in _parsed(data, size=1000)[0]:
+        slow.add(emission)
+    fast = log_questions.Tally()
+
+    lines = log_summary.summarise((data[n : n + 1000] for n in range(0, len(data), 1000)), "error", fast)
+
+    assert lines == data.count(b"\n")
+    assert (fast.emissions, fast.levels, fast.sources) == (slow.emissions, slow.levels, slow.sources)
+    assert [g.row() for g in fast.ranked()] == [g.row() for g in slow.ranked()]
+
+
+@pytest.mark.parametrize(
+    "data", [b"[1:00:00][a.cpp:1]: caf\xe9\n", b"[1:00:00][a.cpp:1]: cut", b"a\x00b\n", b"a\r\nb\r\n"]
+)
+def test_the_chunked_summary_leaves_text_that_is_not_clean_to_the_emissions(data: bytes):
+    assert log_summary.summarise([data], "error", log_questions.Tally()) is None

@@ -1,0 +1,111 @@
+"""The summary of a log (domain.ck3.log_questions.Tally) made a chunk of text at a time, with the work per
+line done by the regular expression engine and built-in calls: the tally the emissions give (a test
+holds the two equal), at a size where one Python call per emission costs seconds (SPEC §17: a 100 MB log
+within 3 s). A chunk's lines are found by one pattern (game_log.LINES); each message becomes its shape
+(digits as `#`, game_log.DIGITS), and the chunk's emissions are counted by (engine source, level, shape)
+at once (collections.Counter); a template is made once per distinct shape. Text is cut where a header
+starts, so a chunk holds whole emissions. A chunk that is not clean UTF-8 text (NUL, CR, bytes that are
+not UTF-8, a line too long, a last line without its newline) answers None: the caller then reads the log
+emission by emission, which says what it found."""
+
+from collections import Counter
+from collections.abc import Iterable
+from itertools import accumulate, chain, repeat
+from operator import itemgetter
+from typing import Final
+
+from domain.ck3.game_log import DIGITS, GENERIC, LEVELS, LINES, MAX_LINE, mask
+from domain.ck3.log_questions import MAX_KEYS, OTHER, Group, Tally
+
+CARRY_MOST: Final = 8 * 1024 * 1024
+"""The most text held back to keep an emission whole; past it, the text is cut at a line."""
+_HEAD: Final = itemgetter(0)
+_Key = tuple[str, str, str, str, int]
+"""Engine source, level letter, the message's shape, the first continuation line's shape, and whether
+the message is short enough for that line to count (GENERIC)."""
+
+
+def summarise(chunks: Iterable[bytes], level: str, tally: Tally) -> int | None:
+    """Add the emissions of a log's bytes to `tally` (`level`: that of a header without a letter); the
+    number of lines read, or None at the first chunk that is not clean text (the tally is then partial)."""
+    carry, lines, emitted = b"", 0, 0
+    for chunk in chain(chunks, [None]):
+        data = carry + chunk if chunk is not None else carry
+        if chunk is not None:
+            cut = data.rfind(b"\n[")
+            if cut < 0 or len(data) - cut > CARRY_MOST:
+                cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data
+                if len(carry) > MAX_LINE:
+                    return None
+                continue
+            data, carry = data[: cut + 1], data[cut + 1 :]
+        elif data and not data.endswith(b"\n"):
+            return None
+        text = _clean(data)
+        if text is None:
+            return None
+        lines, emitted = _add(text, level, tally, (lines, emitted))
+    return lines
+
+
+def _clean(data: bytes) -> str | None:
+    if b"\x00" in data or b"\r" in data:
+        return None
+    if len(data) > MAX_LINE and max(map(len, data.split(b"\n"))) > MAX_LINE:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _add(text: str, level: str, tally: Tally, before: tuple[int, int]) -> tuple[int, int]:
+    """Tally the emissions of `text` (whole emissions), found after `before` (lines, emissions)."""
+    lines, emitted = before
+    rows = LINES.findall(text)
+    if not rows:
+        return before
+    _, letters, sources, messages, blocks, others = zip(*rows, strict=True)
+    texts = list(map(str.__add__, messages, others))
+    shapes = map(str.translate, texts, repeat(DIGITS))
+    firsts = map(str.translate, map(_HEAD, map(str.partition, blocks, repeat("\n"))), repeat(DIGITS))
+    short = map(int.__gt__, repeat(GENERIC), map(len, texts))
+    keys: list[_Key] = list(zip(sources, letters, shapes, firsts, short, strict=True))
+    ends = list(accumulate(map(int.__add__, repeat(1), map(str.count, blocks, repeat("\n"))), initial=lines))
+    numbers = list(accumulate(map(bool, map(str.strip, texts)), initial=emitted))
+    last = {key: index for index, key in enumerate(keys)}
+    first = {key: index for index, key in reversed(list(enumerate(keys)))}
+    for key, count in Counter(keys).items():
+        if key[0] or key[2].strip():  # a blank line is no emission
+            where = (ends[first[key]] + 1, ends[last[key] + 1], numbers[first[key] + 1])
+            _merge(tally, key, count, level, where)
+    return ends[-1], numbers[-1]
+
+
+def _merge(tally: Tally, key: _Key, count: int, level: str, where: tuple[int, int, int]) -> None:
+    """Add `count` emissions of one key, the first at `where` (its first line, its last line, its
+    number), to the tally, as Tally.add adds them one by one."""
+    source, letter, shape, first_continued, short = key
+    this = (LEVELS[letter] if letter else level) if source else "unknown"
+    tally.emissions += count
+    tally.levels[this] = tally.levels.get(this, 0) + count
+    named = source or OTHER
+    if named in tally.sources or len(tally.sources) < MAX_KEYS:
+        tally.sources[named] = tally.sources.get(named, 0) + count
+    template = mask(shape)
+    if source and first_continued and short:
+        template = f"{template} {mask(first_continued).strip()}"
+    group_key = (source or None, template)
+    group = tally.groups.get(group_key)
+    first_line, last_line, number = where
+    if group is None:
+        if len(tally.groups) >= MAX_KEYS:
+            tally.other += count
+            return
+        group = tally.groups[group_key] = Group(template, source or None, this, 0, first_line, 0, number)
+    if first_line < group.first_line:
+        group.first_line, group.example, group.level = first_line, number, this
+    group.count += count
+    group.last_line = max(group.last_line, last_line)
