@@ -8,6 +8,7 @@ starts, so a chunk holds whole emissions. A chunk that is not clean UTF-8 text (
 not UTF-8, a line too long, a last line without its newline) answers None: the caller then reads the log
 emission by emission, which says what it found."""
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from itertools import accumulate, chain, repeat
@@ -20,6 +21,13 @@ from domain.ck3.log_questions import MAX_KEYS, OTHER, Group, Tally
 CARRY_MOST: Final = 8 * 1024 * 1024
 """The most text held back to keep an emission whole; past it, the text is cut at a line."""
 _HEAD: Final = itemgetter(0)
+_AT: Final = tuple(itemgetter(n) for n in range(6))
+SHAPED_LINES: Final = re.compile(
+    LINES.pattern.replace(r"(\d{1,2}:\d\d:\d\d)", r"([#\d]{1,2}:[#\d]{2}:[#\d]{2})"), re.MULTILINE
+)
+"""game_log.LINES over a shape (digits as `#`)."""
+SOURCES: Final = re.compile(r"^\[\d{1,2}:\d\d:\d\d\](?:\[[EWID]\])?\[([^\]\s]+)\]:", re.MULTILINE)
+"""The engine source of every header of a text, in order."""
 _Key = tuple[str, str, str, str, int]
 """Engine source, level letter, the message's shape, the first continuation line's shape, and whether
 the message is short enough for that line to count (GENERIC)."""
@@ -30,24 +38,30 @@ def summarise(chunks: Iterable[bytes], level: str, tally: Tally) -> int | None:
     number of lines read, or None at the first chunk that is not clean text (the tally is then partial)."""
     carry, lines, emitted = b"", 0, 0
     for chunk in chain(chunks, [None]):
-        data = carry + chunk if chunk is not None else carry
-        if chunk is not None:
-            cut = data.rfind(b"\n[")
-            if cut < 0 or len(data) - cut > CARRY_MOST:
-                cut = data.rfind(b"\n")
-            if cut < 0:
-                carry = data
-                if len(carry) > MAX_LINE:
-                    return None
-                continue
-            data, carry = data[: cut + 1], data[cut + 1 :]
-        elif data and not data.endswith(b"\n"):
+        split = _whole(carry, chunk)
+        if split is None:
             return None
-        text = _clean(data)
-        if text is None:
+        body, carry = split
+        text = _clean(body) if body else ""
+        added = _add(text, level, tally, (lines, emitted)) if text is not None else None
+        if added is None:
             return None
-        lines, emitted = _add(text, level, tally, (lines, emitted))
+        lines, emitted = added
     return lines
+
+
+def _whole(carry: bytes, chunk: bytes | None) -> tuple[bytes, bytes] | None:
+    """The whole emissions of what was held back and `chunk` (None: the end), and what to hold back now
+    (from the last header on); None for a line longer than MAX_LINE or a last line without its newline."""
+    data = carry + chunk if chunk is not None else carry
+    if chunk is None:
+        return None if data and not data.endswith(b"\n") else (data, b"")
+    cut = data.rfind(b"\n[")
+    if cut < 0 or len(data) - cut > CARRY_MOST:
+        cut = data.rfind(b"\n")
+    if cut < 0:
+        return None if len(data) > MAX_LINE else (b"", data)
+    return data[: cut + 1], data[cut + 1 :]
 
 
 def _clean(data: bytes) -> str | None:
@@ -61,18 +75,32 @@ def _clean(data: bytes) -> str | None:
         return None
 
 
-def _add(text: str, level: str, tally: Tally, before: tuple[int, int]) -> tuple[int, int]:
-    """Tally the emissions of `text` (whole emissions), found after `before` (lines, emissions)."""
+def _sources(text: str, shaped: list[str]) -> list[str] | None:
+    """The engine sources of the headers of `text`, in the rows of its shape (`shaped`: each row's source
+    shape, empty for a line that is no header); None when the two disagree on which lines are headers."""
+    found = SOURCES.findall(text)
+    if len(found) != len(shaped) - shaped.count(""):
+        return None
+    named = iter(found)
+    return [next(named) if shape else "" for shape in shaped]
+
+
+def _add(text: str, level: str, tally: Tally, before: tuple[int, int]) -> tuple[int, int] | None:
+    """Tally the emissions of `text` (whole emissions), found after `before` (lines, emissions): rows
+    found in its shape, each header's engine source read from the text itself; None when the shape's
+    lines do not match the text's."""
     lines, emitted = before
-    rows = LINES.findall(text)
+    rows = SHAPED_LINES.findall(text.translate(DIGITS)) if text else []
     if not rows:
         return before
-    _, letters, sources, messages, blocks, others = zip(*rows, strict=True)
-    texts = list(map(str.__add__, messages, others))
-    shapes = map(str.translate, texts, repeat(DIGITS))
-    firsts = map(str.translate, map(_HEAD, map(str.partition, blocks, repeat("\n"))), repeat(DIGITS))
+    sources = _sources(text, list(map(_AT[2], rows)))
+    if sources is None:
+        return None
+    letters, texts = map(_AT[1], rows), list(map(str.__add__, map(_AT[3], rows), map(_AT[5], rows)))
+    blocks = list(map(_AT[4], rows))
+    firsts = map(_HEAD, map(str.partition, blocks, repeat("\n")))
     short = map(int.__gt__, repeat(GENERIC), map(len, texts))
-    keys: list[_Key] = list(zip(sources, letters, shapes, firsts, short, strict=True))
+    keys: list[_Key] = list(zip(sources, letters, texts, firsts, short, strict=True))
     ends = list(accumulate(map(int.__add__, repeat(1), map(str.count, blocks, repeat("\n"))), initial=lines))
     numbers = list(accumulate(map(bool, map(str.strip, texts)), initial=emitted))
     last = {key: index for index, key in enumerate(keys)}
