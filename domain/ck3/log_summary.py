@@ -20,14 +20,17 @@ from domain.ck3.log_questions import MAX_KEYS, OTHER, Group, Tally
 
 CARRY_MOST: Final = 8 * 1024 * 1024
 """The most text held back to keep an emission whole; past it, the text is cut at a line."""
+_LONGEST: Final = MAX_LINE // 4
+"""The most characters of a line (or of a continuation block) surely within MAX_LINE bytes of UTF-8."""
 _HEAD: Final = itemgetter(0)
 _AT: Final = tuple(itemgetter(n) for n in range(6))
 SHAPED_LINES: Final = re.compile(
     LINES.pattern.replace(r"(\d{1,2}:\d\d:\d\d)", r"([#\d]{1,2}:[#\d]{2}:[#\d]{2})"), re.MULTILINE
 )
 """game_log.LINES over a shape (digits as `#`)."""
-SOURCES: Final = re.compile(r"^\[\d{1,2}:\d\d:\d\d\](?:\[[EWID]\])?\[([^\]\s]+)\]:", re.MULTILINE)
-"""The engine source of every header of a text, in order."""
+SOURCES: Final = re.compile(r"\n\[\d{1,2}:\d\d:\d\d\](?:\[[EWID]\])?\[([^\]\s]+)\]:")
+"""The engine source of every header of a text after a newline, in order: asked of the text after one
+more newline, it finds every header; its leading newline lets the engine skip to each line's start."""
 _Key = tuple[str, str, str, str, int]
 """Engine source, level letter, the message's shape, the first continuation line's shape, and whether
 the message is short enough for that line to count (GENERIC)."""
@@ -67,8 +70,6 @@ def _whole(carry: bytes, chunk: bytes | None) -> tuple[bytes, bytes] | None:
 def _clean(data: bytes) -> str | None:
     if b"\x00" in data or b"\r" in data:
         return None
-    if len(data) > MAX_LINE and max(map(len, data.split(b"\n"))) > MAX_LINE:
-        return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -78,7 +79,7 @@ def _clean(data: bytes) -> str | None:
 def _sources(text: str, shaped: list[str]) -> list[str] | None:
     """The engine sources of the headers of `text`, in the rows of its shape (`shaped`: each row's source
     shape, empty for a line that is no header); None when the two disagree on which lines are headers."""
-    found = SOURCES.findall(text)
+    found = SOURCES.findall("\n" + text)
     if len(found) != len(shaped) - shaped.count(""):
         return None
     named = iter(found)
@@ -98,13 +99,15 @@ def _add(text: str, level: str, tally: Tally, before: tuple[int, int]) -> tuple[
         return None
     letters, texts = map(_AT[1], rows), list(map(str.__add__, map(_AT[3], rows), map(_AT[5], rows)))
     blocks = list(map(_AT[4], rows))
+    if max(map(len, texts)) > _LONGEST or max(map(len, blocks)) > _LONGEST:
+        return None  # a line may be longer than the emissions keep: they cut it, and say so
     firsts = map(_HEAD, map(str.partition, blocks, repeat("\n")))
     short = map(int.__gt__, repeat(GENERIC), map(len, texts))
     keys: list[_Key] = list(zip(sources, letters, texts, firsts, short, strict=True))
     ends = list(accumulate(map(int.__add__, repeat(1), map(str.count, blocks, repeat("\n"))), initial=lines))
     numbers = list(accumulate(map(bool, map(str.strip, texts)), initial=emitted))
-    last = {key: index for index, key in enumerate(keys)}
-    first = {key: index for index, key in reversed(list(enumerate(keys)))}
+    last = dict(zip(keys, range(len(keys)), strict=True))  # a later index replaces an earlier one
+    first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
     for key, count in Counter(keys).items():
         if key[0] or key[2].strip():  # a blank line is no emission
             where = (ends[first[key]] + 1, ends[last[key] + 1], numbers[first[key] + 1])
