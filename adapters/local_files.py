@@ -32,7 +32,7 @@ from ports.errors import (
     TooLarge,
     Unavailable,
 )
-from ports.files import Entry, Files, FolderSift, Kind, Location, Sift, Stat, below
+from ports.files import Entry, Files, FolderSift, Kind, Location, Part, Sift, Stat, below
 
 
 class _PinnedRoot:
@@ -121,6 +121,22 @@ class LocalFiles(Files):
             raise SpecialFile("a root is not a file")
         with self._parent(location) as parent:
             return _read_in(parent, location.parts[-1], limit)
+
+    def read_part(self, location: Location, offset: int, size: int) -> Part:
+        if not location.parts:
+            raise SpecialFile("a root is not a file")
+        with self._parent(location) as parent:
+            fd = _open_file(location.parts[-1], parent)
+            try:
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+                    raise SpecialFile("not a regular file with a single link")
+                data = os.pread(fd, size, offset) if size > 0 and offset < info.st_size else b""
+            except OSError as exc:
+                raise Unavailable("a file cannot be read") from exc
+            finally:
+                os.close(fd)
+        return Part(data, info.st_size, info.st_mtime_ns)
 
     def read_many(self, folder: Location, names: list[str], limit: int) -> list[bytes | PortError]:
         found: list[bytes | PortError] = []

@@ -127,7 +127,9 @@ def add_read_tools(server: FastMCP, dispatcher: Dispatcher) -> None:
         the folder searched). `contents`: lines holding `pattern` (literal, or with regex=true a regex in
         RE2 syntax: no lookaround or backreferences), each hit an address, line, column and the line's
         text; binary and large files are skipped and counted; it stops at max_seconds. Both leave out
-        what .gitignore ignores unless include_ignored, and report `truncated` and the `cap` reached."""
+        what .gitignore ignores unless include_ignored, and report `truncated` and the `cap` reached.
+        `log`: the game's logs, host paths replaced; `view` summary, groups (by template),
+        emissions, emission, cascades (by root cause) or raw; files attributed to mod and contract."""
         return ReplyResult.of(dispatcher.answer(ctx, "ck3_search", str(args.pop("command")), args))
 
     @_tool(server, READS)
@@ -173,6 +175,7 @@ def add_mutation_tools(server: FastMCP, dispatcher: Dispatcher, loop: HumanLoop)
         exact text is not found; the file keeps its own line endings); `delete` a file; `override`
         copies a game or workshop file (`path`) into the local mod `name` at the same game path, bytes
         as they are, for you to edit there.
+        `keep` copies the game's logs (path ROOT_USER_DOCS:/logs) to ROOT_CK3RAVEN_DATA:/wip/logs/.
         `expected_sha256` (from ck3_read) refuses a file that changed since; `create_only` refuses to
         replace; `dry_run` answers with a unified diff and writes nothing. Every command is governed: a
         refusal is a D reply whose data.required says what it needs (contract, human_approval, mode).

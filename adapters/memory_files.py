@@ -22,7 +22,7 @@ from ports.errors import (
     SpecialFile,
     TooLarge,
 )
-from ports.files import SURVEY_DEPTH, Entry, Files, FolderSift, Kind, Location, Sift, Stat, below
+from ports.files import SURVEY_DEPTH, Entry, Files, FolderSift, Kind, Location, Part, Sift, Stat, below
 
 
 @frozen
@@ -85,6 +85,12 @@ class MemoryFiles(Files):
         if len(node) > limit:
             raise TooLarge("the file is larger than the limit")
         return node
+
+    def read_part(self, location: Location, offset: int, size: int) -> Part:
+        parent = self._parent_of_file(location)
+        node = parent[self._name_in(parent, location.parts[-1]) or location.parts[-1]]
+        assert isinstance(node, bytes)  # noqa: S101 - _parent_of_file checked it
+        return Part(node[offset : offset + max(size, 0)], len(node), 0)
 
     def write(self, location: Location, data: bytes, *, exclusive: bool = False) -> None:
         if not location.parts:

@@ -36,7 +36,7 @@ TOOL_CODES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {
         "ck3_dir": ("MCP-CFG-S-001", "WA-READ-S-001", "WA-READ-S-002"),
         "ck3_read": ("WA-READ-S-003",),
-        "ck3_search": ("WA-READ-S-007", "WA-READ-S-008"),
+        "ck3_search": ("WA-READ-S-007", "WA-READ-S-008", "WA-LOG-S-00"),
         "ck3_git": ("WA-READ-S-004", "WA-READ-S-005", "WA-READ-S-006"),
         "ck3_mode": ("MCP-CFG-S-",),
         "ck3_playset": (
@@ -52,7 +52,7 @@ TOOL_CODES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "WA-READ-S-014",
             "WA-READ-S-015",
         ),
-        "ck3_file": _MUTATION,
+        "ck3_file": (*_MUTATION, "WA-LOG-S-005"),
         "ck3_commit": _MUTATION,
         "ck3_contract": ("CT-GATE-", *_MUTATION),
         "ck3_token": ("CT-GATE-", *_MUTATION),

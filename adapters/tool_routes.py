@@ -19,6 +19,8 @@ from domain.use_cases import (
     content_queries,
     contract_work,
     file_access,
+    game_logs,
+    log_keeping,
     mod_override,
     mode_switch,
     navigation,
@@ -135,11 +137,13 @@ FILE: Final = {
     ),
     "delete": _route(file_access.Delete),
     "override": _route(mod_override.Override),
+    "keep": _route(log_keeping.KeepLogs),
 }
 _SCOPE = ("path", "include_ignored", "ignore_case", "limit")
 SEARCH: Final = {
     "names": _route(search.SearchNames),
     "contents": _route(search.SearchContents),
+    "log": _route(game_logs.LogQuery),
 }
 MODE: Final = {
     "status": _route(mode_switch.ModeStatus),

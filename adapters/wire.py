@@ -25,7 +25,7 @@ Envelope = dict[str, Any]
 
 ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
-    "description": "ck3raven reply envelope: branch on reply_type and code, never on message.",
+    "description": "Reply envelope: branch on code, never on message.",
     "properties": {
         "status": {"type": "string", "enum": [t.status for t in ReplyType]},
         "reply_type": {"type": "string", "enum": [t.value for t in ReplyType]},

@@ -66,6 +66,14 @@ def below(keep: Callable[[str], bool] | None, cut: int) -> Callable[[str], bool]
     return lambda path: keep(path[cut:])
 
 
+class Part(NamedTuple):
+    """Bytes read from a file at an offset, with the file's whole size and last change (ns) then."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
+
+
 class Files(Protocol):
     """Port: the structure and files of the roots.
 
@@ -157,4 +165,10 @@ class Files(Protocol):
         target text, never followed), in sorted depth-first pre-order; `keep` as for `walk`. An entry that
         vanishes between the listing and its stat is left out. Raises TooLarge for folders nested deeper
         than SURVEY_DEPTH."""
+        ...
+
+    def read_part(self, location: Location, offset: int, size: int) -> Part:
+        """At most `size` bytes of the regular, singly linked file at `location` from byte `offset` (fewer
+        at its end, none past it), with the file's size and last change: a file larger than any whole
+        read allows, read a window at a time. Raises what `read` raises, never TooLarge."""
         ...

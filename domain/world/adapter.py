@@ -12,7 +12,7 @@ from typing import Final, NamedTuple, TypeVar
 
 from attrs import define, evolve, frozen
 
-from domain.addresses import Parsed, addressable_name, parse
+from domain.addresses import Parsed, addressable_name, canonical, parse
 from domain.policy.enforcement import Target
 from domain.policy.protection import MANIFEST, Protection
 from domain.replies.builder import Reply, ReplyBuilder
@@ -22,7 +22,7 @@ from domain.world.playsets import ModFolder
 from domain.world.view import Compiled, WorldView
 from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, Misspelled, NotADirectory, NotFound, PortError, Unavailable
-from ports.files import Files, Kind, Location, Sift, Stat
+from ports.files import Files, Kind, Location, Part, Sift, Stat
 
 R = RootCategory
 _K = TypeVar("_K")
@@ -37,6 +37,10 @@ KEPT_TEXT: Final = 256
 """The longest agent text whose place is kept."""
 NAMES_KEPT: Final = 1 << 16
 """Names whose visibility verdict a view keeps at most (all are let go when there are this many)."""
+
+GAME_LOGS: Final = ((R.ROOT_USER_DOCS.value, ("logs",)), (R.ROOT_USER_DOCS.value, ("crashes",)))
+"""The folders the game writes its logs and crash reports to: seen by the log commands alone, read-only,
+in every mode (SPEC §17), whatever the view shows."""
 
 _MANIFEST_AT: Final = Location(*MANIFEST)
 _ROOTS: Final = {root.value: root for root in RootCategory}
@@ -410,6 +414,50 @@ class WorldAdapter:
         """Remove the file behind `ref`. Raises port errors."""
         self._files.delete(_seal.locate(ref))
 
+    def resolve_log(self, path: str | None, home: RootCategory) -> tuple[Reply, VisibilityRef | None]:
+        """`resolve` for the log commands: a place in the game's log folders (GAME_LOGS) resolves whether
+        or not the view shows it (names no address may spell, hidden names and links are refused as
+        anywhere); any other address resolves as `resolve` resolves it (a kept copy of the logs)."""
+        parsed = parse(path, home.value)
+        located = parsed if isinstance(parsed, Reply) else self._locate(parsed, allow_mod=True)
+        if isinstance(located, Reply):
+            return located, None
+        if not _in_game_logs(located) or self._view.visible(located):
+            return self.resolve(path, home)
+        address = canonical(located.root, located.parts)
+        if self._view._hides_any(located.parts):  # noqa: SLF001 - the view's own test of hidden names
+            return _not_addressable(address), None
+        kind = self._kind(located, address)
+        if isinstance(kind, Reply):
+            return kind, None
+        if kind is None:
+            return _not_addressable(address), None
+        return _resolved(address, kind), _seal.mint(address, located, kind)
+
+    def log_files(self, ref: VisibilityRef) -> list[tuple[Listed, VisibilityRef]]:
+        """The files and folders directly in the log folder behind `ref` (a ref `resolve_log` minted),
+        each with a ref to read it by. Raises port errors."""
+        location = _seal.locate(ref)
+        if not _in_game_logs(location):  # any other folder: what the view shows, as anywhere
+            shown = [entry for entry in self.list_dir(ref) if entry.kind in {"file", "dir"}]
+            return [(entry, self._minted(location, entry)) for entry in shown]
+        base = ref.address.rstrip("/")
+        found = []
+        for name, kind, size in self._files.list_dir(location):
+            if kind in {"file", "dir"} and addressable_name(name) and not self._view.hidden_name(name):
+                entry = Listed(f"{base}/{name}", name, kind, size)
+                found.append((entry, self._minted(location, entry)))
+        return found
+
+    @staticmethod
+    def _minted(folder: Location, entry: Listed) -> VisibilityRef:
+        return _seal.mint(entry.address, folder.child(entry.name), entry.kind)
+
+    def read_part(self, ref: VisibilityRef, offset: int, size: int) -> Part:
+        """A window of the bytes of the file behind `ref`, with its size and last change. Raises port
+        errors."""
+        return self._files.read_part(_seal.locate(ref), offset, size)
+
     def _locate(self, parsed: Parsed, *, allow_mod: bool) -> Location | Reply:
         if parsed.mod is not None:
             if not allow_mod:
@@ -487,6 +535,10 @@ def _folders_kept(skip: Skip) -> Callable[[str], bool]:
 
 def _any_name(_: str) -> bool:
     return True
+
+
+def _in_game_logs(location: Location) -> bool:
+    return any(location.root == root and location.parts[: len(parts)] == parts for root, parts in GAME_LOGS)
 
 
 def _not_addressable(address: str) -> Reply:

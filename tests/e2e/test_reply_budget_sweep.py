@@ -193,7 +193,20 @@ def _big_playset(base: Path, budget_kib: int = 4) -> Settings:
     write(game / "localization/english/many_l_english.yml", f"\ufeffl_english:\n{english}")
     for n in range(FOLDER):
         write(game / f"sound/many/sound_{n:04}_with_a_longer_name.txt", "x\n")
+    write(settings.roots[RootCategory.ROOT_CK3RAVEN_DATA] / "wip/logs/big/error.log", BIG_LOG)
     return evolve(settings, budget_kib=budget_kib)
+
+
+BIG_LOG = "".join(
+    f"[10:00:{n % 60:02}][jomini_script_system.cpp:{n % 7}]: Script system error number {n}!\n"
+    f"  Error: has_trait trigger [ Unknown trait 'trait_number_{n:04}' ]\n"
+    "  Script location: file: C:/Users/A/Documents/Paradox Interactive/Crusader Kings III/mod/x/events/"
+    f"e_{n}.txt"
+    f" line: {n} (a long object context to make the line longer:trigger)\n"
+    for n in range(MANY * 3)
+)
+"""A log of 900 emissions, each naming a file by its host path."""
+LOG = "ROOT_CK3RAVEN_DATA:/wip/logs/big/error.log"
 
 
 PLAYSET_CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -223,6 +236,11 @@ PLAYSET_CALLS: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     ("ck3_playset", {"command": "switch", "name": "No such playset"}),
+    *[("ck3_search", {"command": "log", "path": LOG, "view": view}) for view in ("summary", "groups")],
+    *[("ck3_search", {"command": "log", "path": LOG, "view": view}) for view in ("emissions", "cascades")],
+    ("ck3_search", {"command": "log", "path": LOG, "view": "emission", "offset": 3}),
+    ("ck3_search", {"command": "log", "path": LOG, "view": "raw"}),
+    ("ck3_file", {"command": "keep", "path": "ROOT_CK3RAVEN_DATA:/wip/logs/big"}),
     ("ck3_mode", {"command": "status"}),
 ]
 

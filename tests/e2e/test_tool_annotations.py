@@ -17,7 +17,7 @@ READS, SESSION, ADDS, CHANGES, REMOVES = "reads", "session", "adds files", "chan
 WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
     "ck3_dir": {"pwd": READS, "list": READS, "tree": READS},
     "ck3_read": {"read": READS},
-    "ck3_search": {"names": READS, "contents": READS},
+    "ck3_search": {"names": READS, "contents": READS, "log": READS},
     "ck3_git": {"status": READS, "diff": READS, "log": READS},
     "ck3_mode": {"status": READS, "init": SESSION, "cd": SESSION},
     "ck3_playset": {
@@ -32,7 +32,7 @@ WHAT_EACH_COMMAND_DOES: dict[str, dict[str, str]] = {
         "missing": READS,
         "index": READS,
     },
-    "ck3_file": {"write": CHANGES, "edit": CHANGES, "delete": REMOVES, "override": ADDS},
+    "ck3_file": {"write": CHANGES, "edit": CHANGES, "delete": REMOVES, "override": ADDS, "keep": ADDS},
     "ck3_commit": {"add": CHANGES, "commit": CHANGES},
     "ck3_token": {"nst": SESSION, "lxe": ADDS, "removal": SESSION, "list": READS},
     "ck3_contract": {

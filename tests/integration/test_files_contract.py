@@ -216,3 +216,19 @@ def test_a_survey_does_not_enter_a_folder_it_is_told_to_skip(files: Files):
     assert ("a",) not in found
     assert ("a", "one.txt") not in found
     assert ("z.txt",) in found
+
+
+def test_a_part_of_a_file_is_a_window_of_its_bytes_with_its_size(files: Files):
+    parts = [files.read_part(at("a", "b", "c", "deep.txt"), offset, 3) for offset in (0, 3, 9)]
+
+    assert [(p.data, p.size) for p in parts] == [(b"dee", 4), (b"p", 4), (b"", 4)]
+
+
+@pytest.mark.parametrize(
+    ("parts", "error"), [(("link",), LinkRefused), (("fifo",), SpecialFile), (("no",), NotFound)]
+)
+def test_a_part_of_a_link_a_special_file_or_nothing_is_refused(
+    files: Files, parts: tuple[str, ...], error: type
+):
+    with pytest.raises(error):
+        files.read_part(at(*parts), 0, 10)
