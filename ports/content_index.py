@@ -5,7 +5,7 @@ of each source holds with the stat it had when read.
 A source is named by its folder in root form (`ROOT_GAME:/`, `ROOT_STEAM:/2217000001`); a file by its
 path below that folder (`common/traits/00_traits.txt`). Raises ports.errors.Unavailable."""
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -110,4 +110,24 @@ class ContentIndex(Protocol):
 
     def last_build(self, playset: str) -> Build | None:
         """The last finished build of `playset`, if any."""
+        ...
+
+    def paths(self, sources: list[str]) -> list[tuple[str, str]]:
+        """(source, path) of every indexed file of `sources`."""
+        ...
+
+    def key_conflicts(
+        self, sources: list[str], unread: Collection[tuple[str, str]], kind: str | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(kind, language, key), sorted, of every key (of `kind`, when given) that files of two or more of
+        `sources` define, counting only the files the game reads: every file of `sources` but those in
+        `unread` ((source, path)). `sources` is in load order; a key no file of a source after the first
+        defines is never one."""
+        ...
+
+    def missing_keys(
+        self, sources: list[str], unread: Collection[tuple[str, str]], language: str, reference: str
+    ) -> list[str]:
+        """The localisation keys, sorted, that files of `sources` the game reads (all but `unread`) define
+        in `reference` and not in `language`."""
         ...
