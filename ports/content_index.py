@@ -5,7 +5,7 @@ of each source holds with the stat it had when read.
 A source is named by its folder in root form (`ROOT_GAME:/`, `ROOT_STEAM:/2217000001`); a file by its
 path below that folder (`common/traits/00_traits.txt`). Raises ports.errors.Unavailable."""
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -85,10 +85,6 @@ class ContentIndex(Protocol):
 
     def defined_in(self, source: str, path: str) -> list[Defined]:
         """Every definition in the one file at `path` of `source`."""
-        ...
-
-    def definitions(self, sources: list[str], kind: str | None = None) -> Iterator[Defined]:
-        """Every definition in files of `sources` (of `kind`, when given), by kind and key."""
         ...
 
     def mentions(self, sources: list[str], word: str) -> list[tuple[str, str, int]]:
