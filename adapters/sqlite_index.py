@@ -224,11 +224,18 @@ class SqliteIndex:
 
     # ---- questions over the whole playset: grouped and counted here, never row by row in Python
 
-    def paths(self, sources: list[str]) -> list[tuple[str, str]]:
-        """(source, path) of every indexed file of `sources`."""
+    def shared_paths(self, sources: list[str], folders: Collection[str]) -> list[tuple[str, str]]:
+        """(source, path) of every file of `sources` whose path another of them ships too (ASCII case
+        ignored), or that lies directly in one of `folders`."""
         marks = ",".join("?" * len(sources))
-        sql = f"SELECT source, path FROM files WHERE source IN ({marks})"  # noqa: S608 - marks only
-        return [(str(source), str(path)) for source, path in self._rows(sql, sources)]
+        sql = f"""SELECT source, path FROM files WHERE source IN ({marks}) AND (lower(path) IN (
+                SELECT lower(path) FROM files WHERE source IN ({marks})
+                GROUP BY lower(path) HAVING count(*) > 1)
+            OR EXISTS (SELECT 1 FROM json_each(?) j
+                WHERE substr(path, 1, length(j.value) + 1) = j.value || '/'
+                AND instr(substr(path, length(j.value) + 2), '/') = 0))"""  # noqa: S608 - marks only
+        args = [*sources, *sources, json.dumps(sorted(folders))]
+        return [(str(source), str(path)) for source, path in self._rows(sql, args)]
 
     def key_conflicts(
         self, sources: list[str], unread: Collection[tuple[str, str]], kind: str | None = None
@@ -261,21 +268,13 @@ class SqliteIndex:
         self, sources: list[str], unread: Collection[tuple[str, str]], language: str, reference: str
     ) -> list[str]:
         """The localisation keys, sorted, read files of `sources` define in `reference`, not in `language`."""
-        gathered = """INSERT OR IGNORE INTO temp.languages SELECT language, key FROM defs
-            WHERE kind = 'localisation' AND language IN (?, ?)
-            AND content IN (SELECT content FROM temp.read_files)"""
-        lacking = """SELECT key FROM temp.languages WHERE language = ?
-            EXCEPT SELECT key FROM temp.languages WHERE language = ? ORDER BY 1"""
+        # `+key`: grouped by the sorter after one scan, not in the key index's order (a row fetch per entry)
+        lacking = """SELECT +key AS k FROM defs WHERE kind = 'localisation' AND language IN (?, ?)
+            AND content IN (SELECT content FROM temp.read_files) GROUP BY k HAVING max(language = ?) = 0
+            ORDER BY k"""
         try:
             with self._lock, self._reading(sources, unread):
-                self._db.execute(
-                    "CREATE TEMP TABLE IF NOT EXISTS languages(language TEXT NOT NULL, key TEXT NOT NULL, "
-                    "PRIMARY KEY(language, key)) WITHOUT ROWID"
-                )
-                self._db.execute("DELETE FROM temp.languages")
-                self._db.execute(gathered, (reference, language))
-                found = self._db.execute(lacking, (reference, language)).fetchall()
-                self._db.execute("DELETE FROM temp.languages")
+                found = self._db.execute(lacking, (reference, language, language)).fetchall()
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be read") from exc
         return [str(key) for (key,) in found]

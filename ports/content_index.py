@@ -108,8 +108,9 @@ class ContentIndex(Protocol):
         """The last finished build of `playset`, if any."""
         ...
 
-    def paths(self, sources: list[str]) -> list[tuple[str, str]]:
-        """(source, path) of every indexed file of `sources`."""
+    def shared_paths(self, sources: list[str], folders: Collection[str]) -> list[tuple[str, str]]:
+        """(source, path) of every indexed file of `sources` whose path another of `sources` ships too (case
+        ignored, as the game's file system does), or that lies directly in one of `folders`."""
         ...
 
     def key_conflicts(

@@ -162,7 +162,8 @@ def _listing(playset: Playset) -> tuple[dict[tuple[str, str], str], dict[str, li
         playset.shared = ({}, {})
         if len(playset.found) >= _SEVERAL:  # the game alone: nothing replaces or hides a file
             providers: dict[str, list[tuple[int, str]]] = {}
-            for source, path in playset.index.paths(playset.folders):
+            replaced = {folder for source in playset.found for folder in source.replaces}
+            for source, path in playset.index.shared_paths(playset.folders, replaced):
                 providers.setdefault(path.casefold(), []).append((playset.order[source], path))
             hiders: dict[tuple[int, str], Source | None] = {}
             for folded, given in providers.items():
