@@ -228,12 +228,12 @@ class SqliteIndex:
         """(source, path) of every file of `sources` whose path another of them ships too (ASCII case
         ignored), or that lies directly in one of `folders`."""
         marks = ",".join("?" * len(sources))
-        sql = f"""SELECT source, path FROM files WHERE source IN ({marks}) AND (lower(path) IN (
+        sql = f"""SELECT f.source, f.path FROM files f WHERE f.source IN ({marks}) AND (lower(f.path) IN (
                 SELECT lower(path) FROM files WHERE source IN ({marks})
                 GROUP BY lower(path) HAVING count(*) > 1)
             OR EXISTS (SELECT 1 FROM json_each(?) j
-                WHERE substr(path, 1, length(j.value) + 1) = j.value || '/'
-                AND instr(substr(path, length(j.value) + 2), '/') = 0))"""  # noqa: S608 - marks only
+                WHERE substr(f.path, 1, length(j.value) + 1) = j.value || '/'
+                AND instr(substr(f.path, length(j.value) + 2), '/') = 0))"""  # noqa: S608 - marks only
         args = [*sources, *sources, json.dumps(sorted(folders))]
         return [(str(source), str(path)) for source, path in self._rows(sql, args)]
 

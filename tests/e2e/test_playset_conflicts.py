@@ -122,3 +122,15 @@ async def test_bad_input_to_the_index_questions_is_invalid(sample, args: dict[st
         reply = await ask(client, args)
 
     assert (reply["reply_type"], reply["code"]) == ("I", "MCP-VAL-I-001")
+
+
+async def test_files_a_later_mods_replace_path_hides_make_no_conflict(sample, tmp_path: Path):
+    descriptor = tmp_path / "world/documents/mod/LocalFix/descriptor.mod"
+    descriptor.write_text(descriptor.read_text(encoding="utf-8") + 'replace_path="common/traits"\n', "utf-8")
+    async with Client(build(sample)) as client:
+        found = await ask(client, {"command": "conflicts"})
+        brave = await ask(client, {"command": "define", "key": "brave", "kind": "traits"})
+
+    assert found["data"]["conflicts"] == []
+    hidden = [row["source"] for row in brave["data"]["kinds"][0]["definitions"] if "not_read" in row]
+    assert hidden == ["vanilla", "Better Traits", "Better Traits"]
