@@ -13,7 +13,8 @@ The floor, measured in the same run, is the read of every file the index reads (
 answer that looked at the files themselves would pay at least.
 
 Each question is answered by the core in this process (the route's typed request, as the MCP adapter
-makes it: `Core.answer`), its stat re-check of the folders it concerns included.
+makes it: `Core.answer`), its stat re-check of the folders it concerns included; that re-check alone
+(nothing changed) has rows of its own, as it is a share of every answer.
 
     python bench/index_queries.py [--game PATH] [--scratch PATH] [--rounds N]
 """
@@ -200,6 +201,15 @@ def measure(rounds: int, game: Path | None = None, scratch: Path | None = None) 
         print(f"{label}: index refreshed in {time.perf_counter() - started:.1f} s ({done})", file=sys.stderr)
         low = statistics.median(floor(game, paths) for _ in range(3))
         rows += world_rows(label, asker(core), rounds, low)
+        for folders in (tuple(sorted(definitions.TOPS)), ("localization",), ("common", "events", "gui")):
+            found = content_index.sources_of(world)
+            samples = []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                content_index.refresh(world, index, found, folders, budget=content_index.INLINE)
+                samples.append(time.perf_counter() - started)
+            case = f"{label}: the stat re-check alone, {', '.join(folders)}"
+            rows.append(Row(case, statistics.median(samples), "ms", note="part of every answer above"))
     return rows
 
 
