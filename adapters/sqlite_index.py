@@ -34,8 +34,10 @@ CREATE INDEX IF NOT EXISTS files_digest ON files(digest);
 CREATE TABLE IF NOT EXISTS builds(playset TEXT PRIMARY KEY, at TEXT NOT NULL, files INTEGER NOT NULL,
     parsed INTEGER NOT NULL, seconds REAL NOT NULL);
 """
-_CANDIDATES = """INSERT OR IGNORE INTO temp.candidates SELECT key, kind, language FROM defs
+_CANDIDATES = """INSERT OR IGNORE INTO temp.candidates SELECT +key AS k, kind, language FROM defs
     WHERE content IN (SELECT content FROM temp.read_files WHERE later)"""
+"""The keys defined in read files of a source after the first: one scan, sorted before they are stored
+(`+key`: not in the key index's order, a row fetch per entry; stored in order, each row is appended)."""
 _DEFINED = """SELECT f.source, f.path, d.kind, d.key, d.line, d.language, c.replace
     FROM defs d JOIN contents c ON c.id = d.content JOIN files f ON f.digest = c.digest"""
 
@@ -244,7 +246,9 @@ class SqliteIndex:
         define. Only keys defined in a read file of a source after the first are looked up by key."""
         if len(sources) < 2:  # noqa: PLR2004 - two sources at least make a conflict
             return []
-        candidates = _CANDIDATES + (" AND kind = ?" if kind is not None else "")
+        candidates = (
+            _CANDIDATES + (" AND kind = ?" if kind is not None else "") + " ORDER BY k, kind, language"
+        )
         grouped = """SELECT c.kind, c.language, c.key FROM temp.candidates c
             JOIN defs d ON d.key = c.key AND d.kind = c.kind AND d.language = c.language
             JOIN temp.read_files r ON r.content = d.content
