@@ -1,9 +1,13 @@
 """Answers by key from the content index, scoped to the active playset (PlaysetLens): where a key is
-defined and which definition the game uses (by the file-level merged view, then the merge rules), keys
-defined by more than one source, the files that mention a key, localisation keys a language lacks.
+defined and which definition the game uses (by the file-level merged view, then the merge rules), the
+playset's conflicts, the files that mention a key, localisation keys a language lacks.
 
 Only files that count take part: a file another source replaces at the same path, or a replace_path
-hides, defines nothing the game reads (it is listed, marked as not read).
+hides, defines nothing the game reads (`define` lists it, marked as not read: its definitions are
+shadowed). A conflict (SPEC §15) is a file conflict (two or more mods ship one path: every earlier mod's
+file is lost) or a key conflict (files the game reads, at different paths, from two or more sources,
+define one key); shadowed definitions are never counted. The index groups and counts them; only the rows
+of the page asked for are spelled out here.
 """
 
 from collections.abc import Callable, Iterable, Sequence
