@@ -11,7 +11,7 @@ import fcntl
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,10 @@ CREATE INDEX IF NOT EXISTS files_digest ON files(digest);
 CREATE TABLE IF NOT EXISTS builds(playset TEXT PRIMARY KEY, at TEXT NOT NULL, files INTEGER NOT NULL,
     parsed INTEGER NOT NULL, seconds REAL NOT NULL);
 """
+_CANDIDATES = """INSERT OR IGNORE INTO temp.candidates SELECT +key AS k, kind, language FROM defs
+    WHERE content IN (SELECT content FROM temp.read_files WHERE later)"""
+"""The keys defined in read files of a source after the first: one scan, sorted before they are stored
+(`+key`: not in the key index's order, a row fetch per entry; stored in order, each row is appended)."""
 _DEFINED = """SELECT f.source, f.path, d.kind, d.key, d.line, d.language, c.replace
     FROM defs d JOIN contents c ON c.id = d.content JOIN files f ON f.digest = c.digest"""
 
@@ -219,6 +223,94 @@ class SqliteIndex:
             return None
         name, at, files, parsed, seconds = rows[0]
         return Build(str(name), str(at), int(files), int(parsed), float(seconds))
+
+    # ---- questions over the whole playset: grouped and counted here, never row by row in Python
+
+    def shared_paths(self, sources: list[str], folders: Collection[str]) -> list[tuple[str, str]]:
+        """(source, path) of every file of `sources` whose path another of them ships too (ASCII case
+        ignored), or that lies directly in one of `folders`."""
+        marks = ",".join("?" * len(sources))
+        sql = f"""SELECT f.source, f.path FROM files f WHERE f.source IN ({marks}) AND (lower(f.path) IN (
+                SELECT lower(path) FROM files WHERE source IN ({marks})
+                GROUP BY lower(path) HAVING count(*) > 1)
+            OR EXISTS (SELECT 1 FROM json_each(?) j
+                WHERE substr(f.path, 1, length(j.value) + 1) = j.value || '/'
+                AND instr(substr(f.path, length(j.value) + 2), '/') = 0))"""  # noqa: S608 - marks only
+        args = [*sources, *sources, json.dumps(sorted(folders))]
+        return [(str(source), str(path)) for source, path in self._rows(sql, args)]
+
+    def key_conflicts(
+        self, sources: list[str], unread: Collection[tuple[str, str]], kind: str | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(kind, language, key), sorted, of every key (of `kind`) that read files of two or more sources
+        define. Only keys defined in a read file of a source after the first are looked up by key."""
+        if len(sources) < 2:  # noqa: PLR2004 - two sources at least make a conflict
+            return []
+        candidates = (
+            _CANDIDATES + (" AND kind = ?" if kind is not None else "") + " ORDER BY k, kind, language"
+        )
+        grouped = """SELECT c.kind, c.language, c.key FROM temp.candidates c
+            JOIN defs d ON d.key = c.key AND d.kind = c.kind AND d.language = c.language
+            JOIN temp.read_files r ON r.content = d.content
+            GROUP BY c.kind, c.language, c.key HAVING count(DISTINCT r.source) >= 2
+            ORDER BY c.kind, c.language, c.key"""
+        try:
+            with self._lock, self._reading(sources, unread):
+                self._db.execute(
+                    "CREATE TEMP TABLE IF NOT EXISTS candidates(key TEXT NOT NULL, kind TEXT NOT NULL, "
+                    "language TEXT NOT NULL, PRIMARY KEY(key, kind, language)) WITHOUT ROWID"
+                )
+                self._db.execute("DELETE FROM temp.candidates")
+                self._db.execute(candidates, [kind] if kind is not None else [])
+                found = self._db.execute(grouped).fetchall()
+                self._db.execute("DELETE FROM temp.candidates")
+        except sqlite3.Error as exc:
+            raise Unavailable("the content index cannot be read") from exc
+        return [(str(k), str(language), str(key)) for k, language, key in found]
+
+    def missing_keys(
+        self, sources: list[str], unread: Collection[tuple[str, str]], language: str, reference: str
+    ) -> list[str]:
+        """The localisation keys, sorted, read files of `sources` define in `reference`, not in `language`."""
+        # `+key`: grouped by the sorter after one scan, not in the key index's order (a row fetch per entry)
+        lacking = """SELECT +key AS k FROM defs WHERE kind = 'localisation' AND language IN (?, ?)
+            AND content IN (SELECT content FROM temp.read_files) GROUP BY k HAVING max(language = ?) = 0
+            ORDER BY k"""
+        try:
+            with self._lock, self._reading(sources, unread):
+                found = self._db.execute(lacking, (reference, language, language)).fetchall()
+        except sqlite3.Error as exc:
+            raise Unavailable("the content index cannot be read") from exc
+        return [str(key) for (key,) in found]
+
+    @contextmanager
+    def _reading(self, sources: list[str], unread: Collection[tuple[str, str]]) -> Iterator[None]:
+        """One read transaction in which `temp.read_files` holds (content, source, later: a source after
+        the first) of every file of `sources` the game reads: all but those in `unread`."""
+        marks = ",".join("?" * len(sources))
+        fill = f"""INSERT INTO temp.read_files SELECT c.id, f.source, f.source <> ?
+            FROM files f JOIN contents c ON c.digest = f.digest WHERE f.source IN ({marks})
+            AND NOT EXISTS (SELECT 1 FROM temp.unread u WHERE u.source = f.source AND u.path = f.path)"""  # noqa: S608 - marks only
+        db = self._db
+        db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS unread(source TEXT NOT NULL, path TEXT NOT NULL, "
+            "PRIMARY KEY(source, path)) WITHOUT ROWID"
+        )
+        db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS read_files(content INTEGER NOT NULL, source TEXT NOT NULL, "
+            "later INTEGER NOT NULL)"
+        )
+        db.execute("CREATE INDEX IF NOT EXISTS temp.read_files_content ON read_files(content)")
+        db.execute("BEGIN")
+        try:
+            db.execute("DELETE FROM temp.unread")
+            db.execute("DELETE FROM temp.read_files")
+            db.executemany("INSERT OR IGNORE INTO temp.unread VALUES (?, ?)", unread)
+            db.execute(fill, [sources[0], *sources])
+            yield
+        finally:
+            db.execute("DELETE FROM temp.read_files")
+            db.execute("COMMIT")
 
 
 def _defined(row: tuple[Any, ...]) -> Defined:

@@ -5,7 +5,7 @@ of each source holds with the stat it had when read.
 A source is named by its folder in root form (`ROOT_GAME:/`, `ROOT_STEAM:/2217000001`); a file by its
 path below that folder (`common/traits/00_traits.txt`). Raises ports.errors.Unavailable."""
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -87,10 +87,6 @@ class ContentIndex(Protocol):
         """Every definition in the one file at `path` of `source`."""
         ...
 
-    def definitions(self, sources: list[str], kind: str | None = None) -> Iterator[Defined]:
-        """Every definition in files of `sources` (of `kind`, when given), by kind and key."""
-        ...
-
     def mentions(self, sources: list[str], word: str) -> list[tuple[str, str, int]]:
         """(source, path, first line) of every file of `sources` that mentions `word`."""
         ...
@@ -110,4 +106,25 @@ class ContentIndex(Protocol):
 
     def last_build(self, playset: str) -> Build | None:
         """The last finished build of `playset`, if any."""
+        ...
+
+    def shared_paths(self, sources: list[str], folders: Collection[str]) -> list[tuple[str, str]]:
+        """(source, path) of every indexed file of `sources` whose path another of `sources` ships too (case
+        ignored, as the game's file system does), or that lies directly in one of `folders`."""
+        ...
+
+    def key_conflicts(
+        self, sources: list[str], unread: Collection[tuple[str, str]], kind: str | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(kind, language, key), sorted, of every key (of `kind`, when given) that files of two or more of
+        `sources` define, counting only the files the game reads: every file of `sources` but those in
+        `unread` ((source, path)). `sources` is in load order; a key no file of a source after the first
+        defines is never one."""
+        ...
+
+    def missing_keys(
+        self, sources: list[str], unread: Collection[tuple[str, str]], language: str, reference: str
+    ) -> list[str]:
+        """The localisation keys, sorted, that files of `sources` the game reads (all but `unread`) define
+        in `reference` and not in `language`."""
         ...

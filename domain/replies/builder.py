@@ -43,14 +43,19 @@ class Reply:
 
     def message(self) -> str:
         """A human convenience rendered from the registry template; never authoritative."""
-        values = {name: _Shown(thaw(self.data.get(name))) for name in placeholders(self.spec.template)}
-        return self.spec.template.format_map(values)
+        return render(self.spec.template, {name: thaw(value) for name, value in self.data.items()})
+
+
+def render(template: str, values: Mapping[str, object]) -> str:
+    """A message template filled with `values` (a field without one shows as none)."""
+    return template.format_map({name: _Shown(values.get(name)) for name in placeholders(template)})
 
 
 class _Shown:
-    """A value as a message shows it; `{count:entry|entries}` shows a count with its noun in number;
-    `{value:?text}` shows `text` (each `#` in it the value) when the value is true or non-zero, else
-    nothing."""
+    """A value as a message shows it; `{count:entry|entries}` shows a count with its noun in number,
+    `{count:~it|them}` the word alone, in number (a count said once is not said again: "no file defines
+    them any more", never "defines 2 them"); `{value:?text}` shows `text` (each `#` in it the value) when
+    the value is true or non-zero, else nothing."""
 
     def __init__(self, value: object) -> None:
         self.value = value
@@ -59,8 +64,9 @@ class _Shown:
         if spec.startswith("?"):
             return spec[1:].replace("#", _render(self.value)) if self.value else ""
         if "|" in spec:
-            one, many = spec.split("|", maxsplit=1)
-            return f"{self.value} {one if self.value == 1 else many}"
+            one, many = spec.removeprefix("~").split("|", maxsplit=1)
+            word = one if self.value == 1 else many
+            return word if spec.startswith("~") else f"{self.value} {word}"
         return _render(self.value)
 
     def __str__(self) -> str:

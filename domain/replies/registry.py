@@ -391,10 +391,16 @@ _INDEX: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-013",
-        "{total:key is|keys are} defined by more than one source of the playset; {count} in this page"
-        "{pending:?; # files are not indexed yet, so more may follow}.",
-        {"conflicts", *_PAGED, "rules"},
-        shapes={"conflicts": items(RECORD), "pending": COUNT},
+        "{total:conflict|conflicts} in the playset: {file_conflicts} of paths two or more mods ship, "
+        "{key_conflicts} of keys that files the game reads, from two or more sources, define; {count} in "
+        "this page{pending:?; # files are not indexed yet, so more may follow}.",
+        {"conflicts", *_PAGED, "rules", "file_conflicts", "key_conflicts"},
+        shapes={
+            "conflicts": items(RECORD),
+            "pending": COUNT,
+            "file_conflicts": COUNT,
+            "key_conflicts": COUNT,
+        },
     ),
     CodeSpec(
         "WA-READ-S-014",
@@ -404,7 +410,7 @@ _INDEX: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-READ-S-015",
-        "{total:key|keys} of {reference} localisation {total:has|have} no {language} entry; {count} in "
+        "{total:key|keys} of {reference} localisation {total:~has|have} no {language} entry; {count} in "
         "this page.",
         {"language", "reference", "keys", *_PAGED},
         shapes={k: _INDEX_SHAPES[k] for k in ("language", "reference", "pending")} | {"keys": TEXTS},
@@ -610,7 +616,7 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
     CodeSpec(
         "CT-GATE-I-012",
         "{count:removed key is|removed keys are} still mentioned by other files of the playset, and no "
-        "file the game reads defines {count:it|them} any more (data.removed: a page, with the mentions); "
+        "file the game reads defines {count:~it|them} any more (data.removed: a page, with the mentions); "
         "if intended, declare them: data.request is the ck3_token call for the page shown.",
         {"contract_id", "removed", "count", "request"},
         optional={"next_cursor"},

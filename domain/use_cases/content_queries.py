@@ -5,7 +5,8 @@ the folders it concerns and indexes what changed (at most content_index.INLINE f
 `pending` counts the rest). The index is written by the server alone: `build` runs a whole build off
 the request path (at start, after a playset switch)."""
 
-from typing import ClassVar
+import re
+from typing import ClassVar, Final
 
 from attrs import frozen
 
@@ -26,6 +27,11 @@ from ports.content_index import Build, ContentIndex
 from ports.errors import PortError
 
 _TOOL = "ck3_playset"
+_KEY: Final = re.compile(r"[^\s\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]{1,256}")
+_KIND: Final = re.compile(r"[A-Za-z0-9_]{1,64}(?:/[A-Za-z0-9_]{1,64}){0,3}")
+_LANGUAGE: Final = re.compile(r"[a-z_]{1,32}")
+_MENTIONED_IN: Final = ("common", "events", "gui")
+"""Where mentions are indexed: script and GUI files (localisation mentions nothing)."""
 KIND = "traits, event, localisation…"
 
 
@@ -82,8 +88,10 @@ class Missing(Request):
 
 def define(session: Session, services: Services, request: Define) -> Reply:
     """Every definition of a key (of a kind) in the playset, and the one the game uses, by which rule."""
-    ready = _ready(
-        session, services, [request.kind] if request.kind else _kinds_of(services, session, request.key)
+    ready = _named(key=request.key, kind=request.kind) or _ready(
+        session,
+        services,
+        _scope([request.kind] if request.kind else _kinds_of(services, session, request.key)),
     )
     if isinstance(ready, Reply):
         return ready
@@ -109,27 +117,32 @@ def define(session: Session, services: Services, request: Define) -> Reply:
 
 def conflicts(session: Session, services: Services, request: Conflicts) -> Reply:
     """Keys more than one source of the playset defines, with the winner and the rule, a page at a time."""
-    bad = page_arguments(request.cursor, request.limit)
-    ready = bad or _ready(session, services, [request.kind])
+    bad = _named(kind=request.kind) or page_arguments(request.cursor, request.limit)
+    ready = bad or _ready(session, services, _scope([request.kind]))
     if isinstance(ready, Reply):
         return ready
     playset, pending = ready
     try:
-        rows = key_queries.conflicts(playset, request.kind)
+        found = key_queries.conflicts(playset, request.kind)
+        shown, cursor = key_queries.page_of(
+            found,
+            request.cursor,
+            request.limit,
+            _space(services, request.limit),
+            lambda conflict: key_queries.spelled(playset, conflict),
+        )
     except PortError:
         return _unavailable()
-    shown, cursor = key_queries.page(
-        list(rows), request.cursor, request.limit, _space(services, request.limit)
-    )
-    data = _paged(shown, cursor, len(rows), pending) | {"conflicts": shown}
-    data["rules"] = _rules()
+    files = sum(1 for conflict in found if conflict.providers)
+    data = _paged(shown, cursor, len(found), pending) | {"conflicts": shown}
+    data |= {"file_conflicts": files, "key_conflicts": len(found) - files, "rules": _rules()}
     return ReplyBuilder().success("WA-READ-S-013", data)
 
 
 def mentions(session: Session, services: Services, request: Mentions) -> Reply:
     """The script and GUI files of the playset that mention a key (its first line in each)."""
-    bad = page_arguments(request.cursor, request.limit)
-    ready = bad or _ready(session, services, [None])
+    bad = _named(key=request.key) or page_arguments(request.cursor, request.limit)
+    ready = bad or _ready(session, services, _MENTIONED_IN)
     if isinstance(ready, Reply):
         return ready
     playset, pending = ready
@@ -146,8 +159,8 @@ def mentions(session: Session, services: Services, request: Mentions) -> Reply:
 
 def missing(session: Session, services: Services, request: Missing) -> Reply:
     """Localisation keys the playset has in the reference language but not in `language`."""
-    bad = page_arguments(request.cursor, request.limit)
-    ready = bad or _ready(session, services, [defs.LOCALISATION])
+    bad = _named(language=request.language) or page_arguments(request.cursor, request.limit)
+    ready = bad or _ready(session, services, _scope([defs.LOCALISATION]))
     if isinstance(ready, Reply):
         return ready
     playset, pending = ready
@@ -162,20 +175,24 @@ def missing(session: Session, services: Services, request: Missing) -> Reply:
 
 
 def _ready(
-    session: Session, services: Services, kinds: list[str | None]
+    session: Session, services: Services, folders: tuple[str, ...]
 ) -> tuple[key_queries.Playset, int] | Reply:
-    """The playset over the index, after the folders of `kinds` were re-checked by stat (files left not
-    indexed counted)."""
+    """The playset over the index, after `folders` (below each source) were re-checked by stat (files left
+    not indexed counted)."""
     index = services.index
     if index is None:
         return _unavailable()
     found = content_index.sources_of(session.world)
-    folders = sorted({folder for kind in kinds for folder in content_index.scope_of(kind)})
     try:
-        done = content_index.refresh(session.world, index, found, tuple(folders), budget=content_index.INLINE)
+        done = content_index.refresh(session.world, index, found, folders, budget=content_index.INLINE)
     except PortError:
         return _unavailable()
     return key_queries.Playset(index, found), done.pending
+
+
+def _scope(kinds: list[str | None]) -> tuple[str, ...]:
+    """The folders where definitions of `kinds` lie (None: every kind)."""
+    return tuple(sorted({folder for kind in kinds for folder in content_index.scope_of(kind)}))
 
 
 def _kinds_of(services: Services, session: Session, key: str) -> list[str | None]:
@@ -206,8 +223,22 @@ def page_arguments(cursor: str | None, limit: int | None) -> Reply | None:
     problems = []
     if limit is not None and not 1 <= limit <= key_queries.MAX_PAGE:
         problems.append({"field": "limit", "problem": f"must be from 1 to {key_queries.MAX_PAGE}"})
-    if cursor is not None and not cursor.isdigit():
+    if key_queries.offset(cursor) is None:
         problems.append({"field": "cursor", "problem": "give the next_cursor of the page before"})
+    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems}) if problems else None
+
+
+def _named(key: str | None = None, kind: str | None = None, language: str | None = None) -> Reply | None:
+    """An Invalid reply naming each of `key`, `kind` and `language` that cannot be one (None: all can):
+    a key is printable text without spaces, a kind a folder below `common/` (or one of the index's own
+    kinds), a language a word of lower-case letters."""
+    problems = []
+    if key is not None and not _KEY.fullmatch(key):
+        problems.append({"field": "key", "problem": "a key is printable text without spaces (e.g. brave)"})
+    if kind is not None and not _KIND.fullmatch(kind):
+        problems.append({"field": "kind", "problem": "a kind names a folder below common/ (e.g. traits)"})
+    if language is not None and not _LANGUAGE.fullmatch(language):
+        problems.append({"field": "language", "problem": "a language is a word such as french"})
     return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems}) if problems else None
 
 
