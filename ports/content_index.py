@@ -5,7 +5,7 @@ of each source holds with the stat it had when read.
 A source is named by its folder in root form (`ROOT_GAME:/`, `ROOT_STEAM:/2217000001`); a file by its
 path below that folder (`common/traits/00_traits.txt`). Raises ports.errors.Unavailable."""
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -59,6 +59,15 @@ class Build:
     files: int
     parsed: int
     seconds: float
+
+
+class Parsing(Protocol):
+    """Port: where a build's files are parsed (the server's own process, or processes of their own)."""
+
+    def submit(self, files: list[tuple[tuple[str, ...], bytes]]) -> Callable[[], list[Parsed | None]]:
+        """Start parsing `files` (game-relative path, bytes); the call returned gives their results in
+        order, waiting for them."""
+        ...
 
 
 class ContentIndex(Protocol):

@@ -97,10 +97,10 @@ def test_a_child_that_fails_is_reported_with_its_stack_trace(world: Settings, tm
 
 ORPHANED = """
 import multiprocessing, os, time
-from app.index_child import _watch_parent
+from app.index_child import watch_parent
 
 def child(parent):
-    _watch_parent(parent)
+    watch_parent(parent)
     time.sleep(600)
 
 if __name__ == "__main__":
