@@ -221,8 +221,8 @@ def test_the_defs_view_spells_out_every_definition_with_its_content_kind_key_lin
 
     with sqlite3.connect(index.path) as db:
         rows = db.execute(
-            "SELECT f.path, d.kind, d.key, d.line, d.language FROM defs d JOIN contents c ON c.id = d.content "
-            "JOIN files f ON f.digest = c.digest ORDER BY d.key"
+            "SELECT f.path, d.kind, d.key, d.line, d.language FROM defs d "
+            "JOIN contents c ON c.id = d.content JOIN files f ON f.digest = c.digest ORDER BY d.key"
         ).fetchall()
 
     assert rows == [
