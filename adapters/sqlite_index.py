@@ -137,16 +137,13 @@ class SqliteIndex:
             raise Unavailable("the content index cannot be written") from exc
 
     def _store(self, contents: dict[str, Parsed]) -> None:
-        """Store the contents not stored yet: their new names first, then their rows sorted, so that each
-        page of the tables' B-trees is touched once per batch. Rows are made by C loops (zip, map): a
-        game's build stores millions."""
+        """Store the contents not stored yet: their new names first, then their rows. Rows are made by C
+        loops (zip, map) from the contents' columns: a game's build stores millions."""
         known = self.known(contents) if contents else set()
         fresh = {digest: parsed for digest, parsed in contents.items() if digest not in known}
         if not fresh:
             return
-        columns = {digest: tuple(zip(*parsed.definitions, strict=True)) for digest, parsed in fresh.items()}
-        words = {digest: tuple(zip(*parsed.mentions, strict=True)) for digest, parsed in fresh.items()}
-        ids = self._ids(_spelled(columns.values(), words.values()))
+        ids = self._ids(_spelled(fresh.values()))
         definitions: list[tuple[int, int, int, int, int]] = []
         mentions: list[tuple[int, int, int]] = []
         for digest, parsed in fresh.items():
@@ -155,15 +152,12 @@ class SqliteIndex:
                 (digest, parsed.kind, int(parsed.replace), json.dumps(parsed.findings)),
             )
             content = int(cursor.lastrowid or 0)
-            if held := columns[digest]:
-                kinds, keys, lines, languages = held
-                named = map(ids.__getitem__, keys), map(ids.__getitem__, kinds)
-                definitions += zip(*named, repeat(content), lines, map(ids.__getitem__, languages))
-            if held := words[digest]:
-                mentions += zip(map(ids.__getitem__, held[0]), repeat(content), held[1])
-        definitions.sort()
+            kinds, keys, lines, languages = parsed.defined
+            named = map(ids.__getitem__, keys), map(ids.__getitem__, kinds)
+            definitions += zip(*named, repeat(content), lines, map(ids.__getitem__, languages))
+            words, places = parsed.mentioned
+            mentions += zip(map(ids.__getitem__, words), repeat(content), places)
         self._db.executemany("INSERT OR IGNORE INTO def_rows VALUES (?, ?, ?, ?, ?)", definitions)
-        mentions.sort()
         self._db.executemany("INSERT OR IGNORE INTO mentions VALUES (?, ?, ?)", mentions)
 
     def _ids(self, spelled: set[str]) -> dict[str, int]:
@@ -283,18 +277,12 @@ def _defined(row: tuple[Any, ...]) -> Defined:
     return Defined(str(source), str(path), str(kind), str(key), int(line), str(language), bool(replace))
 
 
-def _spelled(
-    columns: Iterable[tuple[tuple[Any, ...], ...]], words: Iterable[tuple[tuple[Any, ...], ...]]
-) -> set[str]:
-    """Every name the columns of some contents' definitions (kinds, keys, lines, languages) and mentions
-    (words, lines) spell."""
+def _spelled(contents: Iterable[Parsed]) -> set[str]:
+    """Every name that `contents` spell: their definitions' kinds, keys and languages, their words."""
     spelled: set[str] = set()
-    for held in columns:
-        if held:
-            spelled.update(held[0], held[1], held[3])
-    for held in words:
-        if held:
-            spelled.update(held[0])
+    for parsed in contents:
+        kinds, keys, _, languages = parsed.defined
+        spelled.update(kinds, keys, languages, parsed.mentioned[0])
     return spelled
 
 

@@ -23,17 +23,53 @@ class IndexedFile:
     digest: str
 
 
+Kinds = tuple[str, ...]
+Lines = tuple[int, ...]
+
+
 @frozen
 class Parsed:
     """What the parser found in one content: the kind of file, whether it lies below a localisation
-    `replace/` folder, definitions (kind, key, line, language), mentions (word, line) and findings
-    (code, line, detail)."""
+    `replace/` folder, definitions as columns (kinds, keys, lines, languages), mentions as columns (words,
+    lines) and findings (code, line, detail). Columns: a build hands millions of definitions from the
+    processes that parse to the one that stores, and a few long tuples travel far faster than many
+    short ones."""
 
     kind: str
     replace: bool
-    definitions: tuple[tuple[str, str, int, str], ...]
-    mentions: tuple[tuple[str, int], ...]
+    defined: tuple[Kinds, Kinds, Lines, Kinds]
+    mentioned: tuple[Kinds, Lines]
     findings: tuple[tuple[str, int, str], ...]
+
+    @classmethod
+    def of(
+        cls,
+        kind: str,
+        replace: bool,  # noqa: FBT001 - as the field
+        definitions: Iterable[tuple[str, str, int, str]],
+        mentions: Iterable[tuple[str, int]],
+        findings: tuple[tuple[str, int, str], ...],
+    ) -> "Parsed":
+        """A content from its definitions (kind, key, line, language) and mentions (word, line) as rows."""
+        rows = tuple(definitions)
+        words = tuple(mentions)
+        defined = (
+            tuple(r[0] for r in rows),
+            tuple(r[1] for r in rows),
+            tuple(r[2] for r in rows),
+            tuple(r[3] for r in rows),
+        )
+        return cls(kind, replace, defined, (tuple(w[0] for w in words), tuple(w[1] for w in words)), findings)
+
+    @property
+    def definitions(self) -> tuple[tuple[str, str, int, str], ...]:
+        """The definitions as rows (kind, key, line, language)."""
+        return tuple(zip(*self.defined, strict=True))
+
+    @property
+    def mentions(self) -> tuple[tuple[str, int], ...]:
+        """The mentions as rows (word, line)."""
+        return tuple(zip(*self.mentioned, strict=True))
 
 
 @frozen

@@ -64,7 +64,7 @@ def parse_bytes(path: tuple[str, ...], data: bytes, *, fast: bool = True) -> Par
         return None
     if b"\x00" in data[:8192] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
         finding = (pf.NOT_TEXT, 1, "binary or UTF-16: the game reads UTF-8 only")
-        return Parsed(kind, replace=False, definitions=(), mentions=(), findings=(finding,))
+        return Parsed.of(kind, replace=False, definitions=(), mentions=(), findings=(finding,))
     text = data.decode("utf-8", errors="replace")
     findings: list[tuple[str, int, str]] = []
     if "\ufffd" in text and "\ufffd".encode() not in data:
@@ -73,18 +73,18 @@ def parse_bytes(path: tuple[str, ...], data: bytes, *, fast: bool = True) -> Par
     quick = fast_pass.localisation_entries(text) if fast and kind == definitions.LOCALISATION else None
     if quick is not None:
         language, entries = quick
-        loc = definitions.LOCALISATION
-        found = tuple((loc, key, line, language) for key, line in entries)
-        return Parsed(kind, "replace" in folded[1:-1], found, (), tuple(findings))
+        keys, lines = (tuple(column) for column in zip(*entries, strict=True)) if entries else ((), ())
+        defined = ((definitions.LOCALISATION,) * len(keys), keys, lines, (language,) * len(keys))
+        return Parsed(kind, "replace" in folded[1:-1], defined, ((), ()), tuple(findings))
     content = definitions.read(folded, text)
     if content is None:
         return None
     findings += [(f.code, f.line, f.detail) for f in content.findings]
-    return Parsed(
+    return Parsed.of(
         content.kind,
         content.replace,
-        tuple((d.kind, d.key, d.line, d.language) for d in content.definitions),
-        tuple(content.mentions.items()),
+        ((d.kind, d.key, d.line, d.language) for d in content.definitions),
+        content.mentions.items(),
         tuple(findings),
     )
 
