@@ -26,7 +26,7 @@ INLINE: Final = 200
 """Files a query indexes itself before it answers; the rest it counts as not indexed yet."""
 BATCH: Final = 200
 """Files stored per transaction: each stays short."""
-AHEAD: Final = 4
+AHEAD: Final = 2
 """Batches read and handed to the parsing ahead of the one being stored."""
 _HOME: Final = RootCategory.ROOT_GAME
 
