@@ -244,11 +244,19 @@ class SqliteIndex:
                 yield False
                 return
             try:
-                self._db.execute("PRAGMA wal_autocheckpoint = 0")
+                self._fold_every(0)
                 yield True
             finally:
-                self._db.execute(f"PRAGMA wal_autocheckpoint = {_FOLD_PAGES}")
+                self._fold_every(_FOLD_PAGES)
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _fold_every(self, pages: int) -> None:
+        """Fold the write-ahead log into the file once it holds `pages` pages (0: only when asked)."""
+        try:
+            with self._lock:
+                self._db.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
+        except sqlite3.Error as exc:
+            raise Unavailable("the content index cannot be written") from exc
 
     def record_build(self, build: Build) -> None:
         """Keep what a finished build did, and fold the write-ahead log into the file (a build leaves no
