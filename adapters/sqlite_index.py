@@ -218,8 +218,9 @@ class SqliteIndex:
     def mentions(self, sources: list[str], word: str) -> list[tuple[str, str, int]]:
         """(source, path, first line) of every file of `sources` that mentions `word`."""
         marks = ",".join("?" * len(sources))
-        sql = f"""SELECT f.source, f.path, m.line FROM names w JOIN mentions m ON m.word = w.id
-            JOIN contents c ON c.id = m.content JOIN files f ON f.digest = c.digest
+        # CROSS JOIN keeps this order: the word's mentions first, never every file of the sources
+        sql = f"""SELECT f.source, f.path, m.line FROM names w CROSS JOIN mentions m ON m.word = w.id
+            CROSS JOIN contents c ON c.id = m.content CROSS JOIN files f ON f.digest = c.digest
             WHERE w.name = ? AND f.source IN ({marks}) ORDER BY f.source, f.path"""  # noqa: S608 - marks only
         return [(str(s), str(p), int(line)) for s, p, line in self._rows(sql, [word, *sources])]
 
