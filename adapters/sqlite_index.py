@@ -13,27 +13,46 @@ import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from ports.content_index import Build, Defined, IndexedFile, Parsed
 from ports.errors import Unavailable
 
+VERSION = 2
+"""The index file's format; a file of any other version is emptied and built again."""
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS contents(id INTEGER PRIMARY KEY, digest TEXT UNIQUE NOT NULL, kind TEXT NOT NULL,
+CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
+INSERT INTO names VALUES (0, ''), (1, 'localisation'), (2, 'english'), (3, 'french'), (4, 'german'),
+    (5, 'spanish'), (6, 'russian'), (7, 'korean'), (8, 'simp_chinese'), (9, 'polish'), (10, 'japanese'),
+    (11, 'braz_por'), (12, 'turkish');
+CREATE TABLE contents(id INTEGER PRIMARY KEY, digest TEXT UNIQUE NOT NULL, kind TEXT NOT NULL,
     replace INTEGER NOT NULL, findings TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS defs(content INTEGER NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
-    line INTEGER NOT NULL, language TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS defs_key ON defs(key, kind);
-CREATE TABLE IF NOT EXISTS words(id INTEGER PRIMARY KEY, word TEXT UNIQUE NOT NULL);
-CREATE TABLE IF NOT EXISTS mentions(word INTEGER NOT NULL, content INTEGER NOT NULL, line INTEGER NOT NULL,
+CREATE TABLE def_rows(key INTEGER NOT NULL, kind INTEGER NOT NULL, content INTEGER NOT NULL,
+    line INTEGER NOT NULL, language INTEGER NOT NULL, PRIMARY KEY(key, kind, content, line)) WITHOUT ROWID;
+CREATE INDEX def_rows_content ON def_rows(content) WHERE language = 0;
+CREATE VIEW defs(content, kind, key, line, language) AS
+    SELECT d.content, k.name, n.name, d.line, l.name FROM def_rows d JOIN names n ON n.id = d.key
+    JOIN names k ON k.id = d.kind JOIN names l ON l.id = d.language;
+CREATE TABLE mentions(word INTEGER NOT NULL, content INTEGER NOT NULL, line INTEGER NOT NULL,
     PRIMARY KEY(word, content)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS files(source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+CREATE TABLE files(source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, PRIMARY KEY(source, path));
-CREATE INDEX IF NOT EXISTS files_digest ON files(digest);
-CREATE TABLE IF NOT EXISTS builds(playset TEXT PRIMARY KEY, at TEXT NOT NULL, files INTEGER NOT NULL,
-    parsed INTEGER NOT NULL, seconds REAL NOT NULL);
+CREATE INDEX files_digest ON files(digest);
+CREATE TABLE builds(playset TEXT PRIMARY KEY, at TEXT NOT NULL, files INTEGER NOT NULL,
+    parsed INTEGER NOT NULL, seconds REAL NOT NULL)
 """
+"""Every key, kind, language and mentioned word is stored once, in `names` (the game's localisation keys
+recur in each of its ten languages), and `def_rows` holds their ids: `defs` is the view that spells them
+out. The commonest names have the smallest ids (SQLite stores 0 and 1 in no bytes, and ids below 128 in
+one): the empty language of every script definition, the kind of every localisation one, the game's
+languages. Only definitions with no language (script and GUI files) are indexed by content; a localisation
+file's own definitions are found by a scan."""
+_EMPTY: Final = 0
+"""The id of the empty name: the language of every definition that has none."""
+_FOLD_PAGES: Final = 1000
+"""SQLite's own default: the write-ahead log is folded into the file once it holds this many pages."""
 _CANDIDATES = """INSERT OR IGNORE INTO temp.candidates SELECT +key AS k, kind, language FROM defs
     WHERE content IN (SELECT content FROM temp.read_files WHERE later)"""
 """The keys defined in read files of a source after the first: one scan, sorted before they are stored
@@ -54,11 +73,12 @@ class SqliteIndex:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA cache_size=-65536")  # 64 MiB: a build's index pages stay in memory
-            self._db.executescript(_SCHEMA)
+            self._db.execute("PRAGMA temp_store=MEMORY")
+            _current(self._db)
         except (sqlite3.Error, OSError) as exc:
             raise Unavailable("the content index cannot be opened") from exc
         self._lock = threading.RLock()
-        self._words: dict[str, int] = {}
+        self._names: dict[str, int] = {}
         self._lock_path = path.with_suffix(".lock")
 
     def close(self) -> None:
@@ -115,39 +135,48 @@ class SqliteIndex:
                     self._db.execute("COMMIT")
                 except BaseException:
                     self._db.execute("ROLLBACK")
-                    self._words.clear()  # ids handed out in the rolled-back transaction are void
+                    self._names.clear()  # ids learnt in the rolled-back transaction are void
                     raise
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be written") from exc
 
     def _store(self, contents: dict[str, Parsed]) -> None:
-        """Store the contents not stored yet; their mentions in one sorted batch (the word index's pages
-        are then each touched once)."""
+        """Store the contents not stored yet: their new names first, then their rows. Rows are made by C
+        loops (zip, map) from the contents' columns: a game's build stores millions."""
         known = self.known(contents) if contents else set()
-        definitions: list[tuple[int, str, str, int, str]] = []
+        fresh = {digest: parsed for digest, parsed in contents.items() if digest not in known}
+        if not fresh:
+            return
+        ids = self._ids(_spelled(fresh.values()))
+        definitions: list[tuple[int, int, int, int, int]] = []
         mentions: list[tuple[int, int, int]] = []
-        for digest, parsed in contents.items():
-            if digest in known:
-                continue
+        for digest, parsed in fresh.items():
             cursor = self._db.execute(
                 "INSERT INTO contents(digest, kind, replace, findings) VALUES (?, ?, ?, ?)",
                 (digest, parsed.kind, int(parsed.replace), json.dumps(parsed.findings)),
             )
             content = int(cursor.lastrowid or 0)
-            definitions += [(content, kind, key, line, lang) for kind, key, line, lang in parsed.definitions]
-            mentions += [(self._word(word), content, line) for word, line in parsed.mentions]
-        self._db.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?)", definitions)
-        mentions.sort()
+            kinds, keys, lines, languages = parsed.defined
+            named = map(ids.__getitem__, keys), map(ids.__getitem__, kinds)
+            definitions += zip(*named, repeat(content), lines, map(ids.__getitem__, languages))
+            words, places = parsed.mentioned
+            mentions += zip(map(ids.__getitem__, words), repeat(content), places)
+        self._db.executemany("INSERT OR IGNORE INTO def_rows VALUES (?, ?, ?, ?, ?)", definitions)
         self._db.executemany("INSERT OR IGNORE INTO mentions VALUES (?, ?, ?)", mentions)
 
-    def _word(self, word: str) -> int:
-        found = self._words.get(word)
-        if found is None:
-            row = self._db.execute("SELECT id FROM words WHERE word = ?", (word,)).fetchone()
-            if row is None:
-                row = (self._db.execute("INSERT INTO words(word) VALUES (?)", (word,)).lastrowid,)
-            found = self._words[word] = int(row[0])
-        return found
+    def _ids(self, spelled: set[str]) -> dict[str, int]:
+        """The ids of `spelled` in `names` (each learnt once: a name's id never changes), the new ones
+        added in sorted order (appended pages). Within the caller's transaction."""
+        ids = self._names
+        new = sorted(name for name in spelled if name not in ids)
+        if new:
+            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(name TEXT PRIMARY KEY) WITHOUT ROWID")
+            self._db.execute("DELETE FROM temp.wanted")
+            self._db.executemany("INSERT INTO temp.wanted VALUES (?)", zip(new))
+            self._db.execute("INSERT OR IGNORE INTO names(name) SELECT name FROM temp.wanted ORDER BY name")
+            found = self._db.execute("SELECT n.name, n.id FROM temp.wanted w JOIN names n ON n.name = w.name")
+            ids.update(found)
+        return ids
 
     def defined(self, sources: list[str], key: str, kind: str | None = None) -> list[Defined]:
         """Every definition of `key` (of `kind`) in files of `sources`."""
@@ -160,9 +189,25 @@ class SqliteIndex:
         return [_defined(row) for row in self._rows(sql, args)]
 
     def defined_in(self, source: str, path: str) -> list[Defined]:
-        """Every definition in one file of one source."""
-        sql = f"{_DEFINED} WHERE f.source = ? AND f.path = ?"
-        return [_defined(row) for row in self._rows(sql, [source, path])]
+        """Every definition in one file of one source (a localisation file's by a scan of them all)."""
+        rows = self._rows(
+            "SELECT c.id, c.kind, c.replace FROM files f JOIN contents c ON c.digest = f.digest "
+            "WHERE f.source = ? AND f.path = ?",
+            [source, path],
+        )
+        if not rows:
+            return []
+        content, kind, replace = rows[0]
+        plain = "" if kind == "localisation" else f" AND d.language = {_EMPTY}"
+        sql = (
+            "SELECT k.name, n.name, d.line, l.name FROM def_rows d JOIN names n ON n.id = d.key "  # noqa: S608 - a constant only
+            "JOIN names k ON k.id = d.kind JOIN names l ON l.id = d.language "
+            f"WHERE d.content = ?{plain} ORDER BY d.line"
+        )
+        return [
+            Defined(source, path, str(k), str(key), int(line), str(lang), bool(replace))
+            for k, key, line, lang in self._rows(sql, [content])
+        ]
 
     def definitions(self, sources: list[str], kind: str | None = None) -> Iterator[Defined]:
         """Every definition in files of `sources` (of `kind`), by kind and key."""
@@ -177,9 +222,10 @@ class SqliteIndex:
     def mentions(self, sources: list[str], word: str) -> list[tuple[str, str, int]]:
         """(source, path, first line) of every file of `sources` that mentions `word`."""
         marks = ",".join("?" * len(sources))
-        sql = f"""SELECT f.source, f.path, m.line FROM words w JOIN mentions m ON m.word = w.id
-            JOIN contents c ON c.id = m.content JOIN files f ON f.digest = c.digest
-            WHERE w.word = ? AND f.source IN ({marks}) ORDER BY f.source, f.path"""  # noqa: S608 - marks only
+        # CROSS JOIN keeps this order: the word's mentions first, never every file of the sources
+        sql = f"""SELECT f.source, f.path, m.line FROM names w CROSS JOIN mentions m ON m.word = w.id
+            CROSS JOIN contents c ON c.id = m.content CROSS JOIN files f ON f.digest = c.digest
+            WHERE w.name = ? AND f.source IN ({marks}) ORDER BY f.source, f.path"""  # noqa: S608 - marks only
         return [(str(s), str(p), int(line)) for s, p, line in self._rows(sql, [word, *sources])]
 
     def findings(self, source: str, path: str) -> list[tuple[str, int, str]]:
@@ -193,7 +239,9 @@ class SqliteIndex:
 
     @contextmanager
     def builder(self) -> Iterator[bool]:
-        """Hold the builder's place among every server on the directory; True when this one got it."""
+        """Hold the builder's place among every server on the directory; True when this one got it. While
+        it is held, this connection's commits leave the write-ahead log unfolded (a fold at each commit
+        writes every page twice); record_build folds it once at the end."""
         with self._lock_path.open("a") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -201,16 +249,28 @@ class SqliteIndex:
                 yield False
                 return
             try:
+                self._fold_every(0)
                 yield True
             finally:
+                self._fold_every(_FOLD_PAGES)
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
+    def _fold_every(self, pages: int) -> None:
+        """Fold the write-ahead log into the file once it holds `pages` pages (0: only when asked)."""
+        try:
+            with self._lock:
+                self._db.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
+        except sqlite3.Error as exc:
+            raise Unavailable("the content index cannot be written") from exc
+
     def record_build(self, build: Build) -> None:
-        """Keep what a finished build did."""
+        """Keep what a finished build did, and fold the write-ahead log into the file (a build leaves no
+        log as large as what it wrote)."""
         row = (build.playset, build.at, build.files, build.parsed, build.seconds)
         try:
             with self._lock:
                 self._db.execute("INSERT OR REPLACE INTO builds VALUES (?, ?, ?, ?, ?)", row)
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be written") from exc
 
@@ -316,3 +376,36 @@ class SqliteIndex:
 def _defined(row: tuple[Any, ...]) -> Defined:
     source, path, kind, key, line, language, replace = row
     return Defined(str(source), str(path), str(kind), str(key), int(line), str(language), bool(replace))
+
+
+def _spelled(contents: Iterable[Parsed]) -> set[str]:
+    """Every name that `contents` spell: their definitions' kinds, keys and languages, their words."""
+    spelled: set[str] = set()
+    for parsed in contents:
+        kinds, keys, _, languages = parsed.defined
+        spelled.update(kinds, keys, languages, parsed.mentioned[0])
+    return spelled
+
+
+def _current(db: sqlite3.Connection) -> None:
+    """Bring the file at `db` to this VERSION's tables: a new file gets them, a file of another version
+    (an older server's) is emptied first and built again; one of this version is left as it is."""
+    if db.execute("PRAGMA user_version").fetchone()[0] == VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != VERSION:  # not done meanwhile
+            held = db.execute(
+                "SELECT type, name FROM sqlite_master "
+                "WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view')"
+            ).fetchall()
+            for kind, name in held:
+                db.execute(f'DROP {kind} IF EXISTS "{name}"')
+            for statement in _SCHEMA.split(";"):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("VACUUM")  # an older file's pages are given back

@@ -6,18 +6,18 @@ between threads (a trivial call took about 6 ms more while it ran). A child proc
 its own: the server's thread only waits for its answer, and the operating system shares the processors
 between the two far more finely than the interpreter's lock does.
 
-The child is started fresh (`spawn`: nothing of the server's threads, locks or open databases is copied),
-from the server's settings and the playset's view; it opens the index in the state directory itself. It
-ends when its build does, and at once when the server is gone (it watches its parent), so it never
-outlives the server by more than a second; its standard output is its standard error, so nothing it does
-reaches, or holds open, the protocol of a server over stdio.
+The child reads and stores; it parses in processes of its own (app.parse_workers), one a processor, at a
+low priority, so the server's calls go first meanwhile. The child is started fresh (`spawn`: nothing of
+the server's threads, locks or open databases is copied), from the server's settings and the playset's
+view; it opens the index in the state directory itself. It ends when its build does, and at once when
+the server is gone (it watches its parent), so it never outlives the server by more than a second; its
+standard output is its standard error, so nothing it does reaches, or holds open, the protocol of a
+server over stdio.
 """
 
 import multiprocessing
 import os
 import sys
-import threading
-import time
 import traceback
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -27,14 +27,12 @@ from adapters.sqlite_index import SqliteIndex
 from adapters.system_clock import SystemClock
 from app.collection import resumed
 from app.config import Settings
+from app.parse_workers import Workers, processors, watch_parent
 from domain.use_cases.content_queries import build_into
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
 from ports.content_index import Build
 from ports.errors import PortError
-
-WATCH_SECONDS = 1.0
-"""How often the child looks whether the server that started it is still there."""
 
 
 class ChildFailed(RuntimeError):
@@ -71,7 +69,9 @@ def _child(  # noqa: PLR0913, PLR0917 - what a spawned process is given, by posi
     settings: Settings, view: WorldView, playset: str, index_path: Path, answer: Connection, parent: int
 ) -> None:
     _off_the_protocol()
-    _watch_parent(parent)
+    watch_parent(parent)
+    # a daemon, to its server; to its own workers a builder that may start them, and that ends them itself
+    multiprocessing.current_process().daemon = False
     # the command line's module, imported again by the spawned child, paused the collector
     resumed(started=False)
     try:
@@ -81,7 +81,8 @@ def _child(  # noqa: PLR0913, PLR0917 - what a spawned process is given, by posi
             answer.send(None)
             return
         files = LocalFiles({root.value: path for root, path in settings.roots.items()})
-        answer.send(build_into(index, SystemClock(), WorldAdapter(files, view), playset))
+        with Workers(processors()) as workers:
+            answer.send(build_into(index, SystemClock(), WorldAdapter(files, view), playset, workers))
     except Exception:  # noqa: BLE001 - whatever failed, the server logs it with its own trace
         answer.send(traceback.format_exc())
     finally:
@@ -93,15 +94,3 @@ def _off_the_protocol() -> None:
     carries the protocol, which nothing of the child may write to, nor keep open past the server."""
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-
-
-def _watch_parent(parent: int) -> None:
-    """End this process as soon as the server that started it (process `parent`, named by the server
-    itself: one killed before this child ran is gone already) is gone; killed, it could not end us."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(WATCH_SECONDS)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="ck3raven-index-watch", daemon=True).start()

@@ -5,7 +5,7 @@ of each source holds with the stat it had when read.
 A source is named by its folder in root form (`ROOT_GAME:/`, `ROOT_STEAM:/2217000001`); a file by its
 path below that folder (`common/traits/00_traits.txt`). Raises ports.errors.Unavailable."""
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -23,17 +23,53 @@ class IndexedFile:
     digest: str
 
 
+Kinds = tuple[str, ...]
+Lines = tuple[int, ...]
+
+
 @frozen
 class Parsed:
     """What the parser found in one content: the kind of file, whether it lies below a localisation
-    `replace/` folder, definitions (kind, key, line, language), mentions (word, line) and findings
-    (code, line, detail)."""
+    `replace/` folder, definitions as columns (kinds, keys, lines, languages), mentions as columns (words,
+    lines) and findings (code, line, detail). Columns: a build hands millions of definitions from the
+    processes that parse to the one that stores, and a few long tuples travel far faster than many
+    short ones."""
 
     kind: str
     replace: bool
-    definitions: tuple[tuple[str, str, int, str], ...]
-    mentions: tuple[tuple[str, int], ...]
+    defined: tuple[Kinds, Kinds, Lines, Kinds]
+    mentioned: tuple[Kinds, Lines]
     findings: tuple[tuple[str, int, str], ...]
+
+    @classmethod
+    def of(
+        cls,
+        kind: str,
+        replace: bool,  # noqa: FBT001 - as the field
+        definitions: Iterable[tuple[str, str, int, str]],
+        mentions: Iterable[tuple[str, int]],
+        findings: tuple[tuple[str, int, str], ...],
+    ) -> "Parsed":
+        """A content from its definitions (kind, key, line, language) and mentions (word, line) as rows."""
+        rows = tuple(definitions)
+        words = tuple(mentions)
+        defined = (
+            tuple(r[0] for r in rows),
+            tuple(r[1] for r in rows),
+            tuple(r[2] for r in rows),
+            tuple(r[3] for r in rows),
+        )
+        return cls(kind, replace, defined, (tuple(w[0] for w in words), tuple(w[1] for w in words)), findings)
+
+    @property
+    def definitions(self) -> tuple[tuple[str, str, int, str], ...]:
+        """The definitions as rows (kind, key, line, language)."""
+        return tuple(zip(*self.defined, strict=True))
+
+    @property
+    def mentions(self) -> tuple[tuple[str, int], ...]:
+        """The mentions as rows (word, line)."""
+        return tuple(zip(*self.mentioned, strict=True))
 
 
 @frozen
@@ -59,6 +95,15 @@ class Build:
     files: int
     parsed: int
     seconds: float
+
+
+class Parsing(Protocol):
+    """Port: where a build's files are parsed (the server's own process, or processes of their own)."""
+
+    def submit(self, files: list[tuple[tuple[str, ...], bytes]]) -> Callable[[], list[Parsed | None]]:
+        """Start parsing `files` (game-relative path, bytes); the call returned gives their results in
+        order, waiting for them."""
+        ...
 
 
 class ContentIndex(Protocol):

@@ -7,17 +7,18 @@ shows in the next answer. A query parses at most INLINE files itself and counts 
 """
 
 import hashlib
+from collections import deque
 from collections.abc import Callable
 from typing import Final
 
 from attrs import frozen
 
-from domain.ck3 import definitions, descriptors, merged
+from domain.ck3 import definitions, descriptors, fast_pass, merged
 from domain.ck3 import parse_findings as pf
 from domain.ck3.merged import Source, below
 from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
-from ports.content_index import ContentIndex, IndexedFile, Parsed
+from ports.content_index import ContentIndex, IndexedFile, Parsed, Parsing
 from ports.errors import PortError
 
 READ_LIMIT: Final = 32 * 1024 * 1024
@@ -25,6 +26,8 @@ INLINE: Final = 200
 """Files a query indexes itself before it answers; the rest it counts as not indexed yet."""
 BATCH: Final = 200
 """Files stored per transaction: each stays short."""
+AHEAD: Final = 2
+"""Batches read and handed to the parsing ahead of the one being stored."""
 _HOME: Final = RootCategory.ROOT_GAME
 
 
@@ -51,29 +54,37 @@ def sources_of(world: WorldAdapter) -> list[Source]:
     return merged.sources(world, lambda folder: descriptors.read(world, _HOME, f"{folder}/descriptor.mod"))
 
 
-def parse_bytes(path: tuple[str, ...], data: bytes) -> Parsed | None:
+def parse_bytes(path: tuple[str, ...], data: bytes, *, fast: bool = True) -> Parsed | None:
     """What the file at game-relative `path` holds, for the index (None: a kind the index does not read).
-    Text that is not UTF-8 is a finding, never an error."""
+    Text that is not UTF-8 is a finding, never an error. With `fast`, a plain localisation file is read by
+    the fast pass, which finds what the parser would (domain.ck3.fast_pass)."""
     folded = tuple(part.casefold() for part in path)
     kind = definitions.file_kind(folded)
     if kind is None:
         return None
     if b"\x00" in data[:8192] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
         finding = (pf.NOT_TEXT, 1, "binary or UTF-16: the game reads UTF-8 only")
-        return Parsed(kind, replace=False, definitions=(), mentions=(), findings=(finding,))
+        return Parsed.of(kind, replace=False, definitions=(), mentions=(), findings=(finding,))
     text = data.decode("utf-8", errors="replace")
+    findings: list[tuple[str, int, str]] = []
+    if "\ufffd" in text and "\ufffd".encode() not in data:
+        line = text[: text.index("\ufffd")].count("\n") + 1
+        findings.append((pf.NOT_TEXT, line, "bytes that are not UTF-8; read as replacement characters"))
+    quick = fast_pass.localisation_entries(text) if fast and kind == definitions.LOCALISATION else None
+    if quick is not None:
+        language, entries = quick
+        keys, lines = (tuple(column) for column in zip(*entries, strict=True)) if entries else ((), ())
+        defined = ((definitions.LOCALISATION,) * len(keys), keys, lines, (language,) * len(keys))
+        return Parsed(kind, "replace" in folded[1:-1], defined, ((), ()), tuple(findings))
     content = definitions.read(folded, text)
     if content is None:
         return None
-    findings = [(f.code, f.line, f.detail) for f in content.findings]
-    if "\ufffd" in text and "\ufffd".encode() not in data:
-        line = text[: text.index("\ufffd")].count("\n") + 1
-        findings.insert(0, (pf.NOT_TEXT, line, "bytes that are not UTF-8; read as replacement characters"))
-    return Parsed(
+    findings += [(f.code, f.line, f.detail) for f in content.findings]
+    return Parsed.of(
         content.kind,
         content.replace,
-        tuple((d.kind, d.key, d.line, d.language) for d in content.definitions),
-        tuple(content.mentions.items()),
+        ((d.kind, d.key, d.line, d.language) for d in content.definitions),
+        content.mentions.items(),
         tuple(findings),
     )
 
@@ -91,6 +102,14 @@ def scope_of(kind: str | None) -> tuple[str, ...]:
     return (f"common/{kind}",)
 
 
+class InProcess:
+    """Parsing in the calling process, when its results are asked for."""
+
+    def submit(self, files: list[tuple[tuple[str, ...], bytes]]) -> Callable[[], list[Parsed | None]]:
+        """`files` parsed by parse_bytes, on demand."""
+        return lambda: [parse_bytes(path, data) for path, data in files]
+
+
 def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and how much
     world: WorldAdapter,
     index: ContentIndex,
@@ -99,27 +118,32 @@ def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and ho
     *,
     budget: int | None = None,
     stop: Callable[[], bool] | None = None,
+    parsing: Parsing | None = None,
 ) -> Progress:
     """Bring the index up to date with the files below `folders` of every source: at most `budget` files
-    parsed (None: all), the rest counted as pending. Raises PortError only for the index itself."""
+    parsed (None: all), the rest counted as pending, parsed by `parsing` (None: in this process). Raises
+    PortError only for the index itself."""
     total = Progress()
     left = budget
     for source in found:
         for folder in folders:
             if stop is not None and stop():
                 return total
-            done = _refresh_folder(world, index, source.folder, folder, left)
+            done = _refresh_folder(
+                world, index, source.folder, folder, budget=left, parsing=parsing or InProcess()
+            )
             total += done
             if left is not None:
                 left = max(0, left - done.parsed)
     return total
 
 
-def _refresh_folder(
-    world: WorldAdapter, index: ContentIndex, top: str, folder: str, budget: int | None
+def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, and who parses
+    world: WorldAdapter, index: ContentIndex, top: str, folder: str, *, budget: int | None, parsing: Parsing
 ) -> Progress:
     """Bring the index up to date with the files below `folder` of the source at `top` (its folder: all
-    that re-indexing asks of a source, so no descriptor is read for it)."""
+    that re-indexing asks of a source, so no descriptor is read for it). Batches are read and handed to
+    `parsing` AHEAD of the one stored, each stored in a transaction of its own."""
     now = _surveyed(world, top, folder)
     held = index.files(top, folder)
     changed = [path for path, (size, mtime) in now.items() if _stale(held.get(path), size, mtime)]
@@ -128,13 +152,35 @@ def _refresh_folder(
     if budget is not None and len(changed) > budget:
         pending = len(changed) - budget
         changed = changed[:budget]
-    parsed = 0
+    parsed, removed = 0, len(gone)
+    asked: set[str] = set()  # contents handed to the parsing in this refresh: none is parsed twice
+    flight: deque[_Batch] = deque()
     for start in range(0, max(len(changed), 1), BATCH):
-        batch = changed[start : start + BATCH]
-        rows, contents = _read(world, index, top, batch, now)
-        parsed += len(contents)
-        index.update(top, rows, contents, gone if start == 0 else [])
-    return Progress(len(now), parsed, len(gone), pending)
+        rows, wanted = _read(world, index, top, changed[start : start + BATCH], stats=now, asked=asked)
+        digests = [digest for digest, _, _ in wanted]
+        flight.append((rows, digests, parsing.submit([(path, data) for _, path, data in wanted])))
+        if len(flight) > AHEAD:
+            parsed += _store(index, top, flight.popleft(), gone)
+            gone = []
+    while flight:
+        parsed += _store(index, top, flight.popleft(), gone)
+        gone = []
+    return Progress(len(now), parsed, removed, pending)
+
+
+_Batch = tuple[list[IndexedFile], list[str], Callable[[], list[Parsed | None]]]
+"""A batch in flight: its file rows, the digests handed to the parsing, and the call giving their results."""
+
+
+def _store(index: ContentIndex, top: str, batch: _Batch, gone: list[str]) -> int:
+    """Store one batch and drop the rows of `gone`: its file rows and the contents parsed for it; how many
+    contents."""
+    rows, digests, results = batch
+    contents = {
+        digest: parsed for digest, parsed in zip(digests, results(), strict=True) if parsed is not None
+    }
+    index.update(top, rows, contents, gone)
+    return len(contents)
 
 
 def _stale(held: IndexedFile | None, size: int, mtime_ns: int) -> bool:
@@ -158,14 +204,17 @@ def _surveyed(world: WorldAdapter, top: str, folder: str) -> dict[str, tuple[int
     return found
 
 
-def _read(
+def _read(  # noqa: PLR0913 - the world, the index, the source, which files, their stats, what is asked
     world: WorldAdapter,
     index: ContentIndex,
     top: str,
     paths: list[str],
+    *,
     stats: dict[str, tuple[int, int]],
-) -> tuple[list[IndexedFile], dict[str, Parsed]]:
-    """The rows of `paths` (read and digested) and the parsed contents the index lacks."""
+    asked: set[str],
+) -> tuple[list[IndexedFile], list[tuple[str, tuple[str, ...], bytes]]]:
+    """The rows of `paths` (read and digested) and the contents (digest, path, bytes) that neither the
+    index nor `asked` holds yet (added to `asked`)."""
     refs = []
     for path in paths:
         _, ref = world.resolve(below(top, tuple(path.split("/"))), _HOME)
@@ -177,17 +226,16 @@ def _read(
         for (path, _), data in zip(refs, datas, strict=True)
         if isinstance(data, bytes)
     ]
-    known = index.known(digest for _, _, digest in digested)
+    known = index.known(digest for _, _, digest in digested if digest not in asked)
     rows: list[IndexedFile] = []
-    contents: dict[str, Parsed] = {}
+    wanted: list[tuple[str, tuple[str, ...], bytes]] = []
     for path, data, digest in digested:
         size, mtime = stats[path]
         rows.append(IndexedFile(top, path, size, mtime, digest))
-        if digest not in known and digest not in contents:
-            parsed = parse_bytes(tuple(path.split("/")), data)
-            if parsed is not None:
-                contents[digest] = parsed
-    return rows, contents
+        if digest not in known and digest not in asked:
+            asked.add(digest)
+            wanted.append((digest, tuple(path.split("/")), data))
+    return rows, wanted
 
 
 def after_write(world: WorldAdapter, index: ContentIndex, address: str) -> bool:
@@ -197,7 +245,7 @@ def after_write(world: WorldAdapter, index: ContentIndex, address: str) -> bool:
     for top in merged.folders(world):
         inside = _indexed_folder(top, address)
         if inside is not None:
-            _refresh_folder(world, index, top, inside, None)
+            _refresh_folder(world, index, top, inside, budget=None, parsing=InProcess())
             return True
     return False
 

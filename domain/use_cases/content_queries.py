@@ -23,7 +23,7 @@ from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
 from domain.world.visibility import VisibilityRef
 from ports.clock import Clock
-from ports.content_index import Build, ContentIndex
+from ports.content_index import Build, ContentIndex, Parsing
 from ports.errors import PortError
 
 _TOOL = "ck3_playset"
@@ -263,8 +263,15 @@ def build(services: Services, world: WorldAdapter, playset: str) -> Build | None
     return build_into(services.index, services.clock, world, playset)
 
 
-def build_into(index: ContentIndex | None, clock: Clock, world: WorldAdapter, playset: str) -> Build | None:
-    """`build` with its index and clock given alone (a process that builds and serves nothing)."""
+def build_into(
+    index: ContentIndex | None,
+    clock: Clock,
+    world: WorldAdapter,
+    playset: str,
+    parsing: Parsing | None = None,
+) -> Build | None:
+    """`build` with its index and clock given alone (a process that builds and serves nothing), its files
+    parsed by `parsing` (None: in this process)."""
     if index is None:
         return None
     started = clock.now()
@@ -272,7 +279,7 @@ def build_into(index: ContentIndex | None, clock: Clock, world: WorldAdapter, pl
         with index.builder() as mine:
             if not mine:
                 return None
-            done = content_index.refresh(world, index, content_index.sources_of(world))
+            done = content_index.refresh(world, index, content_index.sources_of(world), parsing=parsing)
             finished = clock.now()
             seconds = round((finished - started).total_seconds(), 3)
             record = Build(playset, finished.isoformat(), done.seen, done.parsed, seconds)

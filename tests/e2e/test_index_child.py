@@ -5,6 +5,7 @@ child never outlives a killed server, nothing a child prints reaches the protoco
 builds the index at start, read-only or not."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -77,6 +78,30 @@ async def test_a_playset_switch_of_a_server_rebuilds_the_index_in_a_child_proces
     assert status["data"]["parsed"] >= 5
 
 
+async def test_the_server_answers_pwd_while_a_build_is_in_progress(world: Settings):
+    core = build_core(world, index_in_child=True)
+    held = sqlite3.connect(_index(world), isolation_level=None)
+    held.execute("BEGIN IMMEDIATE")  # the build parses, then waits here to store: it stays in progress
+    try:
+        async with Client(build(world, core=core)) as client:
+            switched = await call(client, "ck3_playset", {"command": "switch", "name": "Brave"})
+            answers = [await call(client, "ck3_dir", {"command": "pwd"}) for _ in range(20)]
+            during = await call(client, "ck3_playset", {"command": "index"})
+            held.execute("ROLLBACK")
+            deadline = time.monotonic() + 120  # a guard against a hang, not a measure of speed
+            status = await call(client, "ck3_playset", {"command": "index"})
+            while status["reply_type"] != "S" and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+                status = await call(client, "ck3_playset", {"command": "index"})
+    finally:
+        held.close()
+
+    assert switched["code"] == "MCP-CFG-S-004"
+    assert {answer["reply_type"] for answer in answers} == {"S"}
+    assert during["code"] == "MCP-DB-I-001"  # not built yet while pwd was answered
+    assert (status["code"], status["data"]["name"]) == ("MCP-DB-S-001", "Brave")
+
+
 def test_an_index_that_cannot_be_kept_is_no_build(world: Settings, tmp_path: Path):
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the index's folder would be", encoding="utf-8")
@@ -97,10 +122,10 @@ def test_a_child_that_fails_is_reported_with_its_stack_trace(world: Settings, tm
 
 ORPHANED = """
 import multiprocessing, os, time
-from app.index_child import _watch_parent
+from app.index_child import watch_parent
 
 def child(parent):
-    _watch_parent(parent)
+    watch_parent(parent)
     time.sleep(600)
 
 if __name__ == "__main__":

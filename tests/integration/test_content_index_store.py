@@ -2,6 +2,7 @@
 on what a change adds; bad input is findings, never an error; a governed write's file is re-indexed at
 once; one builder at a time among the servers on a state directory."""
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,55 @@ def test_the_playsets_folders_are_the_new_playsets_after_a_switch(base: Path):
 
     assert before == ["ROOT_GAME:/", MOD]
     assert merged.folders(world) == ["ROOT_GAME:/", "ROOT_STEAM:/2", MOD]
+
+
+OLD_FORMAT = """
+CREATE TABLE contents(id INTEGER PRIMARY KEY, digest TEXT UNIQUE NOT NULL, kind TEXT NOT NULL,
+    replace INTEGER NOT NULL, findings TEXT NOT NULL);
+CREATE TABLE defs(content INTEGER NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, line INTEGER NOT NULL,
+    language TEXT NOT NULL);
+CREATE TABLE words(id INTEGER PRIMARY KEY, word TEXT UNIQUE NOT NULL);
+CREATE TABLE mentions(word INTEGER NOT NULL, content INTEGER NOT NULL, line INTEGER NOT NULL,
+    PRIMARY KEY(word, content)) WITHOUT ROWID;
+CREATE TABLE files(source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    digest TEXT NOT NULL, PRIMARY KEY(source, path));
+INSERT INTO contents VALUES (1, 'd1', 'script', 0, '[]');
+INSERT INTO defs VALUES (1, 'traits', 'stale', 1, '');
+INSERT INTO files VALUES ('ROOT_STEAM:/1', 'common/traits/t.txt', 10, 1, 'd1');
+"""
+
+
+def test_an_index_file_of_an_older_format_is_emptied_and_built_again(base: Path):
+    world = world_on(base)
+    put(base, "common/traits/t.txt", "brave = {\n}\n")
+    old = base / "state" / "content-index.db"
+    old.parent.mkdir()
+    with sqlite3.connect(old) as db:
+        db.executescript(OLD_FORMAT)
+
+    index = SqliteIndex(old)
+    emptied = (index.files(MOD), index.defined([MOD], "stale"))
+    done = content_index.refresh(world, index, content_index.sources_of(world))
+
+    assert emptied == ({}, [])
+    assert done.parsed == 1
+    assert [d.key for d in index.defined([MOD], "brave")] == ["brave"]
+
+
+def test_the_defs_view_spells_out_every_definition_with_its_content_kind_key_line_and_language(base: Path):
+    world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
+    put(base, "common/traits/t.txt", "brave = {\n}\n\nshy = {\n}\n")
+    put(base, "localization/french/t_l_french.yml", 'l_french:\n trait_brave:0 "Brave"\n')
+    content_index.refresh(world, index, content_index.sources_of(world))
+
+    with sqlite3.connect(index.path) as db:
+        rows = db.execute(
+            "SELECT f.path, d.kind, d.key, d.line, d.language FROM defs d "
+            "JOIN contents c ON c.id = d.content JOIN files f ON f.digest = c.digest ORDER BY d.key"
+        ).fetchall()
+
+    assert rows == [
+        ("common/traits/t.txt", "traits", "brave", 1, ""),
+        ("common/traits/t.txt", "traits", "shy", 4, ""),
+        ("localization/french/t_l_french.yml", "localisation", "trait_brave", 2, "french"),
+    ]
