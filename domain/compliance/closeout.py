@@ -13,7 +13,7 @@ from attrs import frozen
 
 from domain.addresses import canonical, parse
 from domain.ck3 import definitions
-from domain.compliance import ck3_checks, key_changes, ruleset, symbols, tokens
+from domain.compliance import ck3_checks, game_rejects, key_changes, ruleset, symbols, tokens
 from domain.compliance.symbols import FileSymbols
 from domain.replies.builder import Reply
 from domain.services import Services
@@ -42,6 +42,8 @@ class Assessment:
     nsts: list[tokens.Nst]
     lxes: list[str]
     keys: key_changes.KeyChanges = key_changes.NOTHING
+    rejects: dict[str, object] | None = None
+    """How the checks of what the game would reject ran (SPEC §14)."""
 
     @property
     def problem(self) -> str | None:
@@ -70,6 +72,7 @@ class Assessment:
             "lxes": self.lxes,
             "keys": self.keys.evidence(),
             "removals_blocked": self.keys.blocked,
+            "game_rejects": self.rejects,
             "outcome": self.problem or "complies",
         }
 
@@ -214,6 +217,9 @@ def assess(
         keys = key_changes.assess(session.world, services.index, ck3_files, removals)
     except PortError:  # the index cannot answer: no override is excused, no removal judged
         keys = key_changes.NOTHING
+    settings = (services.language, services.validator, services.validator_seconds)
+    rejects = game_rejects.assess(session.world, services.index, ck3_files, keys, settings)
+    findings += rejects.findings
     return Assessment(
         ruleset.digest(ruleset.current(services.linter)),
         json.loads(recorded)["hash"] if recorded else None,
@@ -224,6 +230,7 @@ def assess(
         nsts,
         [lxe.lxe_id for lxe in lxes],
         keys,
+        rejects.evidence,
     )
 
 
