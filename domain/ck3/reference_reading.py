@@ -17,7 +17,8 @@ from domain.ck3 import references, script
 
 _KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _NUMBER: Final = re.compile(r"-?\d+(\.\d+)?")
-_NOT_KEYS: Final = frozenset({"yes", "no", "none", "null", "always", "never"})
+_NOT_KEYS: Final = frozenset({"yes", "no", "none", "null", "always", "never", "root", "prev", "this", "from"})
+"""Words that are no key: booleans, and the scope words a field may name instead of a key."""
 _UNREAD: Final = frozenset({pf.NOT_CLOSED_BY_ANYTHING, pf.NEVER_CLOSED, pf.OPEN_STRING, pf.LIMIT})
 _CALL_VALUES: Final = frozenset({"yes", "no"})
 _ROWS: Final = references.rows_by_field()
@@ -112,15 +113,23 @@ def _named(statement: script.Statement, parent: script.Statement | None) -> list
 
 
 def _called(statement: script.Statement, parent: script.Statement | None) -> bool:
-    """`name = yes` (or `no`) inside a plain block, `name` in no row of the table."""
+    """`name = yes` (or `no`) inside a block of effects or triggers, `name` in no row of the table and not
+    a parameter (`DUEL = yes`, all capitals, is one a scripted effect is given)."""
     return (
         parent is not None
         and parent.value is None
+        and _holds_calls(parent.key.casefold())
+        and not statement.key.isupper()
         and statement.op == "="
         and statement.value in _CALL_VALUES
         and statement.key not in _ROWS
+        and statement.key not in references.ENGINE_NAMES
         and is_key(statement.key)
     )
+
+
+def _holds_calls(block: str) -> bool:
+    return block in references.CALL_BLOCKS or block.startswith(references.CALL_ITERATORS)
 
 
 def _listed(statement: script.Statement, parent: script.Statement, folder: str) -> list[Reference]:

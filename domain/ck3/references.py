@@ -164,6 +164,91 @@ TRAIT_GROUPS: Final = "common/traits"
 (ck3-tiger src/ck3/data/traits.rs, `Traits::exists`); a word the playset's trait files mention stands for
 one."""
 
+CALL_BLOCKS: Final = frozenset(
+    {
+        "immediate",
+        "after",
+        "effect",
+        "trigger",
+        "limit",
+        "option",
+        "is_shown",
+        "is_valid",
+        "is_valid_showing_failures_only",
+        "potential",
+        "on_accept",
+        "on_decline",
+        "on_auto_accept",
+        "on_send",
+        "on_start",
+        "on_complete",
+        "on_invalidated",
+        "on_success",
+        "on_failure",
+        "ai_potential",
+        "can_send",
+        "can_be_picked",
+        "hidden_effect",
+        "show_as_tooltip",
+        "if",
+        "else_if",
+        "else",
+        "trigger_if",
+        "trigger_else_if",
+        "trigger_else",
+        "and",
+        "or",
+        "not",
+        "nor",
+        "nand",
+        "alternative_limit",
+        "modifier",
+        "weight_multiplier",
+        "ai_will_do",
+        "ai_chance",
+    }
+)
+"""The blocks that hold effects or triggers (wiki Scripting, Event_modding, Decisions_modding; ck3-tiger's
+`field_effect`/`field_trigger` fields): a call by name is looked for there only, and in the list
+iterators (`every_`, `random_`, `any_`, `ordered_`), never among a database object's own fields."""
+CALL_ITERATORS: Final = ("every_", "random_", "any_", "ordered_")
+ENGINE_NAMES: Final = frozenset(
+    [
+        "local_player_knows_this_secret",
+        "has_outstanding_artifact_claims",
+        "has_domicile_temperament_high",
+        "has_domicile_temperament_low",
+        "is_gamestate_tutorial_active",
+        "has_disabled_building",
+        "is_overriding_designated_winner",
+        "is_maa_in_combat",
+        "can_afford_enact_treasury_budget_costs",
+        "is_ruined_building_being_reconstructed",
+        "can_be_leased_out",
+        "is_open_invite_activity",
+        "can_be_acclaimed",
+        "has_tax_collector",
+        "is_combat_side_pursuing",
+        "is_lake_province",
+        "send_long_tutorial_finished_telemetry",
+        "send_long_tutorial_started_telemetry",
+        "send_short_tutorial_finished_telemetry",
+        "send_short_tutorial_started_telemetry",
+        "send_china_tutorial_started_telemetry",
+        "send_china_tutorial_finished_telemetry",
+        "stop_promoting_legend",
+        "ai_attempt_to_build_building_effect",
+        "set_override_designated_winner",
+        "auto_assign_scheme_agents",
+        "apply_ai_vassal_admin_province_obligation_liege_most_desired",
+        "is_cancel_option",
+    ]
+)
+"""The engine's own effects and triggers written `name = yes` that the game's files use in one file only,
+so that no other file vouches for them (each is an entry of ck3-tiger's tables of effects or triggers, from
+the game's `effects.log`/`triggers.log`); and `is_cancel_option`, a field of an event's `option` (wiki
+Event_modding). Found by running the checks over the unmodified game (docs/benchmarks.md)."""
+
 SCRIPTED_CALL: Final = Row(
     "<name> = yes",
     VALUE,
@@ -181,13 +266,14 @@ class Needs:
     """The localisation keys a new key of a kind needs: each pattern (`{key}` the new key) is needed unless
     the definition sets the field named beside it (which then names its own text); `fields` are fields
     whose value, when a plain key, is a localisation key (`option.name`: the `name` of each `option`);
-    `unless` skips definitions where that field is `yes`; `skip_prefix` skips keys that start with it."""
+    `unless` skips definitions where one of the (dotted path, value) pairs holds (the game shows them to
+    no player); `skip_prefix` skips keys that start with it."""
 
     kind: str
     patterns: tuple[tuple[str, str], ...]
     fields: tuple[str, ...]
     source: str
-    unless: str = ""
+    unless: tuple[tuple[str, str], ...] = ()
     skip_prefix: str = ""
 
 
@@ -219,8 +305,14 @@ LOCALISATION_NEEDS: Final[tuple[Needs, ...]] = (
         "character_interactions",
         (("{key}", "name"),),
         (),
-        "ck3-tiger src/ck3/data/interactions.rs (not for ai_ keys or hidden ones)",
-        unless="hidden",
+        "ck3-tiger src/ck3/data/interactions.rs (not for ai_ keys or hidden ones); the game's"
+        " debug-only and AI-only interactions (`is_shown`) are shown to no player",
+        unless=(
+            ("hidden", "yes"),
+            ("category", "interaction_debug_main"),
+            ("is_shown.debug_only", "yes"),
+            ("is_shown.scope:actor.is_ai", "yes"),
+        ),
         skip_prefix="ai_",
     ),
 )

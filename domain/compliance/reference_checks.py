@@ -28,6 +28,8 @@ LOCMISS: Final = "CK3-LOCMISS"
 NEAREST: Final = 3
 """Nearest keys named per unknown reference."""
 DISTANCE: Final = 2
+EVENT_DIGITS: Final = 6
+"""Widths an event number is looked for in when written otherwise (`x.1` … `x.000001`)."""
 _NEEDS: Final = references.needs_by_kind()
 
 
@@ -113,16 +115,30 @@ def _known(ref: reference_reading.Reference, located: tuple[str, str], lookup: L
     kinds = lookup.kinds_of(ref.key)
     if ref.call:  # a scripted effect or trigger, or an engine name other files use too
         return bool(kinds) or lookup.mentioned_elsewhere(ref.key, located)
-    if kinds.intersection(ref.kinds):
+    if any(kind == wanted or kind.startswith(wanted + "/") for kind in kinds for wanted in ref.kinds):
+        return True  # a kind is its folder below common/, sub-folders included
+    if ref.kinds == references.EVENT and _same_event(ref.key, lookup):
         return True
     return ref.kinds == references.TRAIT and lookup.named_in(ref.key, references.TRAIT_GROUPS, located)
+
+
+def _same_event(key: str, lookup: Lookup) -> bool:
+    """Whether the playset defines the event `key` names with its number written otherwise: the game reads
+    an event id as a namespace and a number (`chinese_students.001` is `chinese_students.0001`), as the
+    game's own files rely on."""
+    namespace, _, number = key.rpartition(".")
+    if not namespace or not number.isdigit():
+        return False
+    value = int(number)
+    spelt = {f"{namespace}.{value:0{width}d}" for width in range(1, EVENT_DIGITS + 1)} - {key}
+    return any(references.EVENT[0] in lookup.kinds_of(other) for other in spelt)
 
 
 def _unknown(address: str, ref: reference_reading.Reference, near: list[str]) -> Finding:
     if ref.call:
         what = f"{ref.key} = yes calls no scripted effect or trigger the playset defines"
     else:
-        what = f"{ref.field} = {ref.key}: no {' or '.join(ref.kinds)} of that name is defined"
+        what = f"{ref.field} = {ref.key}: the playset defines no {' or '.join(ref.kinds)} of that name"
     hint = f"; did you mean {', '.join(near)}?" if near else ""
     return Finding(REF, address, ref.line, what + hint)
 
@@ -175,6 +191,8 @@ def _missing_localisation(
     language: str,
 ) -> list[Finding]:
     """CK3-LOCMISS for each localisation key a new key needs that the playset lacks in `language`."""
+    if not added or not _may_need(changed.path):
+        return []
     content = definitions.read(changed.path, changed.now)
     if content is None:
         return []
@@ -182,7 +200,7 @@ def _missing_localisation(
     found: list[Finding] = []
     for block in reading.blocks:
         kind = kinds.get((block.key, block.line))
-        needs = _NEEDS.get(kind or "")
+        needs = _needs_of(kind or "")
         if kind is None or needs is None or (kind, block.key) not in added:
             continue
         for key in needed(needs, block):
@@ -192,10 +210,24 @@ def _missing_localisation(
     return found
 
 
+def _needs_of(kind: str) -> references.Needs | None:
+    """The needs of a kind, a folder's sub-folders included (`decisions/dlc` is `decisions`)."""
+    return next((n for k, n in _NEEDS.items() if kind == k or kind.startswith(k + "/")), None)
+
+
+def _may_need(path: tuple[str, ...]) -> bool:
+    """Whether a file at `path` can define a key of a kind that needs localisation."""
+    if path[0] == "events":
+        return references.EVENT[0] in _NEEDS
+    folder = "/".join(path[1:-1])
+    return any(folder == kind or folder.startswith(kind + "/") for kind in _NEEDS)
+
+
 def needed(needs: references.Needs, block: reference_reading.Block) -> list[str]:
     """The localisation keys the definition `block` of the needs' kind names or implies."""
     top = {path[0]: value for path, value, _ in block.fields if len(path) == 1}
-    if (needs.unless and top.get(needs.unless) == "yes") or (
+    held = {(".".join(path), value) for path, value, _ in block.fields}
+    if any(condition in held for condition in needs.unless) or (
         needs.skip_prefix and block.key.startswith(needs.skip_prefix)
     ):
         return []
