@@ -4,7 +4,6 @@ against a small playset held in memory."""
 from collections.abc import Iterator
 
 from domain.ck3 import reference_reading, references
-from domain.compliance import reference_checks
 from domain.compliance.reference_checks import Changed, changed_lines, check
 
 EVENTS = ("events", "zz_events.txt")
