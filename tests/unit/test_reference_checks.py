@@ -2,6 +2,7 @@
 against a small playset held in memory."""
 
 from collections.abc import Iterator
+from typing import ClassVar
 
 from domain.ck3 import reference_reading, references
 from domain.compliance.reference_checks import Changed, changed_lines, check
@@ -13,18 +14,21 @@ class Playset:
     """A playset of a few keys: traits brave and craven (group `education_martial` named in a trait file),
     event chinese.0001, scripted effect add_brave_effect, and the localisation of brave."""
 
-    defined = {
+    defined: ClassVar[dict[str, set[str]]] = {
         "brave": {"traits"},
         "craven": {"traits"},
         "chinese.0001": {"event"},
         "add_brave_effect": {"scripted_effects"},
         "tour_decision": {"decisions/dlc"},
     }
-    mentions = {
+    mentions: ClassVar[dict[str, set[str]]] = {
         "education_martial": {"common/traits/00_traits.txt"},
         "is_adult": {"events/a.txt", "events/b.txt"},
     }
-    localisation = {("trait_brave", "english"), ("trait_brave_desc", "english")}
+    localisation: ClassVar[set[tuple[str, str]]] = {
+        ("trait_brave", "english"),
+        ("trait_brave_desc", "english"),
+    }
 
     def kinds_of(self, key: str) -> set[str]:
         return self.defined.get(key, set())
@@ -130,7 +134,10 @@ def test_an_override_of_a_key_the_playset_defined_needs_no_localisation():
 
 
 def test_a_new_event_needs_the_keys_its_title_desc_and_option_names_name():
-    text = "zz.1 = {\n\ttitle = zz.1.t\n\tdesc = zz.1.d\n\toption = { name = zz.1.a }\n\toption = { name = zz.1.b }\n}\n"
+    text = (
+        "zz.1 = {\n\ttitle = zz.1.t\n\tdesc = zz.1.d\n"
+        "\toption = { name = zz.1.a }\n\toption = { name = zz.1.b }\n}\n"
+    )
 
     found = findings(text, added={("event", "zz.1")})
 
@@ -151,7 +158,10 @@ def test_a_decision_in_a_sub_folder_needs_its_four_keys_and_a_debug_interaction_
 
 
 def test_on_action_lists_name_events_and_on_actions():
-    text = "on_x = {\n\tevents = { chinese.0001 zz.404 }\n\trandom_events = { 100 = zz.405 50 = 0 }\n\ton_actions = { on_nowhere }\n}\n"
+    text = (
+        "on_x = {\n\tevents = { chinese.0001 zz.404 }\n"
+        "\trandom_events = { 100 = zz.405 50 = 0 }\n\ton_actions = { on_nowhere }\n}\n"
+    )
     path = ("common", "on_action", "zz.txt")
 
     keys = [m.split(" = ")[1].split(":")[0] for _, _, m in findings(text, path)]
