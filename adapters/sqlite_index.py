@@ -187,6 +187,15 @@ class SqliteIndex:
         rows = self._rows(sql, [source, path])
         return [(str(c), int(n), str(d)) for c, n, d in json.loads(str(rows[0][0]))] if rows else []
 
+    def mentioned_outside(self, sources: list[str], word: str, source: str, path: str) -> bool:
+        """Whether a file of `sources` other than `path` of `source` mentions `word`: the first one found."""
+        marks = ",".join("?" * len(sources))
+        sql = f"""SELECT 1 FROM words w JOIN mentions m ON m.word = w.id
+            JOIN contents c ON c.id = m.content JOIN files f ON f.digest = c.digest
+            WHERE w.word = ? AND f.source IN ({marks}) AND NOT (f.source = ? AND f.path = ?)
+            LIMIT 1"""  # noqa: S608 - marks only
+        return bool(self._rows(sql, [word, *sources, source, path]))
+
     @contextmanager
     def builder(self) -> Iterator[bool]:
         """Hold the builder's place among every server on the directory; True when this one got it."""

@@ -10,8 +10,10 @@ The game is read, never copied; no figure here is a test's dependency.
 """
 
 import argparse
+import hashlib
 import os
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -22,8 +24,12 @@ from common import prepare_checkout_imports
 
 prepare_checkout_imports()
 
+from adapters.sqlite_index import SqliteIndex  # noqa: E402
 from domain.ck3 import definitions  # noqa: E402
-from domain.compliance import reference_checks  # noqa: E402
+from domain.compliance import game_rejects, reference_checks  # noqa: E402
+from ports.content_index import IndexedFile, Parsed  # noqa: E402
+
+SOURCE = "ROOT_GAME:/"
 
 SHOWN = 8
 
@@ -73,56 +79,87 @@ def files(game: Path) -> Iterator[tuple[tuple[str, ...], Path]]:
                     yield parts, full
 
 
+Scripts = list[tuple[tuple[str, ...], str, set[tuple[str, str]]]]
+
+
+class Game:
+    """The game read once: the in-memory lookup, its script files (path, text, keys), what an index holds."""
+
+    def __init__(self, game: Path) -> None:
+        self.lookup = GameLookup()
+        self.script: Scripts = []
+        self.indexed: list[IndexedFile] = []
+        self.contents: dict[str, Parsed] = {}
+        self.files = 0
+        for parts, full in files(game):
+            data = full.read_bytes()
+            text = data.decode("utf-8", errors="replace")
+            content = definitions.read(parts, text)
+            if content is None:
+                continue
+            self.files += 1
+            self.lookup.add("/".join(parts), content)
+            digest = hashlib.sha256(data).hexdigest()
+            self.indexed.append(IndexedFile(SOURCE, "/".join(parts), len(data), 0, digest))
+            self.contents[digest] = _parsed(content)
+            if content.kind in {"script", "events"}:
+                self.script.append((parts, text, {(d.kind, d.key) for d in content.definitions}))
+
+
+def run(chosen: Scripts, asked: reference_checks.Lookup) -> tuple[Counter[str], list, float]:
+    """The checks over `chosen` as if each file were new: findings per rule, the first few, seconds."""
+    started = time.perf_counter()
+    counted: Counter[str] = Counter()
+    shown: list = []
+    for parts, text, added in chosen:
+        path = "/".join(parts)
+        changed = reference_checks.Changed(f"{SOURCE}{path}", (SOURCE, path), parts, text, None)
+        checked = reference_checks.check(changed, asked, added, "english")
+        counted.update(f.rule for f in checked.findings)
+        counted.update(["(note)"] * bool(checked.note))
+        shown += [f for f in checked.findings if sum(s.rule == f.rule for s in shown) < SHOWN]
+    return counted, shown, time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--game", type=Path, required=True)
     args = parser.parse_args()
-    lookup = GameLookup()
-    script: list[tuple[tuple[str, ...], str, set[tuple[str, str]]]] = []
     started = time.perf_counter()
-    for parts, full in files(args.game):
-        text = full.read_bytes().decode("utf-8", errors="replace")
-        content = definitions.read(parts, text)
-        if content is None:
-            continue
-        lookup.add("/".join(parts), content)
-        if content.kind in {"script", "events"}:
-            script.append((parts, text, {(d.kind, d.key) for d in content.definitions}))
+    game = Game(args.game)
     read = time.perf_counter() - started
-
-    def run(chosen: list[tuple[tuple[str, ...], str, set[tuple[str, str]]]]) -> tuple[Counter[str], list]:
-        counted: Counter[str] = Counter()
-        shown: list[reference_checks.Finding] = []
-        for parts, text, added in chosen:
-            path = "/".join(parts)
-            changed = reference_checks.Changed(f"ROOT_GAME:/{path}", ("ROOT_GAME:/", path), parts, text, None)
-            checked = reference_checks.check(changed, lookup, added, "english")
-            counted.update(f.rule for f in checked.findings)
-            counted.update(["(note)"] * bool(checked.note))
-            shown += [f for f in checked.findings if sum(s.rule == f.rule for s in shown) < SHOWN]
-        return counted, shown
-
-    started = time.perf_counter()
-    counted, shown = run(script)
-    every = time.perf_counter() - started
-    ranked = sorted(script, key=lambda item: -len(item[1]))
-    largest = ranked[:100]
-    spread = ranked[:: max(1, len(ranked) // 100)][:100]
-    started = time.perf_counter()
-    run(largest)
-    hundred = time.perf_counter() - started
-    started = time.perf_counter()
-    run(spread)
-    typical = time.perf_counter() - started
-    print(f"files read: {sum(1 for _ in files(args.game))}, script files checked: {len(script)}")
+    counted, shown, every = run(game.script, game.lookup)
+    ranked = sorted(game.script, key=lambda item: -len(item[1]))
+    chosen = {"largest": ranked[:100], "spread": ranked[:: max(1, len(ranked) // 100)][:100]}
+    in_memory = {name: run(files, game.lookup)[2] for name, files in chosen.items()}
+    with tempfile.TemporaryDirectory() as scratch:
+        index = SqliteIndex(Path(scratch) / "index.db")
+        index.update(SOURCE, game.indexed, game.contents, [])
+        through_index = {
+            name: run(files, game_rejects.IndexLookup(index, [SOURCE]))[2] for name, files in chosen.items()
+        }
+        index.close()
+    print(f"files read: {game.files}, script files checked: {len(game.script)}")
     print(f"reading the game: {read:.1f} s; checks over every script file: {every:.1f} s")
-    mib = sum(len(t) for _, t, _ in largest) >> 20
-    print(f"checks over the 100 largest script files ({mib} MiB): {hundred:.2f} s")
-    kib = sum(len(t) for _, t, _ in spread) >> 10
-    print(f"checks over 100 script files spread over the sizes ({kib} KiB): {typical:.2f} s")
+    for name, files in chosen.items():
+        size = sum(len(text) for _, text, _ in files) >> 10
+        print(
+            f"100 script files, {name} ({size} KiB): {in_memory[name]:.2f} s in memory, "
+            f"{through_index[name]:.2f} s through the content index"
+        )
     print(f"findings per rule: {dict(counted) or 'none'}")
     for finding in shown:
         print(f"  {finding.rule} {finding.path}:{finding.line} {finding.message}")
+
+
+def _parsed(content: definitions.FileContent) -> Parsed:
+    return Parsed(
+        content.kind,
+        content.replace,
+        tuple((d.kind, d.key, d.line, d.language) for d in content.definitions),
+        tuple(content.mentions.items()),
+        (),
+    )
 
 
 if __name__ == "__main__":

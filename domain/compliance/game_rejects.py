@@ -44,6 +44,7 @@ class IndexLookup:
         self.folders = folders
         self._kinds: dict[str, set[str]] = {}
         self._mentions: dict[str, list[tuple[str, str, int]]] = {}
+        self._elsewhere: dict[str, bool] = {}
 
     def kinds_of(self, key: str) -> set[str]:
         if key not in self._kinds:
@@ -59,10 +60,9 @@ class IndexLookup:
         return self._mentions[word]
 
     def mentioned_elsewhere(self, word: str, located: tuple[str, str]) -> bool:
-        source, path = located
-        return any(
-            (at, held.casefold()) != (source, path.casefold()) for at, held, _ in self._mentioned(word)
-        )
+        if word not in self._elsewhere:
+            self._elsewhere[word] = self.index.mentioned_outside(self.folders, word, *located)
+        return self._elsewhere[word]
 
     def named_in(self, word: str, folder: str, located: tuple[str, str]) -> bool:
         prefix = folder.casefold() + "/"

@@ -13,6 +13,7 @@ Lines of a file the parser could not read on are not checked; the file's note sa
 """
 
 import hashlib
+import re
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 from typing import Final, Protocol
@@ -31,6 +32,14 @@ DISTANCE: Final = 2
 EVENT_DIGITS: Final = 6
 """Widths an event number is looked for in when written otherwise (`x.1` … `x.000001`)."""
 _NEEDS: Final = references.needs_by_kind()
+_WORD: Final = re.compile(r"[A-Za-z_][\w.]*")
+_TRIGGERS: Final = frozenset(
+    {row.field for row in references.TABLE} | {row.sub for row in references.TABLE}
+) | {
+    "yes",
+    "no",
+}
+"""Words a changed line must hold for the file to be parsed for references."""
 
 
 class Lookup(Protocol):
@@ -94,8 +103,10 @@ def check(changed: Changed, lookup: Lookup, added: set[tuple[str, str]], languag
     makes new to the playset."""
     if definitions.file_kind(changed.path) not in {"script", "events"}:
         return Checked([], None)
-    reading = reference_reading.read(changed.path, changed.now)
     lines = changed_lines(changed.before, changed.now)
+    if lines is not None and not added and not _may_refer(changed, lines):
+        return Checked([], None)  # no changed line holds a word a reference could start with
+    reading = reference_reading.read(changed.path, changed.now)
     findings: list[Finding] = []
     nearest = _Nearest(lookup)
     for ref in reading.references:
@@ -109,6 +120,16 @@ def check(changed: Changed, lookup: Lookup, added: set[tuple[str, str]], languag
     if reading.unread_from is not None:
         note = f"lines from {reading.unread_from} on do not parse: no reference there was checked"
     return Checked(findings, note)
+
+
+def _may_refer(changed: Changed, lines: set[int]) -> bool:
+    """Whether a changed line could hold a reference: a field of the table, a call (`yes`, `no`), or
+    anything in an on_action file (its lists name events and on_actions)."""
+    if changed.path[:2] == ("common", "on_action"):
+        return bool(lines)
+    text = changed.now.splitlines()
+    words = {word for number in lines if number <= len(text) for word in _WORD.findall(text[number - 1])}
+    return not words.isdisjoint(_TRIGGERS)
 
 
 def _known(ref: reference_reading.Reference, located: tuple[str, str], lookup: Lookup) -> bool:
