@@ -87,14 +87,23 @@ class Checked:
 
 
 def changed_lines(before: str | None, now: str) -> set[int] | None:
-    """The lines of `now` (from 1) a change added or changed; None: every line (a new file)."""
+    """The lines of `now` (from 1) a change added or changed; None: every line (a new file). The lines both
+    texts begin and end with are set aside first, so a change in one place of a large file costs a pass
+    over it, not a comparison of every line with every other."""
     if before is None:
         return None
     old, new = before.splitlines(), now.splitlines()
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
     lines: set[int] = set()
-    for tag, _, _, first, last in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    for tag, _, _, first, last in SequenceMatcher(None, middle_old, middle_new).get_opcodes():
         if tag in {"replace", "insert"}:
-            lines.update(range(first + 1, last + 1))
+            lines.update(range(head + first + 1, head + last + 1))
     return lines
 
 
