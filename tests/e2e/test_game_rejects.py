@@ -93,7 +93,7 @@ async def test_the_probe_event_is_refused_naming_each_undefined_reference_and_mi
         "zzprobe.1.t",
     ]
     assert {f["path"] for f in refused["data"]["findings"]} == {PROBE}
-    assert refused["data"]["lxe"]["arguments"]["rules"] == ["CK3-LOCMISS", "CK3-REF"]
+    assert refused["data"]["request"]["arguments"]["rules"] == ["CK3-LOCMISS", "CK3-REF"]
 
 
 async def test_the_probe_fixed_with_its_localisation_closes(tmp_path: Path):
@@ -108,7 +108,7 @@ async def test_the_probe_waived_by_the_lxe_its_refusal_offers_closes(tmp_path: P
     core = build_core(settings)
     async with Client(build(settings, core=core)) as client:
         refused = await written(client, {PROBE: PROBE_TEXT})
-        request = refused["data"]["lxe"]["arguments"] | {"reason": "the probe is meant to fail"}
+        request = refused["data"]["request"]["arguments"] | {"reason": "the probe is meant to fail"}
         asked = await call(client, "ck3_token", request)
         core.decide_approval(asked["data"]["approval_id"], approve=True)
         await call(client, "ck3_token", request)
