@@ -219,3 +219,14 @@ async def test_a_tiger_that_hangs_is_cut_at_its_bound_and_close_still_decides(tm
     evidence = json.loads(core.services.evidence.document("close", closed["data"]["contract_id"]) or "{}")
     runs = evidence["compliance"]["game_rejects"]["ck3_tiger"]["runs"]
     assert [(run["mod"], run["status"]) for run in runs] == [("ROOT_USER_DOCS:/mod/LocalFix", "timeout")]
+
+
+async def test_without_ck3_tiger_the_evidence_says_it_was_not_run(tmp_path: Path):
+    settings = sample_world_on_disk(tmp_path, Mode.CK3LENS)
+    settings = evolve(settings, validators=ValidatorSettings(str(tmp_path / "no-such-tiger")))
+    core = build_core(settings)
+    async with Client(build(settings, core=core)) as client:
+        closed = await written(client, {PROBE: FIXED_TEXT, LOCALISATION: LOCALISATION_TEXT})
+
+    evidence = json.loads(core.services.evidence.document("close", closed["data"]["contract_id"]) or "{}")
+    assert evidence["compliance"]["game_rejects"]["ck3_tiger"]["status"] == "absent"
