@@ -209,15 +209,13 @@ class SqliteIndex:
             for k, key, line, lang in self._rows(sql, [content])
         ]
 
-    def definitions(self, sources: list[str], kind: str | None = None) -> Iterator[Defined]:
-        """Every definition in files of `sources` (of `kind`), by kind and key."""
+    def keys_of(self, sources: list[str], kind: str) -> list[str]:
+        """Every key of `kind` defined in files of `sources`, each once, in order."""
         marks = ",".join("?" * len(sources))
-        sql = f"{_DEFINED} WHERE f.source IN ({marks})"
-        args: list[object] = [*sources]
-        if kind is not None:
-            sql += " AND d.kind = ?"
-            args.append(kind)
-        yield from (_defined(row) for row in self._rows(sql + " ORDER BY d.kind, d.key", args))
+        sql = f"""SELECT DISTINCT d.key FROM defs d JOIN contents c ON c.id = d.content
+            JOIN files f ON f.digest = c.digest WHERE d.kind = ? AND f.source IN ({marks})
+            ORDER BY d.key"""  # noqa: S608 - marks only
+        return [str(key) for (key,) in self._rows(sql, [kind, *sources])]
 
     def mentions(self, sources: list[str], word: str) -> list[tuple[str, str, int]]:
         """(source, path, first line) of every file of `sources` that mentions `word`."""
@@ -236,6 +234,15 @@ class SqliteIndex:
         )
         rows = self._rows(sql, [source, path])
         return [(str(c), int(n), str(d)) for c, n, d in json.loads(str(rows[0][0]))] if rows else []
+
+    def mentioned_outside(self, sources: list[str], word: str, source: str, path: str) -> bool:
+        """Whether a file of `sources` other than `path` of `source` mentions `word`: the first one found."""
+        marks = ",".join("?" * len(sources))
+        sql = f"""SELECT 1 FROM names w CROSS JOIN mentions m ON m.word = w.id
+            CROSS JOIN contents c ON c.id = m.content CROSS JOIN files f ON f.digest = c.digest
+            WHERE w.name = ? AND f.source IN ({marks}) AND NOT (f.source = ? AND f.path = ?)
+            LIMIT 1"""  # noqa: S608 - marks only
+        return bool(self._rows(sql, [word, *sources, source, path]))
 
     @contextmanager
     def builder(self) -> Iterator[bool]:

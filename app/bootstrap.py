@@ -13,6 +13,7 @@ from typing import Final, Protocol
 from fastmcp import FastMCP
 from starlette.types import ASGIApp
 
+from adapters import tiger_validator
 from adapters.background_work import BackgroundWork
 from adapters.call_facts import ServerCalls
 from adapters.client_tokens import ClientTokens, ClientVerifier
@@ -32,6 +33,7 @@ from adapters.server_lock import running
 from adapters.sqlite_index import SqliteIndex
 from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
+from adapters.tiger_validator import TigerValidator
 from adapters.tool_routes import ROUTES
 from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
@@ -42,6 +44,7 @@ from domain.replies.builder import Reply
 from domain.services import Services
 from domain.use_cases import content_queries
 from domain.use_cases.core import Core, Defaults
+from domain.vocabulary import RootCategory
 from domain.world.catalog import Catalog
 from domain.world.playsets import ModFolder, mod_folders
 from domain.world.view import HIDDEN, WorldView
@@ -96,6 +99,15 @@ def _own_places(settings: Settings) -> tuple[str, ...]:
 def state_folder(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
     """The state directory for `settings` (contracts, approvals, evidence, the socket, the log)."""
     return settings.state_path(os.environ if environ is None else environ)
+
+
+def _validator(settings: Settings) -> TigerValidator | None:
+    """ck3-tiger where the operator has it: the configured executable, else `ck3-tiger` on PATH."""
+    executable = tiger_validator.find(settings.validators.ck3_tiger)
+    if executable is None:
+        return None
+    roots = {root.value: path for root, path in settings.roots.items()}
+    return TigerValidator(executable, roots, settings.roots.get(RootCategory.ROOT_GAME))
 
 
 def _content_index(state: Path) -> SqliteIndex | None:
@@ -172,6 +184,9 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         background=BackgroundWork(),
         index_builder=_child_builder(settings, files, index) if index_in_child else None,
         budget=settings.budget_kib * 1024,
+        language=settings.language,
+        validator=_validator(settings),
+        validator_seconds=settings.validators.ck3_tiger_seconds,
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))

@@ -16,6 +16,7 @@ from typing import TypeVar
 from attrs import Factory, evolve, frozen
 
 from adapters.strict_converter import StructureProblems, make_converter, structure
+from domain.compliance.ck3_checks import LANGUAGES
 from domain.policy.pacing import Rates
 from domain.vocabulary import Mode, RootCategory
 
@@ -29,6 +30,7 @@ class ConfigError(Exception):
 @frozen
 class _PlaysetSection:
     active: str | None = None
+    language: str = "english"
 
 
 @frozen
@@ -62,6 +64,15 @@ class StoreSettings:
 
 
 @frozen
+class ValidatorSettings:
+    """External validators close runs where installed (SPEC §14): ck3-tiger, by this path or found on PATH
+    (`ck3-tiger`); each run is cut after `ck3_tiger_seconds`."""
+
+    ck3_tiger: str | None = None
+    ck3_tiger_seconds: float = 120.0
+
+
+@frozen
 class RetentionSettings:
     """How many days audit rows and evidence are kept (0: for ever); pruning leaves a checkpoint row."""
 
@@ -87,6 +98,7 @@ class _ConfigFile:
     replies: _RepliesSection = Factory(_RepliesSection)
     store: StoreSettings = Factory(StoreSettings)
     retention: RetentionSettings = Factory(RetentionSettings)
+    validators: ValidatorSettings = Factory(ValidatorSettings)
 
 
 @frozen
@@ -112,6 +124,10 @@ class Settings:
     more (`[replies] budget_kib`; 10 suits Codex)."""
     store: StoreSettings = StoreSettings()
     retention: RetentionSettings = RetentionSettings()
+    language: str = "english"
+    """The playset's reference language (`[playset] language`): close looks for a new key's localisation
+    in it."""
+    validators: ValidatorSettings = ValidatorSettings()
 
     @property
     def data_root(self) -> Path | None:
@@ -186,7 +202,7 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
         problems.append("limits: a rate is 0 (unlimited) or more calls per minute")
     if not MIN_BUDGET_KIB <= raw.replies.budget_kib <= MAX_BUDGET_KIB:
         problems.append(f"replies.budget_kib: from {MIN_BUDGET_KIB} to {MAX_BUDGET_KIB}")
-    problems += _number_problems(raw)
+    problems += _number_problems(raw) + _validation_problems(raw)
     if raw.http.token is not None and len(raw.http.token) < MIN_TOKEN:
         problems.append(f"http.token: at least {MIN_TOKEN} characters")
     mode = _member(Mode, raw.mode, f"mode: {raw.mode!r} is not a mode", problems) if raw.mode else None
@@ -210,11 +226,23 @@ def _check(source: str, raw: _ConfigFile, cwd: Path) -> Settings:
         raw.replies.budget_kib,
         raw.store,
         raw.retention,
+        raw.playset.language,
+        raw.validators,
     )
     overlaps = overlapping(settings, os.environ)
     if overlaps:
         raise ConfigError(f"{source}: " + "; ".join(overlaps))
     return settings
+
+
+def _validation_problems(raw: _ConfigFile) -> list[str]:
+    """The reference language and the external validator's bound."""
+    problems = []
+    if raw.playset.language not in LANGUAGES:
+        problems.append(f"playset.language: one of {', '.join(LANGUAGES)}")
+    if not raw.validators.ck3_tiger_seconds > 0:
+        problems.append("validators.ck3_tiger_seconds: more than 0")
+    return problems
 
 
 def _number_problems(raw: _ConfigFile) -> list[str]:

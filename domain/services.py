@@ -24,6 +24,7 @@ from ports.patterns import Patterns
 from ports.playsets import PlaysetStore
 from ports.tokens import TokenFiles
 from ports.transactions import Transactions
+from ports.validators import ExternalValidator
 
 
 @frozen
@@ -62,3 +63,9 @@ class Services:
     wait on; None: a build parses in this process."""
     budget: int = 32 * 1024
     """The bytes one reply's envelope may take unless the call asks for more (SPEC §16)."""
+    language: str = "english"
+    """The playset's reference language: the localisation a new key needs is looked for in it (SPEC §14)."""
+    validator: ExternalValidator | None = None
+    """ck3-tiger where the operator has it (config or PATH); None: close says it was not run."""
+    validator_seconds: float = 120.0
+    """The bound on one run of the validator; past it the run is cut and the evidence says so."""

@@ -140,6 +140,15 @@ class ContentIndex(Protocol):
         """The parser's findings in the file at `path` of `source` as indexed."""
         ...
 
+    def keys_of(self, sources: list[str], kind: str) -> list[str]:
+        """Every key of `kind` defined in files of `sources`, each once (close's nearest-key hints)."""
+        ...
+
+    def mentioned_outside(self, sources: list[str], word: str, source: str, path: str) -> bool:
+        """Whether a file of `sources` other than the one at `path` of `source` mentions `word` (close's
+        reference checks ask it of every name called with `= yes`, so it stops at the first)."""
+        ...
+
     def builder(self) -> AbstractContextManager[bool]:
         """Hold the one builder's place among every server on the state directory; True when this one
         got it (another server is building when False)."""

@@ -11,6 +11,8 @@ CK3-LOCNAME  a localisation file whose name does not end in `_l_<language>.yml` 
              knows, or that lies in another language's folder
 CK3-LOCHEAD  a localisation file whose first entry is not the `l_<language>:` header of its language
 CK3-LOCQUOTE a localisation value with an inner `"` not escaped as `\"`
+CK3-REF      a changed line names a key the playset does not define (domain.compliance.reference_checks)
+CK3-LOCMISS  a key new to the playset lacks the localisation its kind needs (the same module)
 
 The game skips what these find without a word. Sources: the game's own files (`game/localization/<lang>/
 *_l_<lang>.yml`, each opening with a byte-order mark and `l_<lang>:`; `game/common/on_action/`), and
@@ -37,8 +39,10 @@ RULES: Final = (
     "CK3-LOCNAME",
     "CK3-LOCHEAD",
     "CK3-LOCQUOTE",
+    "CK3-REF",
+    "CK3-LOCMISS",
 )
-VERSION: Final = "3"
+VERSION: Final = "4"
 _BOM: Final = b"\xef\xbb\xbf"
 LANGUAGES: Final = (
     "english",

@@ -13,7 +13,7 @@ from attrs import frozen
 
 from domain.addresses import canonical, parse
 from domain.ck3 import definitions
-from domain.compliance import ck3_checks, key_changes, ruleset, symbols, tokens
+from domain.compliance import ck3_checks, game_rejects, key_changes, ruleset, symbols, tokens
 from domain.compliance.symbols import FileSymbols
 from domain.replies.builder import Reply
 from domain.services import Services
@@ -43,6 +43,8 @@ class Assessment:
     nsts: list[tokens.Nst]
     lxes: list[str]
     keys: key_changes.KeyChanges = key_changes.NOTHING
+    rejects: dict[str, object] | None = None
+    """How the checks of what the game would reject ran (SPEC §14)."""
 
     @property
     def problem(self) -> str | None:
@@ -74,6 +76,7 @@ class Assessment:
             "keys": self.keys.evidence(),
             "index": self.keys.index,
             "removals_blocked": self.keys.blocked,
+            "game_rejects": self.rejects,
             "outcome": self.problem or "complies",
         }
 
@@ -228,6 +231,9 @@ def assess(
         keys = key_changes.assess(session.world, services.index, ck3_files, removals)
     except PortError:  # the index cannot answer: nothing is decided on it
         keys = key_changes.NOT_READ
+    settings = (services.language, services.validator, services.validator_seconds)
+    rejects = game_rejects.assess(session.world, services.index, ck3_files, keys, settings)
+    findings += rejects.findings
     return Assessment(
         ruleset.digest(ruleset.current(services.linter)),
         json.loads(recorded)["hash"] if recorded else None,
@@ -238,6 +244,7 @@ def assess(
         nsts,
         [lxe.lxe_id for lxe in lxes],
         keys,
+        rejects.evidence,
     )
 
 

@@ -6,7 +6,7 @@ the rules the work began under."""
 import hashlib
 import json
 
-from domain.compliance import ck3_checks
+from domain.compliance import ck3_checks, reference_checks
 from ports.linter import Linter
 
 
@@ -14,7 +14,11 @@ def current(linter: Linter) -> dict[str, object]:
     """The whole ruleset: the Python linter's (tool, version, rules) and ck3raven's own CK3 checks."""
     return {
         "python": linter.ruleset(),
-        "ck3": {"rules": list(ck3_checks.RULES), "version": ck3_checks.VERSION},
+        "ck3": {
+            "rules": list(ck3_checks.RULES),
+            "version": ck3_checks.VERSION,
+            "references": reference_checks.table_digest(),
+        },
     }
 
 

@@ -209,8 +209,9 @@ def _lint_refused(contract_id: str, start: int, assessed: closeout.Assessment, s
         "fixes": fixes[: budget.rows_fitting(fixes, space // 4)] if fixes else [],
         "lxe": _lxe(contract_id, over),
     }
-    page = _page(findings, start, space - budget.cost(over) - budget.cost(ways))
+    page = _page(findings, start, space - budget.cost(over) - budget.cost(ways) - budget.cost(ways["lxe"]))
     data = {"contract_id": contract_id, "over": over, "over_count": len(assessed.over)} | ways
+    data["request"] = ways["lxe"]  # the one call that would let the close succeed as the work stands
     data |= {"findings": page["shown"], "count": len(findings), "next_cursor": page["next_cursor"]}
     return ReplyBuilder().invalid("CT-GATE-I-010", data)
 

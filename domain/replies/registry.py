@@ -640,10 +640,11 @@ _CONTRACTS: tuple[CodeSpec, ...] = (
         "CT-GATE-I-010",
         "Lint findings in the changed files exceed what live LXEs excuse (data.over: {over_count:rule and "
         "file|rules and files}; data.findings: a page of {count:finding|findings}, the rest with close's "
-        "cursor). Mend them (data.fixes: the write that mends a file, where one does), or excuse them if "
-        "intended (data.lxe: the ck3_token call).",
-        {"contract_id", "over", "over_count", "findings", "count", "fixes", "lxe"},
-        shapes={"over_count": COUNT, "fixes": items(RECORD), "lxe": RECORD},
+        "cursor). Mend them (data.fixes: the write that mends a file, where one does; a finding's message "
+        "says what is wrong and, for an undefined key, the nearest defined ones), or excuse them if intended "
+        "(data.request, also data.lxe: the ck3_token call).",
+        {"contract_id", "over", "over_count", "findings", "count", "fixes", "lxe", "request"},
+        shapes={"over_count": COUNT, "fixes": items(RECORD), "lxe": RECORD, "request": RECORD},
         optional={"next_cursor"},
     ),
     CodeSpec(

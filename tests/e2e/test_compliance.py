@@ -236,6 +236,10 @@ def _added(path: str) -> dict[str, str]:
     return {"path": f"ROOT_REPO:/{path}", "edit_kind": "add"}
 
 
+ZEALOUS = "zealous = {\n\tname = trait_brave\n\tdesc = trait_brave\n}\n"
+"""A new trait whose name and description name localisation the sample game has."""
+
+
 async def test_on_the_sample_world_a_new_trait_in_the_local_mod_needs_an_nst(tmp_path: Path):
     from domain.vocabulary import Mode
     from tests.worlds import sample_world_on_disk
@@ -252,7 +256,7 @@ async def test_on_the_sample_world_a_new_trait_in_the_local_mod_needs_an_nst(tmp
     }
     async with Client(build(settings)) as client:
         await call(client, "ck3_contract", contract)
-        await call(client, "ck3_file", {"command": "write", "path": trait, "content": "zealous = {\n}\n"})
+        await call(client, "ck3_file", {"command": "write", "path": trait, "content": ZEALOUS})
         refused = await call(client, "ck3_contract", {"command": "close"})
         await call(
             client, "ck3_token", {"command": "nst", "symbols": [{"name": "zealous"}], "reason": "asked"}

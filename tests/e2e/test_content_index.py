@@ -229,7 +229,10 @@ async def test_removing_a_mentioned_key_is_refused_naming_the_mentions_and_close
 ):
     settings = local_world(tmp_path)
     core = build_core(settings)
-    renamed = f"{BOM}bold = {{\n}}\ncraven = {{\n}}\nzealous = {{\n}}\n"
+    # bold names its own text (name, desc): a new trait otherwise needs trait_bold and trait_bold_desc
+    renamed = (
+        f"{BOM}bold = {{\n\tname = bold_name\n\tdesc = bold_desc\n}}\ncraven = {{\n}}\nzealous = {{\n}}\n"
+    )
     async with Client(build(settings, core=core)) as client:
         opened = await call(client, "ck3_contract", OPEN)
         await call(client, "ck3_file", {"command": "write", "path": TRAITS, "content": renamed})

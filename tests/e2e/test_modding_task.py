@@ -105,7 +105,8 @@ async def test_the_modding_task_runs_from_discovery_to_commit_on_what_replies_sa
                 "command": "edit",
                 "path": words["data"]["address"],
                 "old_string": described,
-                "new_string": described + '\n trait_fearless:0 "Fearless"',
+                "new_string": described
+                + '\n trait_fearless:0 "Fearless"\n trait_fearless_desc:0 "Fears nothing"',
             },
         ]
         # each edit is refused: the file is the workshop's; the refusal names the local mod to copy it to

@@ -149,6 +149,7 @@ def test_a_lint_finding_beyond_the_live_lxes_is_counted_per_rule_and_file_and_li
                 "reason": "<why these findings are intended>",
             },
         },
+        "request": plain(refused)["lxe"],  # the call that would let the close succeed, as in every refusal
     }
     assert json.loads(work.evidence("close-refused", contract_id))["compliance"]["outcome"] == "lint"
 
@@ -177,7 +178,8 @@ def test_lint_refusals_show_what_exceeds_in_a_third_of_the_reply_and_a_page_of_f
         "fixes": plain(first)["fixes"],
         "lxe": plain(first)["lxe"],
     }  # the ready calls come before the page
-    shown = budget.rows_fitting(findings, space - budget.cost(shown_over) - budget.cost(ways))
+    request = budget.cost(plain(first)["request"])  # the LXE call again, as data.request
+    shown = budget.rows_fitting(findings, space - budget.cost(shown_over) - budget.cost(ways) - request)
     assert len(shown_over) < budget.rows_fitting(over, space // 2)
     assert shown < budget.rows_fitting(findings, space) < 24
     assert (plain(first)["over"], first.data["over_count"]) == (shown_over, 24)

@@ -11,7 +11,7 @@ import pytest
 import ruff.__main__
 
 from adapters.ruff_linter import RuffLinter
-from domain.compliance import ck3_checks, ruleset
+from domain.compliance import ck3_checks, reference_checks, ruleset
 
 BOM = b"\xef\xbb\xbf"
 
@@ -67,10 +67,17 @@ def test_clean_ck3_files_have_no_findings():
     assert (script, described) == ([], [])
 
 
-def test_the_ck3_part_of_the_ruleset_is_every_ck3_rule_and_the_checks_version(tmp_path: Path):
+def test_the_ck3_part_of_the_ruleset_is_every_ck3_rule_the_checks_version_and_the_reference_table(
+    tmp_path: Path,
+):
     rules = ruleset.current(RuffLinter(tmp_path / "lint-ruleset.json"))
 
-    assert rules["ck3"] == {"rules": list(ck3_checks.RULES), "version": ck3_checks.VERSION}
+    assert rules["ck3"] == {
+        "rules": list(ck3_checks.RULES),
+        "version": ck3_checks.VERSION,
+        "references": reference_checks.table_digest(),
+    }
+    assert {"CK3-REF", "CK3-LOCMISS"} <= set(ck3_checks.RULES)
 
 
 def test_the_same_ruleset_listed_in_another_order_has_the_same_hash(tmp_path: Path):

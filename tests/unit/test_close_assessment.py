@@ -43,6 +43,7 @@ def test_the_evidence_of_a_close_records_every_fact_under_its_name_and_the_outco
         [Nst("f", A, "asked for")],
         ["lxe-1"],
         BLOCKED,
+        {"checked": True, "language": "english", "notes": [], "ck3_tiger": {"status": "absent"}},
     )
 
     assert assessed.evidence() == {
@@ -57,6 +58,12 @@ def test_the_evidence_of_a_close_records_every_fact_under_its_name_and_the_outco
         "keys": {"adds": [], "overrides": [], "removes": [{"key": "brave"}]},
         "index": {"state": "none"},
         "removals_blocked": [{"key": "brave", "mentions": [], "count": 0}],
+        "game_rejects": {
+            "checked": True,
+            "language": "english",
+            "notes": [],
+            "ck3_tiger": {"status": "absent"},
+        },
         "outcome": "ruleset",
     }
     assert COMPLIES.evidence()["outcome"] == "complies"

@@ -1,0 +1,166 @@
+"""What the game would reject (SPEC §14) run over an unmodified game, as if every file were changed and
+every key were new: the shipped rules must find nothing. Prints the files read, the findings per rule (and
+the first few of each, to judge a rule that fires), and the seconds: reading the game into an in-memory
+lookup (what the content index answers), then the checks over every script file, then the checks over the
+100 largest event and `common/` files alone (the checks' share of a 100-file close).
+
+The game is read, never copied; no figure here is a test's dependency.
+
+    python bench/game_rejects.py --game /path/to/Crusader Kings III/game
+"""
+
+import argparse
+import hashlib
+import os
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import prepare_checkout_imports
+
+prepare_checkout_imports()
+
+from adapters.sqlite_index import SqliteIndex  # noqa: E402
+from domain.ck3 import definitions  # noqa: E402
+from domain.compliance import game_rejects, reference_checks  # noqa: E402
+from ports.content_index import IndexedFile, Parsed  # noqa: E402
+
+SOURCE = "ROOT_GAME:/"
+
+SHOWN = 8
+
+
+class GameLookup:
+    """The game's keys, mentions and localisation, held in memory."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, set[str]] = defaultdict(set)
+        self.keys: dict[str, set[str]] = defaultdict(set)
+        self.mentions: dict[str, set[str]] = defaultdict(set)
+        self.localisation: set[tuple[str, str]] = set()
+
+    def add(self, path: str, content: definitions.FileContent) -> None:
+        for found in content.definitions:
+            if found.kind == definitions.LOCALISATION:
+                self.localisation.add((found.key, found.language))
+            else:
+                self.kinds[found.key].add(found.kind)
+                self.keys[found.kind].add(found.key)
+        for word in content.mentions:
+            self.mentions[word].add(path)
+
+    def kinds_of(self, key: str) -> set[str]:
+        return self.kinds.get(key, set())
+
+    def keys_of(self, kind: str) -> Iterator[str]:
+        return iter(self.keys.get(kind, ()))
+
+    def mentioned_elsewhere(self, word: str, located: tuple[str, str]) -> bool:
+        return bool(self.mentions.get(word, set()) - {located[1]})
+
+    def named_in(self, word: str, folder: str, located: tuple[str, str]) -> bool:
+        return any(p.startswith(folder + "/") and p != located[1] for p in self.mentions.get(word, ()))
+
+    def localised(self, key: str, language: str) -> bool:
+        return (key, language) in self.localisation
+
+
+def files(game: Path) -> Iterator[tuple[tuple[str, ...], Path]]:
+    for top in ("common", "events", "localization"):
+        for folder, _, names in os.walk(game / top):
+            for name in names:
+                full = Path(folder) / name
+                parts = tuple(part.casefold() for part in full.relative_to(game).parts)
+                if definitions.file_kind(parts) is not None:
+                    yield parts, full
+
+
+Scripts = list[tuple[tuple[str, ...], str, set[tuple[str, str]]]]
+
+
+class Game:
+    """The game read once: the in-memory lookup, its script files (path, text, keys), what an index holds."""
+
+    def __init__(self, game: Path) -> None:
+        self.lookup = GameLookup()
+        self.script: Scripts = []
+        self.indexed: list[IndexedFile] = []
+        self.contents: dict[str, Parsed] = {}
+        self.files = 0
+        for parts, full in files(game):
+            data = full.read_bytes()
+            text = data.decode("utf-8", errors="replace")
+            content = definitions.read(parts, text)
+            if content is None:
+                continue
+            self.files += 1
+            self.lookup.add("/".join(parts), content)
+            digest = hashlib.sha256(data).hexdigest()
+            self.indexed.append(IndexedFile(SOURCE, "/".join(parts), len(data), 0, digest))
+            self.contents[digest] = _parsed(content)
+            if content.kind in {"script", "events"}:
+                self.script.append((parts, text, {(d.kind, d.key) for d in content.definitions}))
+
+
+def run(chosen: Scripts, asked: reference_checks.Lookup) -> tuple[Counter[str], list, float]:
+    """The checks over `chosen` as if each file were new: findings per rule, the first few, seconds."""
+    started = time.perf_counter()
+    counted: Counter[str] = Counter()
+    shown: list = []
+    for parts, text, added in chosen:
+        path = "/".join(parts)
+        changed = reference_checks.Changed(f"{SOURCE}{path}", (SOURCE, path), parts, text, None)
+        checked = reference_checks.check(changed, asked, added, "english")
+        counted.update(f.rule for f in checked.findings)
+        counted.update(["(note)"] * bool(checked.note))
+        shown += [f for f in checked.findings if sum(s.rule == f.rule for s in shown) < SHOWN]
+    return counted, shown, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--game", type=Path, required=True)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    game = Game(args.game)
+    read = time.perf_counter() - started
+    counted, shown, every = run(game.script, game.lookup)
+    ranked = sorted(game.script, key=lambda item: -len(item[1]))
+    chosen = {"largest": ranked[:100], "spread": ranked[:: max(1, len(ranked) // 100)][:100]}
+    in_memory = {name: run(files, game.lookup)[2] for name, files in chosen.items()}
+    with tempfile.TemporaryDirectory() as scratch:
+        index = SqliteIndex(Path(scratch) / "index.db")
+        index.update(SOURCE, game.indexed, game.contents, [])
+        through_index = {
+            name: run(files, game_rejects.IndexLookup(index, [SOURCE]))[2] for name, files in chosen.items()
+        }
+        index.close()
+    print(f"files read: {game.files}, script files checked: {len(game.script)}")
+    print(f"reading the game: {read:.1f} s; checks over every script file: {every:.1f} s")
+    for name, files in chosen.items():
+        size = sum(len(text) for _, text, _ in files) >> 10
+        print(
+            f"100 script files, {name} ({size} KiB): {in_memory[name]:.2f} s in memory, "
+            f"{through_index[name]:.2f} s through the content index"
+        )
+    print(f"findings per rule: {dict(counted) or 'none'}")
+    for finding in shown:
+        print(f"  {finding.rule} {finding.path}:{finding.line} {finding.message}")
+
+
+def _parsed(content: definitions.FileContent) -> Parsed:
+    return Parsed(
+        content.kind,
+        content.replace,
+        tuple((d.kind, d.key, d.line, d.language) for d in content.definitions),
+        tuple(content.mentions.items()),
+        (),
+    )
+
+
+if __name__ == "__main__":
+    main()
