@@ -10,7 +10,7 @@ GAME, MOD = "ROOT_GAME:/", "ROOT_USER_DOCS:/mod/M"
 
 
 def parsed(*words: str) -> Parsed:
-    return Parsed("events", False, (), tuple((word, 1) for word in words), ())
+    return Parsed.of("events", False, (), [(word, 1) for word in words], ())
 
 
 def test_a_word_counts_as_mentioned_outside_a_file_only_when_another_file_of_the_sources_mentions_it(
