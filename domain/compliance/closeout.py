@@ -228,11 +228,15 @@ def assess(
     lxes = live_lxes(services, record, set(ids))
     removals = [removal for contract_id in ids for removal in removals_of(services, contract_id)]
     try:
-        keys = key_changes.assess(session.world, services.index, ck3_files, removals)
+        keys = key_changes.assess(session.world, services.index, ck3_files, removals, everywhere=True)
     except PortError:  # the index cannot answer: nothing is decided on it
         keys = key_changes.NOT_READ
     settings = (services.language, services.validator, services.validator_seconds)
-    rejects = game_rejects.assess(session.world, services.index, ck3_files, keys, settings)
+    rejects = (
+        game_rejects.assess(session.world, services.index, ck3_files, keys, settings)
+        if keys.decided
+        else game_rejects.Rejects([], {"checked": False, "why": "the content index is not complete"})
+    )
     findings += rejects.findings
     return Assessment(
         ruleset.digest(ruleset.current(services.linter)),

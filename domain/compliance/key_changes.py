@@ -104,17 +104,19 @@ class _Keys:
         return (self.at_open if self.changed.before is not None else self.replaced) - self.now
 
 
-def assess(
+def assess(  # noqa: PLR0913 - the world, the index, the files, the tokens, and how much to index
     world: WorldAdapter,
     index: ContentIndex | None,
     files: Iterable[ChangedFile],
     removals: list[Removal],
     *,
     budget: int = CLOSE,
+    everywhere: bool = False,
 ) -> KeyChanges:
     """The key changes of `files` in the playset `world` shows, judged on the index once it is complete
     for them: the folders of their keys' kinds in every source, and every folder the index reads when a
-    key is removed (its mentions may lie anywhere). At most `budget` files are indexed here; with more
+    key is removed (its mentions may lie anywhere) or `everywhere` is asked (close's reference checks look up
+    keys of every kind and their localisation). At most `budget` files are indexed here; with more
     missing, the result decides nothing (state "incomplete"). Raises PortError (the index)."""
     if index is None:
         return NOTHING
@@ -127,7 +129,7 @@ def assess(
         return KeyChanges([], [], [], [], _state(INCOMPLETE, done))
     playset = key_queries.Playset(index, found)
     judged = [_judged(playset, changed, at) for changed, at in placed]
-    if any(_undeclared(item, removals) for item in judged):  # mentions are looked for everywhere
+    if everywhere or any(_undeclared(item, removals) for item in judged):  # mentions may lie anywhere
         more = content_index.refresh(world, index, found, budget=max(0, budget - done.parsed))
         done = content_index.Progress(more.seen, done.parsed + more.parsed, done.removed, more.pending)
         if done.pending:
