@@ -12,6 +12,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+from adapters.audit_anchors import read_anchors
 from adapters.json_playsets import JsonPlaysets
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
@@ -181,12 +182,35 @@ def _mods(settings: Settings) -> list[ModFolder]:
 
 def audit_chain(settings: Settings) -> list[Check]:
     """The audit chain, one line per problem (`ck3raven audit --verify`'s)."""
-    from app.reports import verified
-
     problems, count = verified(settings)
     if problems:
         return [(False, f"audit log: {problem}") for problem in problems]
     return [(True, f"audit log: {count} rows, chain intact")]
+
+
+def verified(settings: Settings) -> tuple[list[str], int]:
+    """What is wrong with the audit chain, one line each, and how many rows it holds: edited or missing
+    rows, calls that left no row, and what the anchors in the servers' logs say of the database (gone,
+    replaced, rolled back, rewritten)."""
+    folder = settings.state_path(os.environ)
+    anchors = read_anchors(folder / "logs")
+    try:
+        database = folder / "ck3raven.db"
+        state = SqliteState(database, read_only=True) if database.is_file() else None
+    except PortError:
+        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
+    if state is None:
+        written = max((seq for seq, _, _ in anchors), default=0)
+        if written:
+            return [f"the state database is missing: the log anchored {written} audit rows written to it"], 0
+        return [], 0
+    try:
+        problems = state.audit.verify() + state.audit.against(anchors)
+        return problems, len(state.audit.rows())
+    except PortError:
+        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
+    finally:
+        state.close()
 
 
 def token_records(state: Path, leaks: LeakGate) -> Check:

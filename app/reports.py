@@ -16,12 +16,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from adapters.audit_anchors import read_anchors
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
 from app import doctor_checks, mounts
 from app.bootstrap import leak_gate
 from app.config import Settings
+from app.doctor_checks import verified
 from app.setup import case_warnings, placement_warnings, repository_warning
 from domain.vocabulary import RootCategory
 from ports.audit import AuditRow
@@ -114,30 +114,6 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
             f"LXEs {compliance.get('lxes', [])}"
         )
     return "\n".join(lines), 0
-
-
-def verified(settings: Settings) -> tuple[list[str], int]:
-    """What is wrong with the audit chain, one line each, and how many rows it holds: edited or missing
-    rows, calls that left no row, and what the anchors in the servers' logs say of the database (gone,
-    replaced, rolled back, rewritten)."""
-    folder = settings.state_path(os.environ)
-    anchors = read_anchors(folder / "logs")
-    try:
-        state = _state(settings)
-    except PortError:
-        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
-    if state is None:
-        written = max((seq for seq, _, _ in anchors), default=0)
-        if written:
-            return [f"the state database is missing: the log anchored {written} audit rows written to it"], 0
-        return [], 0
-    try:
-        problems = state.audit.verify() + state.audit.against(anchors)
-        return problems, len(state.audit.rows())
-    except PortError:
-        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
-    finally:
-        state.close()
 
 
 def _close_evidence(state: SqliteState, contract: str) -> dict[str, dict[str, Any]]:
