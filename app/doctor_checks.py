@@ -14,9 +14,11 @@ from pathlib import Path
 
 from adapters.audit_anchors import read_anchors
 from adapters.json_playsets import JsonPlaysets
+from adapters.launcher_db import SqliteLauncher
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
 from adapters.sqlite_state import SqliteState
+from app.bootstrap import active_mods
 from app.config import ConfigError, Settings
 from domain.compliance import tokens
 from domain.leaks import LeakGate
@@ -144,7 +146,6 @@ def launcher_left_out(settings: Settings) -> list[Check]:
     """A PROBLEM for each enabled mod of the launcher's playset named as the active one (else the launcher's
     active playset) whose folder lies in no configured root: `playsets import` left it out, so the agent
     never sees it though the game loads it."""
-    from adapters.launcher_db import SqliteLauncher
 
     roots = {root.value: path for root, path in settings.roots.items()}
     try:
@@ -172,8 +173,6 @@ def launcher_left_out(settings: Settings) -> list[Check]:
 
 
 def _mods(settings: Settings) -> list[ModFolder]:
-    from app.bootstrap import active_mods
-
     if settings.active_playset is None:
         return []
     files = LocalFiles({root.value: path for root, path in settings.roots.items()})

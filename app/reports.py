@@ -16,10 +16,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import anyio
+from fastmcp import Client
+
+from adapters.log_setup import configure_logging
+from adapters.memory_state import MemoryState
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
 from app import doctor_checks, mounts
-from app.bootstrap import leak_gate
+from app.bootstrap import build, build_core, leak_gate
 from app.config import Settings
 from app.doctor_checks import verified
 from app.setup import case_warnings, placement_warnings, repository_warning
@@ -236,7 +241,7 @@ def _state_directory(state: Path) -> tuple[bool, str]:
 
 def _git() -> tuple[bool, str]:
     try:
-        import dulwich
+        import dulwich  # noqa: PLC0415 - whether it imports is what this check asks
     except ImportError:  # pragma: no cover - a dependency of the package
         return False, "dulwich is missing: reinstall ck3raven"
     cli = shutil.which("git")
@@ -296,13 +301,6 @@ def _quarantine(settings: Settings) -> tuple[bool, str]:
 
 def _self_test(settings: Settings) -> tuple[bool, str]:
     """One `ck3_dir pwd` through the real server and middleware, over an in-memory state."""
-    import anyio
-    from fastmcp import Client
-
-    from adapters.log_setup import configure_logging
-    from adapters.memory_state import MemoryState
-    from app.bootstrap import build, build_core
-
     configure_logging(None, level=logging.WARNING)  # the call's log line is not part of the report
 
     async def call() -> dict[str, object]:
