@@ -46,7 +46,7 @@ def client_name() -> str | None:
 def credential() -> str | None:
     """The credential the current HTTP request was admitted with: a client's name, or "operator" for the
     operator's own token; None where no token admitted it (stdio, in memory, a server without one)."""
-    from fastmcp.server.dependencies import get_access_token
+    from fastmcp.server.dependencies import get_access_token  # noqa: PLC0415 - the stores import this module; FastMCP only when a call asks
 
     try:
         token = get_access_token()

@@ -248,7 +248,7 @@ class DulwichHistory(History):
 
     def commit(self, root: str, message: str, author: str, folder: tuple[str, ...] = ()) -> str:
         _, repo = self._open(root, folder)
-        from dulwich import porcelain  # heavy (archive, patch...): only the governed commit needs it
+        from dulwich import porcelain  # noqa: PLC0415 - heavy (archive, patch...): only a governed commit needs it
 
         with closing(repo):
             identity = author.encode("utf-8")

@@ -46,14 +46,14 @@ class LazyHistory:
         """The real adapter (made now if need be)."""
         with self._lock:
             if self._real is None:
-                from adapters.dulwich_history import DulwichHistory
+                from adapters.dulwich_history import DulwichHistory  # noqa: PLC0415 - dulwich at first use
 
                 self._real = DulwichHistory(self._roots, tree_cache=self._tree_cache)
             return self._real
 
     def warm(self) -> None:
         """Load the adapter and parse each repository's index and HEAD tree (failures are only logged)."""
-        from adapters.dulwich_history import DulwichHistory
+        from adapters.dulwich_history import DulwichHistory  # noqa: PLC0415 - dulwich when warmed
 
         real = self.loaded()
         if isinstance(real, DulwichHistory):

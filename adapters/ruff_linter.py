@@ -60,7 +60,7 @@ class RuffLinter:
     def _find(self) -> Path:
         if self._binary is None:
             try:
-                from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]
+                from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]  # noqa: PLC0415 - at the first lint
 
                 self._binary = Path(find_ruff_bin()).resolve()
             except (ImportError, FileNotFoundError) as exc:

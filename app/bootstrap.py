@@ -125,7 +125,7 @@ def _child_builder(
     """Builds of the content index in a child process, where the files are local and the index is kept."""
     if index is None or not isinstance(files, LocalFiles):
         return None
-    from app.index_child import build_in_child  # the child's machinery, for a server alone
+    from app.index_child import build_in_child  # noqa: PLC0415 - the child's machinery, for a server alone
 
     return functools.partial(build_in_child, settings, index.path)
 

@@ -12,10 +12,13 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+from adapters.audit_anchors import read_anchors
 from adapters.json_playsets import JsonPlaysets
+from adapters.launcher_db import SqliteLauncher
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
 from adapters.sqlite_state import SqliteState
+from app.bootstrap import active_mods
 from app.config import ConfigError, Settings
 from domain.compliance import tokens
 from domain.leaks import LeakGate
@@ -143,7 +146,6 @@ def launcher_left_out(settings: Settings) -> list[Check]:
     """A PROBLEM for each enabled mod of the launcher's playset named as the active one (else the launcher's
     active playset) whose folder lies in no configured root: `playsets import` left it out, so the agent
     never sees it though the game loads it."""
-    from adapters.launcher_db import SqliteLauncher
 
     roots = {root.value: path for root, path in settings.roots.items()}
     try:
@@ -171,8 +173,6 @@ def launcher_left_out(settings: Settings) -> list[Check]:
 
 
 def _mods(settings: Settings) -> list[ModFolder]:
-    from app.bootstrap import active_mods
-
     if settings.active_playset is None:
         return []
     files = LocalFiles({root.value: path for root, path in settings.roots.items()})
@@ -181,12 +181,35 @@ def _mods(settings: Settings) -> list[ModFolder]:
 
 def audit_chain(settings: Settings) -> list[Check]:
     """The audit chain, one line per problem (`ck3raven audit --verify`'s)."""
-    from app.reports import verified
-
     problems, count = verified(settings)
     if problems:
         return [(False, f"audit log: {problem}") for problem in problems]
     return [(True, f"audit log: {count} rows, chain intact")]
+
+
+def verified(settings: Settings) -> tuple[list[str], int]:
+    """What is wrong with the audit chain, one line each, and how many rows it holds: edited or missing
+    rows, calls that left no row, and what the anchors in the servers' logs say of the database (gone,
+    replaced, rolled back, rewritten)."""
+    folder = settings.state_path(os.environ)
+    anchors = read_anchors(folder / "logs")
+    try:
+        database = folder / "ck3raven.db"
+        state = SqliteState(database, read_only=True) if database.is_file() else None
+    except PortError:
+        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
+    if state is None:
+        written = max((seq for seq, _, _ in anchors), default=0)
+        if written:
+            return [f"the state database is missing: the log anchored {written} audit rows written to it"], 0
+        return [], 0
+    try:
+        problems = state.audit.verify() + state.audit.against(anchors)
+        return problems, len(state.audit.rows())
+    except PortError:
+        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
+    finally:
+        state.close()
 
 
 def token_records(state: Path, leaks: LeakGate) -> Check:

@@ -4,6 +4,7 @@ docs/reply-codes.md) and the capability matrix (`ck3raven policy`), rendered fro
 import json
 from typing import Any
 
+from domain.policy.capabilities import MATRIX
 from domain.replies.registry import REGISTRY
 
 _TAILS = {"exact": "", "playset-local-mod": "/<local mod of the playset>/...", "below": "/..."}
@@ -11,7 +12,6 @@ _TAILS = {"exact": "", "playset-local-mod": "/<local mod of the playset>/...", "
 
 def render_policy() -> str:
     """The capability matrix as a table; anything not listed may not be mutated."""
-    from domain.policy.capabilities import MATRIX
 
     header = f"{'mode':<13} {'target':<52} {'WRITE':<24} {'DELETE':<9} rule"
     lines = [header, "-" * len(header)]
@@ -43,7 +43,7 @@ def render_codes(fmt: str) -> str:
     if fmt == "json":
         return json.dumps(rows, indent=2)
     if fmt == "markdown":
-        from adapters.output_schemas import NEVER_SENT
+        from adapters.output_schemas import NEVER_SENT  # noqa: PLC0415 - pydantic, for this format only
 
         lines = [
             "# Reply codes",

@@ -16,12 +16,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from adapters.audit_anchors import read_anchors
+import anyio
+from fastmcp import Client
+
+from adapters.log_setup import configure_logging
+from adapters.memory_state import MemoryState
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
 from app import doctor_checks, mounts
-from app.bootstrap import leak_gate
+from app.bootstrap import build, build_core, leak_gate
 from app.config import Settings
+from app.doctor_checks import verified
 from app.setup import case_warnings, placement_warnings, repository_warning
 from domain.vocabulary import RootCategory
 from ports.audit import AuditRow
@@ -114,30 +119,6 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
             f"LXEs {compliance.get('lxes', [])}"
         )
     return "\n".join(lines), 0
-
-
-def verified(settings: Settings) -> tuple[list[str], int]:
-    """What is wrong with the audit chain, one line each, and how many rows it holds: edited or missing
-    rows, calls that left no row, and what the anchors in the servers' logs say of the database (gone,
-    replaced, rolled back, rewritten)."""
-    folder = settings.state_path(os.environ)
-    anchors = read_anchors(folder / "logs")
-    try:
-        state = _state(settings)
-    except PortError:
-        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
-    if state is None:
-        written = max((seq for seq, _, _ in anchors), default=0)
-        if written:
-            return [f"the state database is missing: the log anchored {written} audit rows written to it"], 0
-        return [], 0
-    try:
-        problems = state.audit.verify() + state.audit.against(anchors)
-        return problems, len(state.audit.rows())
-    except PortError:
-        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
-    finally:
-        state.close()
 
 
 def _close_evidence(state: SqliteState, contract: str) -> dict[str, dict[str, Any]]:
@@ -260,7 +241,7 @@ def _state_directory(state: Path) -> tuple[bool, str]:
 
 def _git() -> tuple[bool, str]:
     try:
-        import dulwich
+        import dulwich  # noqa: PLC0415 - whether it imports is what this check asks
     except ImportError:  # pragma: no cover - a dependency of the package
         return False, "dulwich is missing: reinstall ck3raven"
     cli = shutil.which("git")
@@ -320,13 +301,6 @@ def _quarantine(settings: Settings) -> tuple[bool, str]:
 
 def _self_test(settings: Settings) -> tuple[bool, str]:
     """One `ck3_dir pwd` through the real server and middleware, over an in-memory state."""
-    import anyio
-    from fastmcp import Client
-
-    from adapters.log_setup import configure_logging
-    from adapters.memory_state import MemoryState
-    from app.bootstrap import build, build_core
-
     configure_logging(None, level=logging.WARNING)  # the call's log line is not part of the report
 
     async def call() -> dict[str, object]:

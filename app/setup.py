@@ -11,8 +11,10 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path, PurePath
 
+from adapters.local_files import LocalFiles
 from app import mounts
 from app.config import ConfigError, load
+from ports.errors import PortError
 
 # An installed wheel carries the sample world inside this package, `ck3raven.app` there (see setup.py: no
 # top-level name of its own in site-packages); a checkout, editable installs included, has it in
@@ -89,8 +91,6 @@ def placement_warnings(roots: Mapping[str, Path], state: Path, mountinfo: str) -
 
 def case_warnings(roots: Mapping[str, Path]) -> list[str]:
     """What `init` and `doctor` say of each root whose filesystem ignores case (probed as the server does)."""
-    from adapters.local_files import LocalFiles
-    from ports.errors import PortError
 
     found = []
     for name, folder in roots.items():
@@ -178,7 +178,7 @@ def _copy(source: Traversable, target: Path, at: tuple[str, ...] = ()) -> None:
 def _make_repository(repo: Path) -> None:
     if (repo / ".git").exists():
         return
-    from dulwich import porcelain
+    from dulwich import porcelain  # noqa: PLC0415 - heavy, and only a new repository needs it
 
     porcelain.init(str(repo))
     files = sorted(str(path) for path in repo.rglob("*") if path.is_file() and ".git" not in path.parts)

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
-import structlog
+from app.log_library import structlog
 
 STOPS: Final = (signal.SIGINT, signal.SIGTERM)
 """The signals that end the server."""

@@ -1,6 +1,7 @@
 """Start-up over stdio: spawn to the first `tools/list` answer, ck3raven beside a stock FastMCP 4 server
 with one tool and the Node reference server (where Node.js and npm are installed), spawns interleaved
-(ours, stock, reference, ours, stock, ...), one untimed spawn of each first. Each spawn is a fresh
+(ours, stock, reference, ours, stock, ...), one untimed spawn of each first, ck3raven's modules
+byte-compiled before (as stock FastMCP's are by its install). Each spawn is a fresh
 process, shut down (end of input) before the next starts; its peak resident set is read just before.
 
     python bench/startup.py [--rounds 9]
@@ -12,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Place, ensure_world, ours, reference, reference_entry, scratch_place, stock
+from common import Place, byte_compiled, ensure_world, ours, reference, reference_entry, scratch_place, stock
 from report import Row, Target, table
 from rpc import Started, first_tools_list
 
@@ -20,6 +21,7 @@ from rpc import Started, first_tools_list
 def measure(place: Place, rounds: int) -> list[Row]:
     peers = reference_entry() is not None
     specs = [ours(place), stock(place)] + ([reference(place)] if peers else [])
+    byte_compiled()  # both servers' modules from their bytecode caches, whatever the environment says
     for spec in specs:  # warm the page cache and the import caches (.pyc) alike
         first_tools_list(spec, place.errlog(spec.name))
     started: dict[str, list[Started]] = {spec.name: [] for spec in specs}

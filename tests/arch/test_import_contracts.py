@@ -1,7 +1,8 @@
 """The layering contracts of pyproject.toml (SPEC §12) hold over the product, as import-linter checks them:
 dependencies point inward (app → adapters → domain → ports); domain and ports import no I/O, framework or
-clock module; only the World Adapter opens the VisibilityRef seal; and no module but the filesystem
-adapters and the app can import what builds or reads a host path."""
+clock module; only the World Adapter opens the VisibilityRef seal; no module but the adapters that touch
+the host and the app can import what builds or reads a host path; driven adapters import no transport;
+and inside app, modules depend downward only (no circle between a command and the checks it runs)."""
 
 import subprocess
 import sys
@@ -19,7 +20,15 @@ CONTRACTS = {
 
 
 @pytest.mark.parametrize(
-    "contract", ["layers", "pure-core", "sealed-visibility", "host-paths-in-adapters-only"]
+    "contract",
+    [
+        "layers",
+        "pure-core",
+        "sealed-visibility",
+        "host-paths-in-adapters-only",
+        "one-technology-per-adapter",
+        "app-layers",
+    ],
 )
 def test_the_import_contract_is_kept_by_the_product(contract: str):
     run = subprocess.run(
@@ -53,3 +62,32 @@ def test_the_contracts_say_what_the_architecture_promises():
         "domain.world.adapter",
         "domain.world.visibility",
     ]
+
+
+HOST_ADAPTERS = {
+    # the adapters that hold host files, folders, sockets or processes, and may name their paths
+    "adapters.audit_anchors", "adapters.dulwich_history", "adapters.git_ignores", "adapters.git_index",
+    "adapters.git_trees", "adapters.git_worktree", "adapters.http_door", "adapters.launcher_db",
+    "adapters.lazy_history", "adapters.local_files", "adapters.local_spelling", "adapters.local_survey",
+    "adapters.local_walks", "adapters.local_writes", "adapters.log_setup", "adapters.openat2",
+    "adapters.ruff_linter", "adapters.server_lock", "adapters.sqlite_index", "adapters.sqlite_state",
+    "adapters.unix_approval_channel",
+}  # fmt: skip
+
+
+def test_every_adapter_is_kept_from_host_paths_unless_it_touches_the_host():
+    adapters = {
+        f"adapters.{path.stem}" for path in (ROOT / "adapters").glob("*.py") if path.stem != "__init__"
+    }
+    kept_from_hosts = set(CONTRACTS["host-paths-in-adapters-only"]["source_modules"])
+
+    assert adapters - HOST_ADAPTERS <= kept_from_hosts, "name a new adapter in the contract or here"
+    assert not HOST_ADAPTERS & kept_from_hosts
+
+
+def test_every_app_module_has_its_place_in_the_app_layers():
+    modules = {path.stem for path in (ROOT / "app").glob("*.py") if path.stem != "__init__"}
+    placed = {name.strip() for layer in CONTRACTS["app-layers"]["layers"] for name in layer.split("|")}
+
+    assert CONTRACTS["app-layers"]["containers"] == ["app"]
+    assert modules == placed

@@ -2,8 +2,11 @@
 start-up is over (`serve` after its server is built, what start-up made frozen so later collections never
 walk it and the youngest objects collected less often; every other command before it runs), so a process
 never serves, nor runs a command, with collection off; and building the server loads no docstring parser
-(the tools' descriptions are given as they are written)."""
+(the tools' descriptions are given as they are written), nor what only a console renderer or a traceback's
+locals would use (rich's traceback and pretty-printer, pygments: the log is JSON without locals)."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 from app.collection import YOUNG
@@ -22,7 +25,9 @@ def said(seen):  # one write a line: the log's writer thread shares stderr, and 
 
 async def serving(server):  # stands in for serving over stdio: what the server would serve with
     seen = {"at_import": at_import, "serving": gc.isenabled(), "frozen": gc.get_freeze_count() > 0,
-            "young": gc.get_threshold()[0], "griffe": "griffe" in sys.modules}
+            "young": gc.get_threshold()[0], "griffe": "griffe" in sys.modules,
+            "unused_by_the_log": sorted(name for name in ("pygments", "rich.traceback", "rich.pretty")
+                                        if sys.modules.get(name) is not None)}
     said(seen)
 
 adapters.stdio_drain.serve_stdio = serving
@@ -41,7 +46,28 @@ def test_serve_builds_its_server_without_the_collector_and_serves_with_it(tmp_pa
 
     seen = probe("serve", "--config", str(config))
 
-    assert seen == {"at_import": False, "serving": True, "frozen": True, "young": YOUNG, "griffe": False}
+    assert seen == {
+        "at_import": False,
+        "serving": True,
+        "frozen": True,
+        "young": YOUNG,
+        "griffe": False,
+        "unused_by_the_log": [],
+    }
+
+
+def test_rich_stays_importable_whole_after_the_server_imported_its_log_library():
+    after = (
+        "from app.log_library import structlog\n"
+        "import rich.pretty, rich.traceback\n"
+        "print(rich.pretty.pretty_repr([1]))"
+    )
+
+    run = subprocess.run(
+        [sys.executable, "-c", after], capture_output=True, text=True, check=False, timeout=60
+    )
+
+    assert (run.returncode, run.stdout.strip()) == (0, "[1]"), run.stderr
 
 
 def test_every_other_command_runs_with_the_collector_on_at_its_usual_pace():
