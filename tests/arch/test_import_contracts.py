@@ -71,7 +71,7 @@ HOST_ADAPTERS = {
     "adapters.lazy_history", "adapters.local_files", "adapters.local_spelling", "adapters.local_survey",
     "adapters.local_walks", "adapters.local_writes", "adapters.log_setup", "adapters.openat2",
     "adapters.ruff_linter", "adapters.server_lock", "adapters.sqlite_index", "adapters.sqlite_state",
-    "adapters.unix_approval_channel",
+    "adapters.tiger_validator", "adapters.unix_approval_channel",
 }  # fmt: skip
 
 
