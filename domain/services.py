@@ -22,6 +22,7 @@ from ports.ledger import Ledger
 from ports.linter import Linter
 from ports.patterns import Patterns
 from ports.playsets import PlaysetStore
+from ports.servers import Servers
 from ports.tokens import TokenFiles
 from ports.transactions import Transactions
 
@@ -62,3 +63,6 @@ class Services:
     wait on; None: a build parses in this process."""
     budget: int = 32 * 1024
     """The bytes one reply's envelope may take unless the call asks for more (SPEC §16)."""
+    servers: Servers | None = None
+    """This server and the others on its state directory; None: no other server can share the state
+    (memory stores), so what another server stamped is judged as its records stand."""

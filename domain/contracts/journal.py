@@ -94,6 +94,7 @@ def _entry(
         after=after,
         size=size,
         path="/".join(parts),
+        server_id=services.servers.own if services.servers is not None else None,
     )
 
 
@@ -188,19 +189,27 @@ def commits(services: Services, contract_ids: Iterable[str]) -> list[JournalEntr
 
 
 def _settled(session: Session, services: Services, entry: JournalEntry) -> JournalEntry:
-    """A pending entry as the file's digest now tells it. Settled in the store only while still pending,
-    so a writer still at work (on this server or another) has the last word on its own entry; and as failed
-    only once it was begun longer than IN_FLIGHT ago: before that its writer may be about to change the file,
-    and a failed entry in the store would hide the change from every other reader until its writer settles
-    it."""
+    """A pending entry as the file's digest now tells it. Settled in the store only once its writer is gone
+    (the server that began it no longer runs: it crashed or was killed between begin and settle), so a
+    writer still at work, on this server or another, alone settles its own entry; and then only while
+    still pending. An entry that names no server is settled as before servers were told apart: as done
+    once the file shows it, as failed once it was begun longer than IN_FLIGHT ago."""
     if entry.state != "pending":
         return entry
     now = content_digest(session, entry.root, entry.path)
     landed = now == entry.after and now != entry.before
-    if landed or _stale(entry, services.authority.clock.now()):
+    if _writer_gone(services, entry, landed=landed):
         with suppress(PortError):
             services.journal.settle(entry.entry_id, "done" if landed else "failed", if_pending=True)
     return evolve(entry, state="done" if landed else "failed")
+
+
+def _writer_gone(services: Services, entry: JournalEntry, *, landed: bool) -> bool:
+    """Whether no writer can settle `entry` any more, so a reader settles it by the file's digest."""
+    servers = services.servers
+    if servers is not None and entry.server_id is not None:
+        return not servers.running(entry.server_id)
+    return landed or _stale(entry, services.authority.clock.now())
 
 
 def _stale(entry: JournalEntry, now: datetime) -> bool:
