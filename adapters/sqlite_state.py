@@ -71,7 +71,7 @@ class SqliteState:
         self.ledger = SqliteLedger(self)
         self.evidence = SqliteEvidence(self)
         self.audit = SqliteAudit(self)
-        self.journal = SqliteJournal(self, self.audit)  # its own module, over this connection
+        self.journal = SqliteJournal(self)  # its own module, over this connection
 
     def close(self) -> None:
         self._db.close()

@@ -10,7 +10,7 @@ from attrs import frozen
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.world.view import WorldView
-from ports.audit import AuditLog
+from ports.audit import AuditLog, CallFacts
 from ports.clock import Clock
 from ports.content_index import Build, ContentIndex
 from ports.contracts import ContractStore
@@ -63,6 +63,8 @@ class Services:
     wait on; None: a build parses in this process."""
     budget: int = 32 * 1024
     """The bytes one reply's envelope may take unless the call asks for more (SPEC §16)."""
+    call: CallFacts | None = None
+    """The tool call being decided (set for each decision): what the rows written with its changes name."""
     servers: Servers | None = None
     """This server and the others on its state directory; None: no other server can share the state
     (memory stores), so what another server stamped is judged as its records stand."""

@@ -1,10 +1,10 @@
 """The journal of governed changes (SPEC §7): what a governed call changed, recorded before it changed it.
 
 `begin` writes a pending entry (address, kind, digests before and after, size, the content before) under the
-contract that governs the session, if any; `settle` marks it done or failed once the change landed or did
-not. An entry still pending later (the server died between the two) is settled by the file's digest. What
-the journal says per file — who changed it, what it was before the first change, what the last one left —
-is what close, revert, carry-over and stash attribute work by.
+contract that governs the session, if any, with the change's audit row in the same transaction; `settle` marks
+it done or failed once the change landed or did not. An entry still pending later (the server died between the
+two) is settled by the file's digest. What the journal says per file — who changed it, what it was before the
+first change, what the last one left — is what close, revert, carry-over and stash attribute work by.
 """
 
 from collections.abc import Iterable
@@ -19,6 +19,7 @@ from domain.contracts.baseline import content_digest, digest
 from domain.contracts.lifecycle import governing
 from domain.services import Services
 from domain.session import Session
+from domain.trail import change_row
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
 from ports.errors import PortError
@@ -50,7 +51,7 @@ def begin(  # noqa: PLR0913 - the call, its file and both contents
     what = (kind, *changed, len(after or b""))
     entry = _entry(session, services, (place.root, place.parts, ref.address), what)
     entry = evolve(entry, detail=detail)
-    services.journal.begin(entry, before if isinstance(before, bytes) else None)
+    _recorded(services, entry, before if isinstance(before, bytes) else None)
     return entry
 
 
@@ -67,7 +68,14 @@ def commit(
     root, top = repository
     where = (root, top, session.world.address_of(root, top))
     entry = evolve(_entry(session, services, where, ("commit", parent, made, 0)), state="done")
-    services.journal.begin(entry, None)
+    _recorded(services, entry, None)
+
+
+def _recorded(services: Services, entry: JournalEntry, content_before: bytes | None) -> None:
+    """The entry and its audit row, in one transaction: both land, or neither (and raises PortError)."""
+    with services.transactions.atomic():
+        services.journal.begin(entry, content_before)
+        services.audit.append(change_row(entry, services.call))
 
 
 def _entry(
