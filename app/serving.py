@@ -12,6 +12,7 @@ import os
 import socket
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import NoReturn, Protocol, TypeVar
 
@@ -167,6 +168,7 @@ def _serve_locked(
     if made_token:  # a token made for this run ends with it
         stopping.add(lambda: (state / "http_token").unlink(missing_ok=True))
     _after_start(settings, core, lost)
+    _record_gaps(core, servers)
     sweep_in_background(core, read_only=settings.read_only)
     calls = ServerCalls(server_id)
     server = _built(
@@ -228,6 +230,28 @@ def _after_start(settings: Settings, core: object, lost: int | None) -> None:
     """Say that the state database was found missing, and prune what retention lets go."""
     _report_lost(lost)
     _prune_in_background(settings, core)
+
+
+def _record_gaps(core: object, servers: object) -> None:
+    """Record the calls left with no audit row by servers of this state directory that ended (killed or
+    crashed before writing them), so the log tells a crash from a deleted row; a store that cannot take
+    the row now leaves them for the next server's start."""
+    import structlog
+
+    from adapters.server_lock import LockedServers
+    from adapters.sqlite_state import SqliteState
+
+    stores = getattr(getattr(core, "services", None), "transactions", None)
+    if not isinstance(stores, SqliteState) or not isinstance(servers, LockedServers):
+        return
+    now = datetime.now(UTC).isoformat()
+    try:
+        recorded = stores.audit.record_gaps(lambda server_id: not servers.running(server_id), now)
+    except PortError:
+        structlog.get_logger().exception("audit.gaps_unrecorded")
+        return
+    for line in recorded:
+        structlog.get_logger().warning("audit.gap_recorded", gap=line)
 
 
 def _rotate(log_file: Path, settings: Settings) -> None:

@@ -532,3 +532,22 @@ def test_a_change_whose_audit_row_cannot_be_written_leaves_no_journal_entry_eith
     assert written.code == "WA-IO-E-001"
     assert store.journal.entries(None) == []
     assert "a = 1" in str(host.call(session, "ck3_read", "read", path="ROOT_REPO:/src/a.py").data["content"])
+
+
+def test_the_calls_a_server_that_ended_left_without_rows_are_recorded_once_as_a_gap_row(tmp_path: Path):
+    state = SqliteState(tmp_path / "ck3raven.db")
+    calls = [("srv-ended", 1), ("srv-ended", 4), ("srv-ended", 7), ("srv-live", 1), ("srv-live", 3)]
+    state.audit.append_all([evolve(entry(), server_id=server, call=call) for server, call in calls])
+
+    recorded = state.audit.record_gaps(lambda server: server == "srv-ended", "2026-11-27T00:00:00+00:00")
+    again = state.audit.record_gaps(lambda server: server == "srv-ended", "2026-11-27T00:00:00+00:00")
+
+    assert recorded == ["server srv-ended: calls 2-3, 5-6 left no row"]
+    assert again == []
+    (gap,) = [row.entry for row in state.audit.rows() if row.entry.stage == "gap"]
+    assert (gap.server_id, gap.tool, gap.call) == ("srv-ended", "<gap>", None)
+    # the live server's calls may yet get their rows: named, not recorded
+    assert state.audit.verify() == ["server srv-live: call 2 left no audit row"]
+    with sqlite_db(state.path) as db:  # a gap row edited to cover a deleted row breaks the chain
+        db.execute("UPDATE audit SET entry = replace(entry, '2-3', '2-4') WHERE entry LIKE '%<gap>%'")
+    assert state.audit.verify()[0].endswith("its content was changed")
