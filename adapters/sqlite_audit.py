@@ -15,6 +15,7 @@ told from a deleted row, which breaks the chain, and from an edited one, whose d
 
 import json
 import re
+from datetime import datetime
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Final, Protocol
@@ -65,16 +66,22 @@ class SqliteAudit:
 
     def rows(self) -> list[AuditRow]:
         """Every readable row, oldest first (a row that cannot be read is skipped here; `verify` names it)."""
-        found = []
+        return self.read()[0]
+
+    def read(self) -> tuple[list[AuditRow], list[int]]:
+        """Every readable row, oldest first, and the numbers of the rows that cannot be read."""
+        found, unread = [], []
         for seq, text, prev, digest in self._state.execute(
             "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
         ):
             try:
                 entry = structure(self._converter, json.loads(text), AuditEntry)
+                datetime.fromisoformat(entry.at)  # every view sorts and filters by it
             except (ValueError, RecursionError, TypeError, StructureProblems):
+                unread.append(int(seq))
                 continue
             found.append(AuditRow(int(seq), entry, str(prev), str(digest)))
-        return found
+        return found, unread
 
     def head(self) -> tuple[int, str]:
         """The last row's number and digest ((0, GENESIS) for an empty log): what the log anchors."""

@@ -16,6 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from attrs import evolve
+
 from adapters.audit_anchors import read_anchors
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
@@ -80,31 +82,36 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
     code: str | None,
     as_json: bool,
     verify: bool,
-) -> tuple[str, int]:
-    """The audit rows that pass the filters (or the chain check); the exit status goes with it."""
+) -> tuple[str, int, list[str]]:
+    """The audit rows that pass the filters (or the chain check); the exit status goes with it, and what to
+    say on stderr (the rows that cannot be read)."""
     if verify:
         problems, count = verified(settings)
         if problems:
-            return "\n".join(problems), 1
-        return f"OK: {count} rows, chain intact", 0
-    state = _state(settings)
-    if state is None:
-        return "no audit log yet", 0
+            return "\n".join(problems), 1, []
+        return f"OK: {count} rows, chain intact", 0, []
     start = _since(since) if since else None
+    try:
+        stored, unread, evidence = _log(settings, contract)
+    except Unshown as exc:
+        return str(exc), exc.status, []
     rows = [
-        row
-        for row in state.audit.rows()
+        (row, seqs)
+        for row, seqs in one_per_call(stored)
         if (contract is None or row.entry.contract_id == contract)
         and (start is None or datetime.fromisoformat(row.entry.at) >= start)
         and (code is None or fnmatch.fnmatchcase(row.entry.code, code))
     ]
-    evidence = _close_evidence(state, contract) if contract else {}
+    # the rows that can be read are shown, and the exit status says some cannot (the last lines name them)
+    status = 2 if unread else 0
+    said = [f"ck3raven: audit row {n} cannot be read (edited or damaged); see audit --verify" for n in unread]
     if as_json:
-        document = [_audit_json(row) for row in rows]
-        return json.dumps({"rows": document, "evidence": evidence} if contract else document, indent=1), 0
-    lines = [_audit_line(row) for row in rows] or ["no matching rows"]
-    for kind, found in evidence.items():
-        compliance = found.get("compliance", {})
+        document = [_audit_json(row, seqs) for row, seqs in rows]
+        text = json.dumps({"rows": document, "evidence": evidence} if contract else document, indent=1)
+        return text, status, said
+    lines = [_audit_line(row) for row, _ in rows] or ["no matching rows"]
+    for kind, kept in evidence.items():
+        compliance = kept.get("compliance", {})
         lines.append(
             f"{kind} evidence: outcome {compliance.get('outcome', '?')}, "
             f"ruleset {str(compliance.get('ruleset_hash', '?'))[:12]}, "
@@ -112,7 +119,66 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
             f"{len(compliance.get('nsts', []))} NSTs, {len(compliance.get('findings', []))} findings, "
             f"LXEs {compliance.get('lxes', [])}"
         )
-    return "\n".join(lines), 0
+    return "\n".join(lines), status, said
+
+
+class Unshown(Exception):
+    """What stops the audit view: its message, and the exit status that goes with it."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _log(
+    settings: Settings, contract: str | None
+) -> tuple[list[AuditRow], list[int], dict[str, dict[str, Any]]]:
+    """The stored rows, the numbers of those that cannot be read, and the evidence of `contract`'s close.
+    Raises Unshown: no log yet, a database that cannot be read, a contract it never knew."""
+    try:
+        state = _state(settings)
+        if state is None:
+            raise Unshown("no audit log yet", 0)
+        stored, unread = state.audit.read()
+        known = contract is None or any(r.entry.contract_id == contract for r in stored)
+        known = known or (contract is not None and state.contracts.get(contract) is not None)
+        evidence = _close_evidence(state, contract) if contract else {}
+    except (PortError, ValueError):
+        database = settings.state_path(os.environ) / "ck3raven.db"
+        raise Unshown(
+            f"ck3raven: the state database {database} cannot be read: it is damaged or not one"
+        ) from None
+    if not known:
+        raise Unshown(f"ck3raven: no contract {_shown(str(contract))} in the audit log or the contracts")
+    return stored, unread, evidence
+
+
+UNANSWERED = "unanswered"
+"""The stage a call shows with when its rows hold no reply: it was being answered when its server ended."""
+
+
+def one_per_call(rows: list[AuditRow]) -> list[tuple[AuditRow, list[int]]]:
+    """The operator's rows: one per call (its rows, a change's or a decision's written before its reply,
+    and the reply's, shown as one with the reply's code; a call whose rows hold no reply says so), with the
+    numbers of the stored rows each stands for. Rows of no call (a checkpoint, a gap) stand alone."""
+    groups: dict[object, list[AuditRow]] = {}
+    for row in rows:
+        entry = row.entry
+        key = (entry.server_id, entry.call) if entry.server_id and entry.call is not None else row.seq
+        groups.setdefault(key, []).append(row)
+    shown = []
+    for group in groups.values():
+        answered = [row for row in group if row.entry.stage in {"reply", "question"}]
+        last = answered[-1] if answered else group[-1]
+        targets = tuple(dict.fromkeys(t for row in group for t in row.entry.targets))
+        notes = tuple(dict.fromkeys(n for row in group for n in row.entry.notes))
+        contract = last.entry.contract_id or next(
+            (r.entry.contract_id for r in group if r.entry.contract_id), None
+        )
+        stage = last.entry.stage if answered or last.entry.call is None else UNANSWERED
+        entry = evolve(last.entry, targets=targets, notes=notes, contract_id=contract, stage=stage)
+        shown.append((evolve(last, seq=group[0].seq, entry=entry), [row.seq for row in group]))
+    return shown
 
 
 def verified(settings: Settings) -> tuple[list[str], int]:
@@ -159,7 +225,7 @@ def _since(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _audit_json(row: AuditRow) -> dict[str, object]:
+def _audit_json(row: AuditRow, seqs: list[int]) -> dict[str, object]:
     entry = row.entry
     return {
         "seq": row.seq,
@@ -180,6 +246,7 @@ def _audit_json(row: AuditRow) -> dict[str, object]:
         "client": entry.client,
         "stage": entry.stage,
         "digest": row.digest,
+        "rows": seqs,
     }
 
 
