@@ -15,9 +15,9 @@ told from a deleted row, which breaks the chain, and from an edited one, whose d
 
 import json
 import re
-from datetime import datetime
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime
 from typing import Any, Final, Protocol
 
 from adapters.audit_chain import GENESIS, chain
