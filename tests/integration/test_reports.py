@@ -305,4 +305,5 @@ def test_audit_of_a_garbage_database_is_one_line_and_exit_2(config: Path, capsys
 
     said = capsys.readouterr()
     assert status == 2
-    assert said.err.startswith("ck3raven: the state database ") and said.err.count("\n") == 1
+    assert said.err.startswith("ck3raven: the state database ")
+    assert said.err.count("\n") == 1
