@@ -20,6 +20,7 @@ from adapters.log_setup import configure_logging
 from adapters.reply_middleware import ReplyMiddleware
 from adapters.sqlite_audit import chain
 from adapters.sqlite_state import SqliteState
+from app.audit_calls import one_per_call
 from app.bootstrap import build, build_core
 from app.config import Settings
 from app.reports import verified
@@ -40,7 +41,7 @@ WRITE = {"command": "write", "path": "ROOT_REPO:/src/new.py", "content": "x = 1\
 HOLDER = """
 import sqlite3, sys
 held = sqlite3.connect(sys.argv[1], isolation_level=None)
-held.execute("BEGIN IMMEDIATE")
+held.execute("BEGIN EXCLUSIVE")
 print("held", flush=True)
 sys.stdin.read()
 held.execute("ROLLBACK")
@@ -101,7 +102,7 @@ async def test_a_governed_write_while_another_process_holds_the_store_is_refused
         finally:
             holder.communicate(b"")  # its input ends: it rolls back and exits
 
-    assert written["reply_type"] == "E"
+    assert (written["code"], written["data"]["store"]) == ("WA-IO-E-002", "busy")
     assert len(written["error"]["trace_id"]) == 32
     assert not target.exists()
     assert stored.journal.entries() == []
@@ -317,3 +318,30 @@ async def test_a_change_whose_audit_row_cannot_be_written_is_refused_and_changes
     assert written["reply_type"] == "E"
     assert not target.exists()
     assert stored.journal.entries() == []
+
+
+async def test_writes_across_a_lock_another_process_held_leave_one_row_each_and_a_whole_audit(
+    git_settings: Settings, state_db: Path
+):
+    stored = SqliteState(state_db, busy_timeout=0.5)
+    server = build(git_settings, core=build_core(git_settings, stored=stored))
+    middleware = next(m for m in server.middleware if isinstance(m, ReplyMiddleware))
+    async with Client(server) as client:
+        await call(client, "ck3_contract", OPEN)
+        holder = holding(state_db)
+        try:
+            locked = [await call(client, "ck3_file", {**WRITE, "content": f"x = {n}\n"}) for n in range(3)]
+            (hurried,) = stored.execute("PRAGMA busy_timeout")[0]  # the lock is known: later waits are short
+        finally:
+            holder.communicate(b"")
+        free = [await call(client, "ck3_file", {**WRITE, "content": f"y = {n}\n"}) for n in range(2)]
+        (whole,) = stored.execute("PRAGMA busy_timeout")[0]
+        assert await anyio.to_thread.run_sync(middleware.after_reply.settle, 30)
+
+    files = [row for row, _ in one_per_call(stored.audit.rows()) if row.entry.tool == "ck3_file"]
+    assert [(w["code"], w["data"].get("store")) for w in locked] == [("WA-IO-E-002", "busy")] * 3
+    assert [w["code"] for w in free] == ["WA-WRITE-S-001"] * 2
+    assert [row.entry.code for row in files] == ["WA-IO-E-002"] * 3 + ["WA-WRITE-S-001"] * 2
+    assert (hurried, whole) == (250, 500)
+    problems, _ = verified(git_settings)
+    assert problems == []
