@@ -52,6 +52,7 @@ class Server:
             cwd=config.parent,
         )
         self.number = 0
+        self.early: dict[int, dict[str, Any]] = {}  # answers read while waiting for another
         self.send(HELLO)
         self.answer(0)
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -63,10 +64,11 @@ class Server:
 
     def answer(self, number: int) -> dict[str, Any]:
         assert self.process.stdout is not None
-        while True:
+        while number not in self.early:
             message: dict[str, Any] = json.loads(self.process.stdout.readline())
-            if message.get("id") == number:
-                return message
+            if isinstance(message.get("id"), int):
+                self.early[message["id"]] = message
+        return self.early.pop(number)
 
     def calls(self, *calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
         """Send `calls` (tool, arguments) at once, then read each one's envelope."""
