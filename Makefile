@@ -94,6 +94,7 @@ bench-peers: $(STAMP)  ## the same start-up and calls with the MCP reference fil
 bench-crash: $(STAMP)  ## kill -9 during state decisions and file writes, then check nothing is torn
 	$(BIN)/python bench/kill_state.py
 	$(BIN)/python bench/kill_writes.py
+	$(BIN)/python bench/kill_audit.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache $(CLIENTS)/node_modules $(FUZZERS)/.venv

@@ -11,6 +11,10 @@ waits until everything handed over is written; the server settles when it stops,
 no row. A row the process never wrote (it was killed first) is a gap in the call numbers, which
 `ck3raven audit --verify` names. So is a row handed over while WAITING pieces already wait (a store that
 has stopped answering): it is dropped and counted, rather than held in memory without end.
+
+A batch the store refuses (locked by another process, full, failing) is not dropped: it is written again,
+with what came after it, once the store answers (tried again every RETRY seconds at most, and at once when
+more comes or the server settles), so a lock or a full disk that passes leaves no gap.
 """
 
 import queue
@@ -30,6 +34,8 @@ WAITING: Final = 100_000
 """Pieces waiting for the writer at most; more are dropped (and counted) rather than kept."""
 DROPS_LOGGED: Final = 1000
 """Dropped pieces a log line stands for (the first drop is logged at once)."""
+RETRY: Final = 5.0
+"""Seconds at most between two tries of a batch the store refused."""
 
 
 class AfterReply(Generic[T]):
@@ -37,10 +43,16 @@ class AfterReply(Generic[T]):
     at a time; a batch that fails is logged and the writer goes on."""
 
     def __init__(
-        self, write: Callable[[Sequence[T]], object], *, gather: float = GATHER, most: int = WAITING
+        self,
+        write: Callable[[Sequence[T]], object],
+        *,
+        gather: float = GATHER,
+        most: int = WAITING,
+        retry: float = RETRY,
     ) -> None:
         self._write_batch = write
         self._gather = gather
+        self._retry = retry
         self._work: queue.Queue[T] = queue.Queue(most)
         self.dropped = 0
         self._hurry = threading.Event()
@@ -74,18 +86,40 @@ class AfterReply(Generic[T]):
             self._hurry.clear()
 
     def _write(self) -> None:
+        held: list[T] = []  # refused by the store: written again, first, with what comes after
+        refusals = 0
         while True:
-            batch = [self._work.get()]
-            self._hurry.wait(self._gather)
-            while len(batch) < BATCH:
-                try:
-                    batch.append(self._work.get_nowait())
-                except queue.Empty:
-                    break
+            batch = held + self._gathered(waiting=self._pause(refusals) if held else None)
             try:
                 self._write_batch(batch)
-            except Exception:  # the writer serves every later call: one failure stops nothing
-                log.exception("after_reply.failed", pieces=len(batch))
-            finally:
-                for _ in batch:
-                    self._work.task_done()
+            except Exception:  # kept for the next try: the writer serves every later call all the same
+                if not refusals:
+                    log.exception("after_reply.refused", pieces=len(batch))
+                refusals += 1
+                held = batch
+                continue
+            if refusals:
+                log.info("after_reply.written_again", pieces=len(batch), tries=refusals + 1)
+            held, refusals = [], 0
+            for _ in batch:
+                self._work.task_done()
+
+    def _pause(self, refusals: int) -> float:
+        """Seconds to wait for more before trying a refused batch again: longer each time, up to `retry`;
+        none while the server settles."""
+        return 0.0 if self._hurry.is_set() else min(self._retry, 0.1 * 2**refusals)
+
+    def _gathered(self, *, waiting: float | None) -> list[T]:
+        """What was handed over: at least one piece (`waiting` None: waiting for it as long as it takes;
+        else up to `waiting` seconds, and maybe none), then what comes within the gathering time."""
+        try:
+            batch = [self._work.get(timeout=waiting)] if waiting != 0 else [self._work.get_nowait()]
+        except queue.Empty:
+            return []
+        self._hurry.wait(self._gather)
+        while len(batch) < BATCH:
+            try:
+                batch.append(self._work.get_nowait())
+            except queue.Empty:
+                break
+        return batch

@@ -21,6 +21,7 @@ from adapters.tool_routes import Route
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.use_cases.core import Core
 from domain.use_cases.request import Request
+from ports.audit import CallFacts
 
 Routes = Mapping[str, Mapping[str, Route]]
 
@@ -129,9 +130,9 @@ class Dispatcher:
         try:
             with contextlib.nullcontext() if locked else slot.lock:  # one call of a session at a time
                 facts = CALL.get()
-                if facts is not None:  # for the row of a change, written before the change
-                    facts.update(command=command)
-                decision = self.core.decide(slot.session, request, paced=True)
+                decision = self.core.decide(
+                    slot.session, request, paced=True, call=_call(facts, request, command)
+                )
                 if facts is not None:  # for the audit row: the contract the call was decided under
                     facts.update(
                         command=command, session_id=decision.session_id, contract_id=decision.contract_id
@@ -139,6 +140,20 @@ class Dispatcher:
                 return decision.reply
         finally:
             slot.leave()
+
+
+def _call(facts: dict[str, Any] | None, request: Request, command: str) -> CallFacts:
+    """The call as the rows written in its decision's transaction name it."""
+    if facts is None:  # answered outside the middleware (a test's dispatcher): the request names its tool
+        return CallFacts(request.TOOL, command)
+    return CallFacts(
+        str(facts.get("tool") or request.TOOL),
+        command,
+        facts.get("trace_id"),
+        facts.get("server_id"),
+        facts.get("call"),
+        facts.get("client"),
+    )
 
 
 STATEFUL: Final = frozenset(

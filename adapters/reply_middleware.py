@@ -37,6 +37,8 @@ from domain.replies.builder import Reply, ReplyBuilder
 from ports.audit import AuditEntry, AuditLog
 
 log = structlog.get_logger()
+SHOWN = 20
+"""Call numbers a log line of rows not yet written names at most."""
 Piece = tuple[Reply | None, tuple[str, float, str | None], dict[str, Any]]
 """What a call leaves for after its reply: its reply (None: it asked the client's human a question), its
 trace id, duration in ms and tool, and its facts (call number, session, contract, when it was answered)."""
@@ -141,21 +143,20 @@ class ReplyMiddleware(Middleware):
     def _record(self, pieces: Sequence[Piece]) -> None:
         """The calls' log lines and rows, in the order of their replies (a piece's reply None: the call asked
         the client's human a question, and ends there); a piece's call is its trace id, its duration in
-        ms and its tool."""
-        for reply, (trace_id, duration_ms, tool), _ in pieces:
-            if reply is not None:
+        ms and its tool. Raises when the store refuses the rows: they are written again, with what follows,
+        once it answers (each call's log line is written once)."""
+        for reply, (trace_id, duration_ms, tool), facts in pieces:
+            if reply is not None and not facts.get("logged"):
                 ms = round(duration_ms, 3)
                 log.info("tool.replied", code=reply.code, duration_ms=ms, trace_id=trace_id, tool=tool)
+            facts["logged"] = True
         if self._audit is None:
             return
         try:
             self._audit.append_all([_entry(reply, call, facts) for reply, call, facts in pieces])
-        except Exception:  # the replies stand: a change one made has its row already (written before it)
-            log.exception(
-                "audit.unwritten",
-                trace_ids=[call[0] for _, call, _ in pieces],
-                calls=[facts["call"] for _, _, facts in pieces],
-            )
+        except Exception:  # the replies stand, and a change one made has its row already (written before it)
+            log.warning("audit.unwritten", calls=[facts["call"] for _, _, facts in pieces][:SHOWN])
+            raise
 
     def _leaks(self, reply: Reply, text: str, trace_id: str) -> bool:
         opaque = reply.spec.opaque & reply.data.keys()

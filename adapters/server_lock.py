@@ -1,6 +1,6 @@
 """The servers of one state directory: several may share it (each client that spawns its own server over
 stdio is one), so each registers itself under `servers/`, holding an exclusive lock on `<pid>.lock`
-(which records its pid and transport) and serving approvals on `<pid>.sock` beside it.
+(which records its pid, transport and server id) and serving approvals on `<pid>.sock` beside it.
 
 The lock is an `flock` on an open descriptor, so it ends with the process however it ends: a lock file
 whose lock can be taken belongs to no live server (its socket is left over too). Only an HTTP port is
@@ -29,7 +29,7 @@ class ServerLock:
         """Where this server serves the operator's approvals."""
         return self._path.with_suffix(".sock")
 
-    def acquire(self, transport: str) -> None:
+    def acquire(self, transport: str, server_id: str | None = None) -> None:
         """Register this server (making the folders 0700); raises OSError when the state directory cannot
         hold it (read-only, full, not a folder). Left-overs of servers that ended are removed."""
         self._folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -46,7 +46,8 @@ class ServerLock:
                     os.close(fd)  # another server's sweep removed it before it was locked: again
                     continue
                 os.ftruncate(fd, 0)
-                os.pwrite(fd, json.dumps({"pid": os.getpid(), "transport": transport}).encode(), 0)
+                held = {"pid": os.getpid(), "transport": transport, "server_id": server_id}
+                os.pwrite(fd, json.dumps(held).encode(), 0)
             except OSError:
                 os.close(fd)
                 raise
@@ -69,6 +70,25 @@ def running(state: Path) -> list[dict[str, object]]:
         if holder is not None:
             found.append({**holder, "socket": str(path.with_suffix(".sock"))})
     return found
+
+
+class LockedServers:
+    """The servers of `state` as decisions see them (ports.servers.Servers): this one, `own`, and any
+    other whose registration under `servers/` is still held. A server id that no live registration names
+    belongs to a server that ended (stopped, killed or crashed: its lock ended with its process)."""
+
+    def __init__(self, state: Path, own: str) -> None:
+        self._state = state
+        self._own = own
+
+    @property
+    def own(self) -> str:
+        return self._own
+
+    def running(self, server_id: str) -> bool:
+        return server_id == self._own or any(
+            holder.get("server_id") == server_id for holder in running(self._state)
+        )
 
 
 def _live(path: Path) -> dict[str, object] | None:

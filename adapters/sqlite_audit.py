@@ -6,12 +6,18 @@ so a deleted last row shows. Appends run in a transaction that reads the head fi
 appending to one database keep one linear chain. `verify` names an edited or missing row and each server's
 calls that left no row; `against` compares the database with the anchors the servers' logs recorded, so
 a database deleted, replaced, rolled back or rewritten and re-hashed whole is reported too.
+
+A server killed or crashed leaves the rows of its last replies unwritten (they follow the reply), so its
+call numbers have gaps; the next server to start records them (`record_gaps`) as a row of its own, chained
+like any other, naming the server and the calls. `verify` counts those calls as accounted for: a crash is
+told from a deleted row, which breaks the chain, and from an edited one, whose digest no longer matches.
 """
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime
 from typing import Any, Final, Protocol
 
 from adapters.audit_chain import GENESIS, chain
@@ -60,16 +66,22 @@ class SqliteAudit:
 
     def rows(self) -> list[AuditRow]:
         """Every readable row, oldest first (a row that cannot be read is skipped here; `verify` names it)."""
-        found = []
+        return self.read()[0]
+
+    def read(self) -> tuple[list[AuditRow], list[int]]:
+        """Every readable row, oldest first, and the numbers of the rows that cannot be read."""
+        found, unread = [], []
         for seq, text, prev, digest in self._state.execute(
             "SELECT seq, entry, prev, digest FROM audit ORDER BY seq"
         ):
             try:
                 entry = structure(self._converter, json.loads(text), AuditEntry)
+                datetime.fromisoformat(entry.at)  # every view sorts and filters by it
             except (ValueError, RecursionError, TypeError, StructureProblems):
+                unread.append(int(seq))
                 continue
             found.append(AuditRow(int(seq), entry, str(prev), str(digest)))
-        return found
+        return found, unread
 
     def head(self) -> tuple[int, str]:
         """The last row's number and digest ((0, GENESIS) for an empty log): what the log anchors."""
@@ -111,6 +123,34 @@ class SqliteAudit:
                 )
             )
             return last[0] - first + 1
+
+    def record_gaps(self, ended: Callable[[str], bool], now: str) -> list[str]:
+        """Record, as one row each (stage "gap"), the calls that left no row of each server that `ended`
+        (stopped, killed or crashed: no server of that id runs); a gap recorded already is not recorded
+        again. What was recorded, one line a server."""
+        with self._state.atomic():
+            calls: dict[str, set[int]] = {}
+            checkpoint = self._pruned()[1] > 1
+            for server, call, stage, text in self._state.execute(
+                "SELECT json_extract(entry, '$.server_id'), json_extract(entry, '$.call'), "
+                "json_extract(entry, '$.stage'), CASE WHEN json_extract(entry, '$.stage') = 'gap' "
+                "THEN entry END FROM audit"
+            ):
+                checkpoint = checkpoint or stage == "checkpoint"
+                if stage == GAP:
+                    _count_call(str(text), calls)
+                elif isinstance(server, str) and isinstance(call, int):
+                    calls.setdefault(server, set()).add(call)
+            found = {
+                server: missing
+                for server, missing in _missing(calls, from_first=not checkpoint).items()
+                if ended(server)
+            }
+            self.append_all([_gap_entry(server, missing, now) for server, missing in sorted(found.items())])
+        return [
+            f"server {server}: calls {_spans(missing)} left no row"
+            for server, missing in sorted(found.items())
+        ]
 
     def verify(self) -> list[str]:
         problems = []
@@ -191,24 +231,89 @@ def _is_checkpoint(text: str) -> bool:
 
 
 def _count_call(text: str, calls: dict[str, set[int]]) -> None:
+    """Count the call a row belongs to, or, for a gap row, every call it records."""
     try:
         entry = json.loads(text)
         server, call = entry.get("server_id"), entry.get("call")
     except (ValueError, AttributeError):
         return
-    if isinstance(server, str) and isinstance(call, int):
+    if not isinstance(server, str):
+        return
+    if entry.get("stage") == GAP:
+        for note in entry.get("notes", []):
+            calls.setdefault(server, set()).update(_numbers(str(note)))
+    elif isinstance(call, int):
         calls.setdefault(server, set()).add(call)
 
 
-def _gaps(calls: dict[str, set[int]], *, from_first: bool) -> list[str]:
+GAP: Final = "gap"
+"""The stage of a row recording the calls of a server that ended before their rows were written."""
+_CALLS = re.compile(r"^calls ([0-9, -]+) left no row")
+
+
+def _gap_entry(server: str, missing: list[int], now: str) -> AuditEntry:
+    note = f"calls {_spans(missing)} left no row: the server ended before writing them (killed or crashed)"
+    return AuditEntry(
+        at=now,
+        session_id=None,
+        trace_id=None,
+        tool="<gap>",
+        command=None,
+        targets=(),
+        reply_type="",
+        code="",
+        contract_id=None,
+        approval_id=None,
+        duration_ms=0.0,
+        notes=(note,),
+        server_id=server,
+        stage=GAP,
+    )
+
+
+def _spans(numbers: list[int]) -> str:
+    """Sorted numbers as runs: 3, 5-9, 12."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _numbers(note: str) -> set[int]:
+    """The call numbers a gap row's note records."""
+    match = _CALLS.match(note)
+    found: set[int] = set()
+    for part in match.group(1).split(",") if match else ():
+        low, _, high = part.strip().partition("-")
+        if low.isdigit() and (not high or high.isdigit()) and int(high or low) - int(low) <= MOST_CALLS:
+            found.update(range(int(low), int(high or low) + 1))
+    return found
+
+
+MOST_CALLS: Final = 200_000
+"""The longest run of calls one gap row records (a row edited to name more is counted as naming none)."""
+
+
+def _missing(calls: dict[str, set[int]], *, from_first: bool) -> dict[str, list[int]]:
     """Each server's calls that have no row: numbers missing from 1 (or, after pruning, from the first
     kept) to the last."""
-    problems = []
+    found = {}
     for server, seen in sorted(calls.items()):
         missing = sorted(set(range(1 if from_first else min(seen), max(seen) + 1)) - seen)
         if missing:
-            shown = ", ".join(map(str, missing[:SHOWN])) + (
-                f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
-            )
-            problems.append(f"server {server}: call {shown} left no audit row")
+            found[server] = missing
+    return found
+
+
+def _gaps(calls: dict[str, set[int]], *, from_first: bool) -> list[str]:
+    """Each server's calls that have no row, one line a server."""
+    problems = []
+    for server, missing in _missing(calls, from_first=from_first).items():
+        shown = ", ".join(map(str, missing[:SHOWN])) + (
+            f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
+        )
+        problems.append(f"server {server}: call {shown} left no audit row")
     return problems

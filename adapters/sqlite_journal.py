@@ -1,9 +1,9 @@
 """The journal of governed changes in the state database (table `journal`, made by the state store's
 migrations): one row per entry in the order begun, with the content before the change.
 
-An entry is begun inside the caller's transaction (or one of its own), forced to the disk like every
-decision, together with the change's audit row: a store that cannot take both (locked past its busy
-timeout, full, failing) raises, and then the file does not change. Marking it done or failed is not
+An entry is begun inside the caller's transaction (or one of its own; the core writes the change's audit
+row in the same one), forced to the disk like every decision: a store that cannot take both (locked past
+its busy timeout, full, failing) raises, and then the file does not change. Marking it done or failed is not
 forced, since an entry a power cut leaves pending is settled later by the file's digest.
 """
 
@@ -12,9 +12,7 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager, suppress
 from typing import Any, Protocol
 
-from adapters.call_facts import change_entry
 from adapters.strict_converter import StructureProblems, make_converter, structure
-from ports.audit import AuditEntry
 from ports.journal import JournalEntry
 
 _SETTLE_PENDING = (
@@ -37,30 +35,21 @@ class Database(Protocol):
     def atomic(self) -> AbstractContextManager[None]: ...
 
 
-class Trail(Protocol):
-    """What the journal needs of the audit log: an append that joins the current transaction."""
-
-    def append(self, entry: AuditEntry) -> None: ...
-
-
 class SqliteJournal:
     """The journal of governed changes: one row per entry in the order begun, with the content before."""
 
-    def __init__(self, state: Database, trail: Trail | None = None) -> None:
+    def __init__(self, state: Database) -> None:
         self._state = state
-        self._trail = trail
         self._converter = make_converter()
 
     def begin(self, entry: JournalEntry, content_before: bytes | None) -> None:
         text = json.dumps(self._converter.unstructure(entry), sort_keys=True)
-        with self._state.atomic():  # the entry and its audit row land together, or the change is refused
+        with self._state.atomic():  # forced, and joins the caller's transaction (the change's audit row)
             self._state.execute(
                 "INSERT INTO journal (entry_id, contract_id, root, at, record, content) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (entry.entry_id, entry.contract_id, entry.root, entry.at, text, content_before),
             )
-            if self._trail is not None:
-                self._trail.append(change_entry(entry, entry.at))
 
     def settle(self, entry_id: str, state: str, *, if_pending: bool = False) -> None:
         # not forced to the disk: an entry a power cut leaves pending is settled later by the file's digest

@@ -4,7 +4,9 @@ ended records, carry-over counters per (root, file), evidence and the hash-chain
 WAL journal, `synchronous=FULL` (audit rows alone are not forced: see `unforced`), one connection guarded by a
 re-entrant lock: each store write is a transaction of its own, and `atomic()` makes a group of them one (a
 contract and its counters, a close and its evidence), so a crash leaves the state before the decision or after
-it, never between. The schema is versioned (`schema_migrations`); a newer database than this code knows is
+it, never between. A write waits at most its busy timeout for another process's lock, then fails as Busy
+(how long it waited, how long the store has been locked); until a write goes through again, later ones wait
+only HURRIED seconds. The schema is versioned (`schema_migrations`); a newer database than this code knows is
 refused. Records keep their Sigil signatures, so a row edited outside the server is inert; a record that
 reached a final state is remembered (`ended`), so an older copy written back is never served again.
 """
@@ -12,6 +14,7 @@ reached a final state is remembered (`ended`), so an older copy written back is 
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -27,12 +30,16 @@ from adapters.sqlite_schema import MIGRATIONS
 from adapters.strict_converter import StructureProblems, make_converter, structure
 from ports.approvals import ApprovalRecord
 from ports.contracts import ContractRecord
-from ports.errors import Unavailable
+from ports.errors import Busy, Unavailable
 
 R = TypeVar("R")
 log = structlog.get_logger()
 BUSY_TIMEOUT: Final = 10.0
 """Seconds a write waits for another server's transaction before it fails (and a change is refused)."""
+HURRIED: Final = 0.25
+"""Seconds a write waits while the store is known to be locked (a wait of BUSY_TIMEOUT ran out, and no
+write has gone through since): a lock held that long is another process's (a backup, a `sqlite3`
+shell), and the calls meanwhile answer at once that the store is busy instead of each waiting it out."""
 
 
 class SqliteState:
@@ -66,12 +73,15 @@ class SqliteState:
         self._lock = threading.RLock()
         self._depth = 0
         self._writes = 0
+        self._busy_timeout = busy_timeout
+        self._locked_since: float | None = None
+        """When a wait for another process's lock first ran out, in this spell (None: no spell)."""
         self.approvals = SqliteApprovals(self)
         self.contracts = SqliteContracts(self)
         self.ledger = SqliteLedger(self)
         self.evidence = SqliteEvidence(self)
         self.audit = SqliteAudit(self)
-        self.journal = SqliteJournal(self, self.audit)  # its own module, over this connection
+        self.journal = SqliteJournal(self)  # its own module, over this connection
 
     def close(self) -> None:
         self._db.close()
@@ -99,7 +109,7 @@ class SqliteState:
         with self._lock:
             outer = self._depth == 0
             if outer:
-                self._run("BEGIN IMMEDIATE")
+                self._begin()
             self._depth += 1
             try:
                 yield
@@ -112,6 +122,7 @@ class SqliteState:
             if outer:
                 try:
                     self._run("COMMIT")
+                    self._lock_ended()
                 except Unavailable:
                     with suppress(
                         sqlite3.Error
@@ -142,6 +153,30 @@ class SqliteState:
         with self._lock:
             return self._run(sql, params)
 
+    def _begin(self) -> None:
+        """Begin a write transaction, waiting for another process's lock at most the busy timeout (or a
+        moment, while the store is known to be locked). Raises Busy when the lock outlasts the wait."""
+        started = time.monotonic()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in _BUSY:  # the primary code: any kind of busy
+                raise Unavailable("the state database cannot be used") from exc
+            now = time.monotonic()
+            if self._locked_since is None:
+                self._locked_since = started
+                self._db.execute(f"PRAGMA busy_timeout = {int(HURRIED * 1000)}")
+            raise Busy(now - started, now - self._locked_since) from exc
+        except sqlite3.Error as exc:
+            raise Unavailable("the state database cannot be used") from exc
+
+    def _lock_ended(self) -> None:
+        """A write went through: the store is free again, and a write waits its whole busy timeout."""
+        if self._locked_since is not None:
+            self._locked_since = None
+            with suppress(sqlite3.Error):
+                self._db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+
     def _run(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             return self._db.execute(sql, params).fetchall()
@@ -170,6 +205,9 @@ class SqliteState:
             self._db.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (applied + 1,))
             self._db.execute("COMMIT")
 
+
+_BUSY: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+"""What SQLite answers when another connection holds the lock a write needs."""
 
 SHM_UNIT: Final = 32768
 """SQLite grows a WAL database's shared-memory index (`-shm`) in regions of this many bytes."""

@@ -59,6 +59,7 @@ from ports.files import Files
 from ports.journal import Journal
 from ports.ledger import Ledger
 from ports.playsets import PlaysetStore
+from ports.servers import Servers
 from ports.signer import Signer
 from ports.transactions import Transactions
 
@@ -140,6 +141,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     clock: Clock | None = None,
     same_config: bool = False,
     index_in_child: bool = False,
+    servers: Servers | None = None,
 ) -> Core:
     """The core for `settings`: real local files, stores in the state directory and a fresh Sigil unless
     given. Sessions start at the operator's home, mode and playset. Approval hints name `approve_command`
@@ -187,6 +189,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         language=settings.language,
         validator=_validator(settings),
         validator_seconds=settings.validators.ck3_tiger_seconds,
+        servers=servers,
     )
     mods = active_mods(playsets, settings.active_playset)
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))

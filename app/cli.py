@@ -392,7 +392,7 @@ def _audit(args: argparse.Namespace) -> int:
 
     try:
         settings = settings_from(args)
-        text, status = reports.audit(
+        text, status, said = reports.audit(
             settings,
             contract=args.contract,
             since=args.since,
@@ -406,7 +406,10 @@ def _audit(args: argparse.Namespace) -> int:
     except ValueError:
         print("ck3raven: --since takes an ISO 8601 time or a span such as 30m, 12h, 7d", file=sys.stderr)
         return 2
-    print(text)
+    refused = status == 2 and text.startswith("ck3raven:")  # noqa: PLR2004 - exit 2: nothing shown
+    print(text, file=sys.stderr if refused else sys.stdout)
+    for line in said:
+        print(line, file=sys.stderr)
     return status
 
 

@@ -29,6 +29,7 @@ from domain.session import Session
 from domain.use_cases.core import Core, Defaults
 from domain.vocabulary import Mode, RootCategory
 from domain.world.view import WorldView
+from ports.audit import CallFacts
 from ports.clock import Clock
 
 Routes = Mapping[str, Mapping[str, Route]]
@@ -77,7 +78,7 @@ class Embedded:
             return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [_UNSHAPED]})
         if isinstance(request, Reply):
             return request
-        return self.core.answer(session, request)
+        return self.core.decide(session, request, call=CallFacts(tool, command)).reply
 
     def approve(self, approval_id: str, *, approve: bool = True) -> bool:
         """Record the host's human decision on an approval a reply asked for; False if undecidable."""

@@ -24,6 +24,7 @@ from adapters.memory_state import MemoryState
 from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
 from app import doctor_checks, mounts
+from app.audit_calls import one_per_call
 from app.bootstrap import build, build_core, leak_gate
 from app.config import Settings
 from app.doctor_checks import verified
@@ -86,31 +87,36 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
     code: str | None,
     as_json: bool,
     verify: bool,
-) -> tuple[str, int]:
-    """The audit rows that pass the filters (or the chain check); the exit status goes with it."""
+) -> tuple[str, int, list[str]]:
+    """The audit rows that pass the filters (or the chain check); the exit status goes with it, and what to
+    say on stderr (the rows that cannot be read)."""
     if verify:
         problems, count = verified(settings)
         if problems:
-            return "\n".join(problems), 1
-        return f"OK: {count} rows, chain intact", 0
-    state = _state(settings)
-    if state is None:
-        return "no audit log yet", 0
+            return "\n".join(problems), 1, []
+        return f"OK: {count} rows, chain intact", 0, []
     start = _since(since) if since else None
+    try:
+        stored, unread, evidence = _log(settings, contract)
+    except Unshown as exc:
+        return str(exc), exc.status, []
     rows = [
-        row
-        for row in state.audit.rows()
+        (row, seqs)
+        for row, seqs in one_per_call(stored)
         if (contract is None or row.entry.contract_id == contract)
         and (start is None or datetime.fromisoformat(row.entry.at) >= start)
         and (code is None or fnmatch.fnmatchcase(row.entry.code, code))
     ]
-    evidence = _close_evidence(state, contract) if contract else {}
+    # the rows that can be read are shown, and the exit status says some cannot (the last lines name them)
+    status = 2 if unread else 0
+    said = [f"ck3raven: audit row {n} cannot be read (edited or damaged); see audit --verify" for n in unread]
     if as_json:
-        document = [_audit_json(row) for row in rows]
-        return json.dumps({"rows": document, "evidence": evidence} if contract else document, indent=1), 0
-    lines = [_audit_line(row) for row in rows] or ["no matching rows"]
-    for kind, found in evidence.items():
-        compliance = found.get("compliance", {})
+        document = [_audit_json(row, seqs) for row, seqs in rows]
+        text = json.dumps({"rows": document, "evidence": evidence} if contract else document, indent=1)
+        return text, status, said
+    lines = [_audit_line(row) for row, _ in rows] or ["no matching rows"]
+    for kind, kept in evidence.items():
+        compliance = kept.get("compliance", {})
         lines.append(
             f"{kind} evidence: outcome {compliance.get('outcome', '?')}, "
             f"ruleset {str(compliance.get('ruleset_hash', '?'))[:12]}, "
@@ -118,7 +124,38 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
             f"{len(compliance.get('nsts', []))} NSTs, {len(compliance.get('findings', []))} findings, "
             f"LXEs {compliance.get('lxes', [])}"
         )
-    return "\n".join(lines), 0
+    return "\n".join(lines), status, said
+
+
+class Unshown(Exception):
+    """What stops the audit view: its message, and the exit status that goes with it."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _log(
+    settings: Settings, contract: str | None
+) -> tuple[list[AuditRow], list[int], dict[str, dict[str, Any]]]:
+    """The stored rows, the numbers of those that cannot be read, and the evidence of `contract`'s close.
+    Raises Unshown: no log yet, a database that cannot be read, a contract it never knew."""
+    try:
+        state = _state(settings)
+        if state is None:
+            raise Unshown("no audit log yet", 0)
+        stored, unread = state.audit.read()
+        known = contract is None or any(r.entry.contract_id == contract for r in stored)
+        known = known or (contract is not None and state.contracts.get(contract) is not None)
+        evidence = _close_evidence(state, contract) if contract else {}
+    except (PortError, ValueError):
+        database = settings.state_path(os.environ) / "ck3raven.db"
+        raise Unshown(
+            f"ck3raven: the state database {database} cannot be read: it is damaged or not one"
+        ) from None
+    if not known:
+        raise Unshown(f"ck3raven: no contract {_shown(str(contract))} in the audit log or the contracts")
+    return stored, unread, evidence
 
 
 def _close_evidence(state: SqliteState, contract: str) -> dict[str, dict[str, Any]]:
@@ -141,7 +178,7 @@ def _since(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _audit_json(row: AuditRow) -> dict[str, object]:
+def _audit_json(row: AuditRow, seqs: list[int]) -> dict[str, object]:
     entry = row.entry
     return {
         "seq": row.seq,
@@ -162,6 +199,7 @@ def _audit_json(row: AuditRow) -> dict[str, object]:
         "client": entry.client,
         "stage": entry.stage,
         "digest": row.digest,
+        "rows": seqs,
     }
 
 

@@ -12,6 +12,7 @@ import os
 import socket
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import NoReturn, Protocol, TypeVar
 
@@ -38,6 +39,7 @@ def serve(args: argparse.Namespace, settings: Settings, *, same_config: bool) ->
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
+    from adapters.call_facts import ServerCalls
     from adapters.server_lock import ServerLock
     from app.bootstrap import state_folder
 
@@ -47,8 +49,9 @@ def serve(args: argparse.Namespace, settings: Settings, *, same_config: bool) ->
     listener = _listener(settings.http.host, port) if args.transport == "http" else None
     if args.transport == "http" and listener is None:
         return 2
+    server_id = ServerCalls().server_id  # registered with the lock: while the lock is held, the server runs
     try:
-        lock.acquire(f"http {settings.http.host}:{port}" if args.transport == "http" else "stdio")
+        lock.acquire(f"http {settings.http.host}:{port}" if args.transport == "http" else "stdio", server_id)
     except OSError as exc:
         print(f"ck3raven: the state directory {state} cannot be used ({exc.strerror})", file=sys.stderr)
         return 2
@@ -58,7 +61,8 @@ def serve(args: argparse.Namespace, settings: Settings, *, same_config: bool) ->
     stopping.on_signals(lambda: _stop(stopping, sinks))
     status = 2
     try:
-        status = _serve_locked(args, settings, (state, same_config, lock.socket, listener), (sinks, stopping))
+        places = (state, same_config, lock.socket, listener)
+        status = _serve_locked(args, settings, places, (sinks, stopping, server_id))
     finally:
         stopping.run(status)
     return _exit_at_once(status, sinks)
@@ -121,15 +125,17 @@ def _serve_locked(
     args: argparse.Namespace,
     settings: Settings,
     places: tuple[Path, bool, Path, socket.socket | None],
-    ending: tuple[list[_Closes], Stopping],
+    ending: tuple[list[_Closes], Stopping, str],
 ) -> int:
     """Serve, once registered: `places` are the state directory, whether approval hints ask for the
     server's own `--config`, this server's approval socket and, over HTTP, its bound port; `ending`, the
-    log sinks to close and the steps to take as the server ends (each added as what it undoes is set up)."""
+    log sinks to close, the steps to take as the server ends (each added as what it undoes is set up) and
+    the server's id, registered with its lock."""
     import structlog
 
     from adapters.call_facts import ServerCalls
     from adapters.log_setup import configure_logging, report_crashes
+    from adapters.server_lock import LockedServers
     from app.bootstrap import (
         approval_channel,
         build,
@@ -141,7 +147,7 @@ def _serve_locked(
     )
 
     state, same_config, approvals, listener = places
-    sinks, stopping = ending
+    sinks, stopping, server_id = ending
     log_file = state / "logs" / "ck3raven.log"
     try:
         _rotate(log_file, settings)
@@ -153,7 +159,8 @@ def _serve_locked(
         return 2
     lost = _lost_database(state)
     try:
-        core = build_core(settings, same_config=same_config, index_in_child=True)
+        servers = LockedServers(state, server_id)
+        core = build_core(settings, same_config=same_config, index_in_child=True, servers=servers)
         token, made_token = http_token(settings) if args.transport == "http" else (None, False)
     except (ConfigError, PortError, OSError) as exc:  # one line naming the problem, never a traceback
         print(f"ck3raven: cannot start: {exc}", file=sys.stderr)
@@ -161,8 +168,9 @@ def _serve_locked(
     if made_token:  # a token made for this run ends with it
         stopping.add(lambda: (state / "http_token").unlink(missing_ok=True))
     _after_start(settings, core, lost)
+    _record_gaps(core, servers)
     sweep_in_background(core, read_only=settings.read_only)
-    calls = ServerCalls()
+    calls = ServerCalls(server_id)
     server = _built(
         build(
             settings,
@@ -222,6 +230,28 @@ def _after_start(settings: Settings, core: object, lost: int | None) -> None:
     """Say that the state database was found missing, and prune what retention lets go."""
     _report_lost(lost)
     _prune_in_background(settings, core)
+
+
+def _record_gaps(core: object, servers: object) -> None:
+    """Record the calls left with no audit row by servers of this state directory that ended (killed or
+    crashed before writing them), so the log tells a crash from a deleted row; a store that cannot take
+    the row now leaves them for the next server's start."""
+    import structlog
+
+    from adapters.server_lock import LockedServers
+    from adapters.sqlite_state import SqliteState
+
+    stores = getattr(getattr(core, "services", None), "transactions", None)
+    if not isinstance(stores, SqliteState) or not isinstance(servers, LockedServers):
+        return
+    now = datetime.now(UTC).isoformat()
+    try:
+        recorded = stores.audit.record_gaps(lambda server_id: not servers.running(server_id), now)
+    except PortError:
+        structlog.get_logger().exception("audit.gaps_unrecorded")
+        return
+    for line in recorded:
+        structlog.get_logger().warning("audit.gap_recorded", gap=line)
 
 
 def _rotate(log_file: Path, settings: Settings) -> None:

@@ -10,7 +10,7 @@ from attrs import frozen
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.world.view import WorldView
-from ports.audit import AuditLog
+from ports.audit import AuditLog, CallFacts
 from ports.clock import Clock
 from ports.content_index import Build, ContentIndex
 from ports.contracts import ContractStore
@@ -22,6 +22,7 @@ from ports.ledger import Ledger
 from ports.linter import Linter
 from ports.patterns import Patterns
 from ports.playsets import PlaysetStore
+from ports.servers import Servers
 from ports.tokens import TokenFiles
 from ports.transactions import Transactions
 from ports.validators import ExternalValidator
@@ -69,3 +70,8 @@ class Services:
     """ck3-tiger where the operator has it (config or PATH); None: close says it was not run."""
     validator_seconds: float = 120.0
     """The bound on one run of the validator; past it the run is cut and the evidence says so."""
+    call: CallFacts | None = None
+    """The tool call being decided (set for each decision): what the rows written with its changes name."""
+    servers: Servers | None = None
+    """This server and the others on its state directory; None: no other server can share the state
+    (memory stores), so what another server stamped is judged as its records stand."""

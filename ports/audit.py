@@ -29,7 +29,23 @@ class AuditEntry:
     """The name of the HTTP client credential the call came with (None: stdio or the operator's token)."""
     stage: str = "reply"
     """"reply": the call's answer; "change": a governed change, written with its journal entry before the
-    file changes; "checkpoint": rows pruned before it (its notes name the range and the last digest)."""
+    file changes; "decision": a contract opened, renewed or ended, written with the record; "gap": calls
+    of a server that ended (crashed, killed) before their rows were written (its notes name them);
+    "checkpoint": rows pruned before it (its notes name the range and the last digest)."""
+
+
+@frozen
+class CallFacts:
+    """The tool call a decision answers, as the rows written in the decision's own transaction (a change's,
+    a contract's) name it: the host that received the call knows these; a call made outside any host
+    (a test driving the core) has none."""
+
+    tool: str
+    command: str | None = None
+    trace_id: str | None = None
+    server_id: str | None = None
+    call: int | None = None
+    client: str | None = None
 
 
 @frozen

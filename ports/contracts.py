@@ -41,6 +41,9 @@ class ContractRecord:
     status: str
     closed_at: str | None
     state_signature: str
+    server_id: str | None = None
+    """The server whose session opened it: while that server runs, the contract is its session's, live
+    there (never renewed, closed or written under by a session of another server)."""
 
 
 class ContractStore(Protocol):

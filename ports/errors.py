@@ -41,3 +41,14 @@ class Misspelled(PortError):
 
 class Unavailable(PortError):
     """The store failed (I/O error, permissions, a root that moved): a system fault, not the caller's."""
+
+
+class Busy(Unavailable):
+    """The state store is held locked by another process past the wait it allows: nothing was written.
+    `waited`: the seconds this call waited; `locked_for`: the seconds since the store was first found
+    locked in this spell (a call during a spell waits only a moment: the spell is known)."""
+
+    def __init__(self, waited: float, locked_for: float) -> None:
+        super().__init__("the state database is locked by another process")
+        self.waited = waited
+        self.locked_for = locked_for

@@ -30,6 +30,8 @@ class JournalEntry:
     """A commit: its repository, old and new HEAD; a stash or revert: what it was for (JSON)."""
     path: str = ""
     """The root-relative path (segments joined by /) of the file, or of a commit's repository top."""
+    server_id: str | None = None
+    """The server whose call began it: while that server runs, its writer alone settles a pending entry."""
 
 
 class Journal(Protocol):

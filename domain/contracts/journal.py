@@ -1,10 +1,10 @@
 """The journal of governed changes (SPEC §7): what a governed call changed, recorded before it changed it.
 
 `begin` writes a pending entry (address, kind, digests before and after, size, the content before) under the
-contract that governs the session, if any; `settle` marks it done or failed once the change landed or did
-not. An entry still pending later (the server died between the two) is settled by the file's digest. What
-the journal says per file — who changed it, what it was before the first change, what the last one left —
-is what close, revert, carry-over and stash attribute work by.
+contract that governs the session, if any, with the change's audit row in the same transaction; `settle` marks
+it done or failed once the change landed or did not. An entry still pending later (the server died between the
+two) is settled by the file's digest. What the journal says per file — who changed it, what it was before the
+first change, what the last one left — is what close, revert, carry-over and stash attribute work by.
 """
 
 from collections.abc import Iterable
@@ -19,6 +19,7 @@ from domain.contracts.baseline import content_digest, digest
 from domain.contracts.lifecycle import governing
 from domain.services import Services
 from domain.session import Session
+from domain.trail import change_row
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
 from ports.errors import PortError
@@ -50,7 +51,7 @@ def begin(  # noqa: PLR0913 - the call, its file and both contents
     what = (kind, *changed, len(after or b""))
     entry = _entry(session, services, (place.root, place.parts, ref.address), what)
     entry = evolve(entry, detail=detail)
-    services.journal.begin(entry, before if isinstance(before, bytes) else None)
+    _recorded(services, entry, before if isinstance(before, bytes) else None)
     return entry
 
 
@@ -67,7 +68,14 @@ def commit(
     root, top = repository
     where = (root, top, session.world.address_of(root, top))
     entry = evolve(_entry(session, services, where, ("commit", parent, made, 0)), state="done")
-    services.journal.begin(entry, None)
+    _recorded(services, entry, None)
+
+
+def _recorded(services: Services, entry: JournalEntry, content_before: bytes | None) -> None:
+    """The entry and its audit row, in one transaction: both land, or neither (and raises PortError)."""
+    with services.transactions.atomic():
+        services.journal.begin(entry, content_before)
+        services.audit.append(change_row(entry, services.call))
 
 
 def _entry(
@@ -94,6 +102,7 @@ def _entry(
         after=after,
         size=size,
         path="/".join(parts),
+        server_id=services.servers.own if services.servers is not None else None,
     )
 
 
@@ -188,19 +197,27 @@ def commits(services: Services, contract_ids: Iterable[str]) -> list[JournalEntr
 
 
 def _settled(session: Session, services: Services, entry: JournalEntry) -> JournalEntry:
-    """A pending entry as the file's digest now tells it. Settled in the store only while still pending,
-    so a writer still at work (on this server or another) has the last word on its own entry; and as failed
-    only once it was begun longer than IN_FLIGHT ago: before that its writer may be about to change the file,
-    and a failed entry in the store would hide the change from every other reader until its writer settles
-    it."""
+    """A pending entry as the file's digest now tells it. Settled in the store only once its writer is gone
+    (the server that began it no longer runs: it crashed or was killed between begin and settle), so a
+    writer still at work, on this server or another, alone settles its own entry; and then only while
+    still pending. An entry that names no server is settled as before servers were told apart: as done
+    once the file shows it, as failed once it was begun longer than IN_FLIGHT ago."""
     if entry.state != "pending":
         return entry
     now = content_digest(session, entry.root, entry.path)
     landed = now == entry.after and now != entry.before
-    if landed or _stale(entry, services.authority.clock.now()):
+    if _writer_gone(services, entry, landed=landed):
         with suppress(PortError):
             services.journal.settle(entry.entry_id, "done" if landed else "failed", if_pending=True)
     return evolve(entry, state="done" if landed else "failed")
+
+
+def _writer_gone(services: Services, entry: JournalEntry, *, landed: bool) -> bool:
+    """Whether no writer can settle `entry` any more, so a reader settles it by the file's digest."""
+    servers = services.servers
+    if servers is not None and entry.server_id is not None:
+        return not servers.running(entry.server_id)
+    return landed or _stale(entry, services.authority.clock.now())
 
 
 def _stale(entry: JournalEntry, now: datetime) -> bool:

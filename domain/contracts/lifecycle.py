@@ -50,6 +50,15 @@ def governing(session: Session, services: Services) -> ContractRecord | None:
     return record
 
 
+def held_elsewhere(services: Services, record: ContractRecord) -> bool:
+    """Whether a session of another server holds `record`: open, unexpired, and opened on a server that
+    still runs (its key is not this server's, but the contract is live where it was made, not inert)."""
+    servers, server_id = services.servers, record.server_id
+    if servers is None or server_id is None or server_id == servers.own:
+        return False
+    return records.live(record, services.authority.clock.now()) and servers.running(server_id)
+
+
 def active_contract(session: Session, services: Services) -> ActiveContract | None:
     """The governing contract as enforcement needs it (mode included: one made in another mode is none)."""
     if governing(session, services) is None:  # expiry seen here is recorded there
@@ -163,7 +172,8 @@ def status(session: Session, services: Services) -> Reply:
 
 
 def list_all(services: Services) -> Reply:
-    """Every stored contract; those of earlier server processes (or edited on disk) are marked inert."""
+    """Every stored contract; those of earlier server processes (or edited on disk) are marked inert, and
+    those a session of another running server holds are not."""
     signer = services.authority.signer
     rows = [
         {
@@ -171,7 +181,7 @@ def list_all(services: Services) -> Reply:
             "root_category": r.root_category,
             "status": r.status,
             "created_at": r.created_at,
-            "inert": not records.genuine(r, signer),
+            "inert": not records.genuine(r, signer) and not held_elsewhere(services, r),
             "renewed_from": r.renewed_from,
         }
         for r in sorted(services.contracts.all(), key=lambda r: r.created_at)

@@ -9,7 +9,7 @@ earlier work (`domain.contracts.carried`).
 """
 
 import json
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from attrs import frozen
 
@@ -17,7 +17,14 @@ from domain.compliance import closeout
 from domain.contracts import baseline, carry_over, records
 from domain.contracts.baseline import Baseline, ScopeTooDeep
 from domain.contracts.carried import carried_files
-from domain.contracts.lifecycle import OpenRequest, expired_here, expired_reply, governing, summary
+from domain.contracts.lifecycle import (
+    OpenRequest,
+    expired_here,
+    expired_reply,
+    governing,
+    held_elsewhere,
+    summary,
+)
 from domain.contracts.records import Status
 from domain.failures import history_failure
 from domain.policy import approvals
@@ -32,7 +39,6 @@ from domain.vocabulary import Operation, RootCategory
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord, TargetRecord
 from ports.errors import PortError
-from ports.signer import Signer
 
 
 @frozen
@@ -111,8 +117,7 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
         return ReplyBuilder().invalid(
             "CT-GATE-I-006", {"contract_id": contract_id, "problem": "no such contract"}
         )
-    authority = services.authority
-    problem = _not_renewable(old, authority.clock.now(), authority.signer)
+    problem = _not_renewable(old, services)
     if problem is not None:
         return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": old.contract_id, "problem": problem})
     request = OpenRequest(
@@ -168,16 +173,19 @@ def _successor(services: Services, renewed_from: ContractRecord | None) -> str |
     return next(renewals, None)
 
 
-def _not_renewable(old: ContractRecord, now: datetime, signer: Signer) -> str | None:
+def _not_renewable(old: ContractRecord, services: Services) -> str | None:
     """Why `old` cannot be renewed, or None. Law §13.2 renews an expired contract: one still open that can
-    no longer govern (past its expiry, or left by an earlier server process, whose key is gone) — never a
-    closed or cancelled one."""
+    no longer govern (past its expiry, or left by a server process that ended, whose key is gone) — never
+    a closed or cancelled one, nor one a session of another server that still runs holds open."""
     if old.status == Status.EXPIRED:
         return None
     if old.status != Status.OPEN:
         return f"it was {old.status}: only an expired contract is renewed"
-    if records.genuine(old, signer) and records.live(old, now):
+    authority = services.authority
+    if records.genuine(old, authority.signer) and records.live(old, authority.clock.now()):
         return "still open"
+    if held_elsewhere(services, old):
+        return "still open: a session of another running server holds it"
     return None
 
 
@@ -348,5 +356,6 @@ def _record(
         status=Status.OPEN.value,
         closed_at=None,
         state_signature="",
+        server_id=services.servers.own if services.servers is not None else None,
     )
     return records.sign(record, authority.signer)

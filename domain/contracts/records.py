@@ -41,6 +41,7 @@ _IMMUTABLE: Final = (
     "expires_at",
     "renewed_from",
     "approvals",
+    "server_id",
 )
 
 

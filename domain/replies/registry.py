@@ -10,6 +10,7 @@ from domain.replies.codes import CodeSpec, index
 from domain.replies.shapes import CONTRACT, COUNT, FLAG, RECORD, TEXT, TEXTS, items, maybe, record
 
 _REVERTED = record({"address": TEXT, "kind": TEXT, "action": TEXT})
+_SECONDS = MappingProxyType({"type": "number", "minimum": 0})
 _COMMITTED = record({"address": TEXT, "commit": maybe(TEXT), "parent": maybe(TEXT)})
 
 _SPECS: tuple[CodeSpec, ...] = (
@@ -147,6 +148,14 @@ _WORLD: tuple[CodeSpec, ...] = (
     ),
     CodeSpec(
         "WA-IO-E-001", "The filesystem failed while serving {address}; report the trace id.", {"address"}
+    ),
+    # --- the state store held locked by another process -------------------------------------------
+    CodeSpec(
+        "WA-IO-E-002",
+        "The state database is busy: another process has held it locked for {locked_for_s} s (this call "
+        "waited {waited_s} s); nothing changed at {address}. Try again once it is free.",
+        {"address", "store", "waited_s", "locked_for_s"},
+        shapes={"store": TEXT, "waited_s": _SECONDS, "locked_for_s": _SECONDS},
     ),
     CodeSpec(
         "WA-READ-S-001",

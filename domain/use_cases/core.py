@@ -25,6 +25,7 @@ from domain.use_cases.screening import host_named
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
+from ports.audit import CallFacts
 
 
 @frozen
@@ -63,12 +64,19 @@ class Core:
             initialise(session, defaults.mode, "operator", self.services.authority)
         return session
 
-    def decide(self, session: Session, request: Request, *, paced: bool = False) -> Decision:
+    def decide(
+        self, session: Session, request: Request, *, paced: bool = False, call: CallFacts | None = None
+    ) -> Decision:
         """The one reply to `request` in `session`, with the facts of its decision (use_cases.decision):
         refused over the session's rate limit (unless `paced`: counted already), and while no mode is
-        initialised unless modeless. The governing contract is looked up once for the whole decision."""
-        contracts, journal = KeptContracts(self.services.contracts), NotedJournal(self.services.journal)
-        services = evolve(self.services, contracts=contracts, journal=journal)
+        initialised unless modeless. The governing contract is looked up once for the whole decision.
+        `call`: the tool call it answers, named by the audit rows written with its changes (by default,
+        the request's tool)."""
+        call = call or CallFacts(request.TOOL)
+        stores = self.services
+        contracts = KeptContracts(stores.contracts, (stores.audit, stores.transactions), call)
+        journal = NotedJournal(stores.journal)
+        services = evolve(stores, contracts=contracts, journal=journal, call=call)
         before = governing(session, services)
         reply = self._reply(session, services, request, paced=paced)
         under = before or governing(session, services)

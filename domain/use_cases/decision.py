@@ -1,9 +1,9 @@
 """One decision of the core: the reply to one request, with the facts it was decided on.
 
-A decision reads the contract store through a view that keeps each record it read, so the governing
-contract is looked up in the store once per decision however many of its steps ask for it (resolving,
-enforcing, journaling); a record the decision writes is read afresh after (the write may yet be rolled
-back). It writes the journal through one that notes each entry it began, so it can name them.
+A decision reads the contract store through a view that keeps each record it read, so the governing contract
+is looked up in the store once per decision however many of its steps ask for it (resolving, enforcing,
+journaling); a record the decision writes is read afresh after (the write may yet be rolled back), and lands
+with its audit row. It writes the journal through one that notes each entry it began, so it can name them.
 """
 
 from collections.abc import Iterable
@@ -11,8 +11,11 @@ from collections.abc import Iterable
 from attrs import frozen
 
 from domain.replies.builder import Reply
+from domain.trail import decision_row
+from ports.audit import AuditLog, CallFacts
 from ports.contracts import ContractRecord, ContractStore
 from ports.journal import Journal, JournalEntry
+from ports.transactions import Transactions
 
 
 @frozen
@@ -28,10 +31,18 @@ class Decision:
 
 
 class KeptContracts(ContractStore):
-    """The contract store as one decision reads it: each record read once, forgotten when written."""
+    """The contract store as one decision reads it: each record read once, forgotten when written. A record
+    written (opened, renewed, ended) lands with its audit row in one transaction, naming the call."""
 
-    def __init__(self, store: ContractStore) -> None:
+    def __init__(
+        self,
+        store: ContractStore,
+        trail: tuple[AuditLog, Transactions] | None = None,
+        call: CallFacts | None = None,
+    ) -> None:
         self._store = store
+        self._trail = trail
+        self._call = call
         self._kept: dict[str, ContractRecord | None] = {}
 
     def get(self, contract_id: str) -> ContractRecord | None:
@@ -41,7 +52,13 @@ class KeptContracts(ContractStore):
 
     def put(self, record: ContractRecord) -> None:
         self._kept.pop(record.contract_id, None)
-        self._store.put(record)
+        if self._trail is None:
+            self._store.put(record)
+            return
+        audit, transactions = self._trail
+        with transactions.atomic():
+            self._store.put(record)
+            audit.append(decision_row(record, self._call))
 
     def all(self) -> list[ContractRecord]:
         return self._store.all()

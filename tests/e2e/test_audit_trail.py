@@ -20,6 +20,7 @@ from adapters.log_setup import configure_logging
 from adapters.reply_middleware import ReplyMiddleware
 from adapters.sqlite_audit import chain
 from adapters.sqlite_state import SqliteState
+from app.audit_calls import one_per_call
 from app.bootstrap import build, build_core
 from app.config import Settings
 from app.reports import verified
@@ -40,7 +41,7 @@ WRITE = {"command": "write", "path": "ROOT_REPO:/src/new.py", "content": "x = 1\
 HOLDER = """
 import sqlite3, sys
 held = sqlite3.connect(sys.argv[1], isolation_level=None)
-held.execute("BEGIN IMMEDIATE")
+held.execute("BEGIN EXCLUSIVE")
 print("held", flush=True)
 sys.stdin.read()
 held.execute("ROLLBACK")
@@ -101,7 +102,7 @@ async def test_a_governed_write_while_another_process_holds_the_store_is_refused
         finally:
             holder.communicate(b"")  # its input ends: it rolls back and exits
 
-    assert written["reply_type"] == "E"
+    assert (written["code"], written["data"]["store"]) == ("WA-IO-E-002", "busy")
     assert len(written["error"]["trace_id"]) == 32
     assert not target.exists()
     assert stored.journal.entries() == []
@@ -125,33 +126,32 @@ async def test_a_full_store_refuses_the_change_and_changes_nothing(git_settings:
     assert len(stored.journal.entries()) == 1
 
 
-async def test_the_calls_whose_rows_never_reached_the_store_are_the_gap_verify_names(
+async def test_the_rows_the_store_refused_are_written_once_it_answers_and_leave_no_gap(
     git_settings: Settings, state_db: Path
 ):
     stored = SqliteState(state_db)
     appended = stored.audit.append_all
-    lost: list[int] = []
+    refused: list[int] = []
 
-    def losing_the_second_call(entries: Sequence[AuditEntry]) -> None:
-        # the rows of calls replied close together are written together: the batch with call 2 is lost
-        if any(entry.call == 2 for entry in entries):
-            lost.extend(entry.call for entry in entries if entry.call is not None)
-            raise Unavailable("injected: the rows were lost")
+    def refusing_the_second_call_once(entries: Sequence[AuditEntry]) -> None:
+        # the rows of calls replied close together are written together: the batch with call 2 is refused
+        if not refused and any(entry.call == 2 for entry in entries):
+            refused.extend(entry.call for entry in entries if entry.call is not None)
+            raise Unavailable("injected: the store is locked")
         appended(entries)
 
-    stored.audit.append_all = losing_the_second_call  # type: ignore[method-assign]
+    stored.audit.append_all = refusing_the_second_call_once  # type: ignore[method-assign]
     server = build(git_settings, core=build_core(git_settings, stored=stored))
     middleware = next(m for m in server.middleware if isinstance(m, ReplyMiddleware))
     async with Client(server) as client:
         for _ in range(3):
             await call(client, "ck3_dir", {"command": "pwd"})
         assert await anyio.to_thread.run_sync(middleware.after_reply.settle, 30)
-        await call(client, "ck3_dir", {"command": "pwd"})  # a row after the lost ones: they are a gap
+        await call(client, "ck3_dir", {"command": "pwd"})
 
-    problems = stored.audit.verify()
-    assert 2 in lost
-    assert len(problems) == 1
-    assert problems[0].endswith(f"call {', '.join(map(str, lost))} left no audit row")
+    assert 2 in refused
+    assert [row.entry.call for row in stored.audit.rows()] == [1, 2, 3, 4]
+    assert stored.audit.verify() == []
 
 
 async def test_a_reply_is_on_its_way_before_its_audit_row_and_a_stopping_server_writes_the_row(
@@ -318,3 +318,30 @@ async def test_a_change_whose_audit_row_cannot_be_written_is_refused_and_changes
     assert written["reply_type"] == "E"
     assert not target.exists()
     assert stored.journal.entries() == []
+
+
+async def test_writes_across_a_lock_another_process_held_leave_one_row_each_and_a_whole_audit(
+    git_settings: Settings, state_db: Path
+):
+    stored = SqliteState(state_db, busy_timeout=0.5)
+    server = build(git_settings, core=build_core(git_settings, stored=stored))
+    middleware = next(m for m in server.middleware if isinstance(m, ReplyMiddleware))
+    async with Client(server) as client:
+        await call(client, "ck3_contract", OPEN)
+        holder = holding(state_db)
+        try:
+            locked = [await call(client, "ck3_file", {**WRITE, "content": f"x = {n}\n"}) for n in range(3)]
+            (hurried,) = stored.execute("PRAGMA busy_timeout")[0]  # the lock is known: later waits are short
+        finally:
+            holder.communicate(b"")
+        free = [await call(client, "ck3_file", {**WRITE, "content": f"y = {n}\n"}) for n in range(2)]
+        (whole,) = stored.execute("PRAGMA busy_timeout")[0]
+        assert await anyio.to_thread.run_sync(middleware.after_reply.settle, 30)
+
+    files = [row for row, _ in one_per_call(stored.audit.rows()) if row.entry.tool == "ck3_file"]
+    assert [(w["code"], w["data"].get("store")) for w in locked] == [("WA-IO-E-002", "busy")] * 3
+    assert [w["code"] for w in free] == ["WA-WRITE-S-001"] * 2
+    assert [row.entry.code for row in files] == ["WA-IO-E-002"] * 3 + ["WA-WRITE-S-001"] * 2
+    assert (hurried, whole) == (250, 500)
+    problems, _ = verified(git_settings)
+    assert problems == []

@@ -52,8 +52,8 @@ class CountingCore(Core):
 
     decisions: list[Decision]
 
-    def decide(self, session, request, *, paced=False):
-        decision = super().decide(session, request, paced=paced)
+    def decide(self, session, request, *, paced=False, call=None):
+        decision = super().decide(session, request, paced=paced, call=call)
         self.decisions.append(decision)
         return decision
 

@@ -72,7 +72,7 @@ async def test_persistent_carry_over_is_recorded_in_the_audit_log(settings: Sett
             await call(client, "ck3_contract", contract("ROOT_REPO", "ROOT_REPO:/src/a.py"))
             await call(client, "ck3_contract", {"command": "cancel"})
 
-    notes = [note for row in stored.audit.rows() for note in row.entry.notes]
+    notes = [note for row in stored.audit.rows() if row.entry.stage == "reply" for note in row.entry.notes]
     assert notes == ["persistent carry-over: ROOT_REPO:/src/b.py (left out of 2 opens)"]
 
 
@@ -89,14 +89,22 @@ async def test_every_call_leaves_one_audit_row_with_its_outcome_and_targets(sett
         )
         await call(client, "nope", {})
 
-    rows = [(r.entry.tool, r.entry.command, r.entry.code, r.entry.targets) for r in stored.audit.rows()]
+    every = stored.audit.rows()
+    replies = [r.entry for r in every if r.entry.stage == "reply"]
+    rows = [(e.tool, e.command, e.code, e.targets) for e in replies]
     assert rows == [
         ("ck3_contract", "open", "CT-GATE-S-001", ("ROOT_REPO:/src/new.py",)),
         ("ck3_file", "write", "WA-WRITE-S-001", ("ROOT_REPO:/src/new.py",)),
         ("ck3_file", "write", "EN-WRITE-D-005", ("ROOT_REPO:/.github/ci.yml",)),
         ("<unknown>", None, "MCP-VAL-I-002", ()),
     ]
-    assert {r.entry.contract_id for r in stored.audit.rows()[:3]} == {opened["data"]["contract_id"]}
+    assert {e.contract_id for e in replies[:3]} == {opened["data"]["contract_id"]}
+    # the open and the write wrote a row of their own in their decision's transaction, before the reply's
+    before = [(r.entry.stage, r.entry.tool, r.entry.command, r.entry.call) for r in every[:2]]
+    assert before == [
+        ("decision", "ck3_contract", "open", replies[0].call),
+        ("change", "ck3_file", "write", replies[1].call),
+    ]
     assert stored.audit.verify() == []
 
 

@@ -96,3 +96,37 @@ async def test_carry_over_escalation_reaches_required_on_the_third_open(config: 
         ("CT-GATE-S-001", "warning"),
         ("CT-GATE-I-008", "required"),
     ]
+
+
+async def test_a_contract_another_running_server_holds_is_neither_renewed_nor_written_under(
+    config: Path, era: str
+):
+    async with stdio_client(config, era) as first, stdio_client(config, era) as second:
+        opened = await tool(first, "ck3_contract", OPEN)
+        contract_id = opened["data"]["contract_id"]
+        await tool(first, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 2\n"))
+        listed = await tool(second, "ck3_contract", {"command": "list"})
+        taken = await tool(second, "ck3_contract", {"command": "renew", "contract_id": contract_id})
+        written = await tool(second, "ck3_file", write("ROOT_REPO:/src/a.py", "a = 3\n"))
+        closed = await tool(second, "ck3_contract", {"command": "close", "contract_id": contract_id})
+        own = await tool(first, "ck3_contract", {"command": "close"})
+
+    assert listed["data"]["contracts"][0]["inert"] is False
+    assert (taken["code"], taken["data"]["problem"]) == (
+        "CT-GATE-I-006",
+        "still open: a session of another running server holds it",
+    )
+    assert (written["code"], written["data"]["required"]) == ("EN-WRITE-D-002", "contract")
+    assert closed["code"] == "CT-GATE-I-006"
+    assert own["code"] == "CT-GATE-S-002"
+
+
+async def test_a_contract_whose_server_ended_is_renewed_by_another_running_server(config: Path, era: str):
+    async with stdio_client(config, era) as second:
+        async with stdio_client(config, era) as first:
+            opened = await tool(first, "ck3_contract", OPEN)
+        renewed = await tool(
+            second, "ck3_contract", {"command": "renew", "contract_id": opened["data"]["contract_id"]}
+        )
+
+    assert renewed["code"] == "CT-GATE-S-006"

@@ -87,7 +87,7 @@ async def test_a_close_whose_store_fails_at_any_step_leaves_the_contract_open_an
     assert stored.contracts.get(contract_id).status == "open"
 
 
-async def test_an_audit_store_that_fails_never_changes_the_reply(settings: Settings):
+async def test_an_open_whose_audit_row_cannot_be_written_is_an_error_that_opens_nothing(settings: Settings):
     stored = MemoryState()
 
     def broken(entry: object) -> None:
@@ -97,5 +97,6 @@ async def test_an_audit_store_that_fails_never_changes_the_reply(settings: Setti
     async with Client(build(settings, core=build_core(settings, stored=stored))) as client:
         opened = await call(client, "ck3_contract", OPEN)
 
-    assert opened["code"] == "CT-GATE-S-001"
-    assert stored.contracts.get(opened["data"]["contract_id"]) is not None
+    # the decision's row lands with its record or neither does: the reply says the store failed
+    assert opened["reply_type"] == "E"
+    assert stored.contracts.all() == []

@@ -48,21 +48,26 @@ def test_settling_writes_what_waits_without_waiting_out_the_gathering():
     assert written == [1]
 
 
-def test_a_batch_that_fails_stops_none_after_it():
+def test_a_batch_the_store_refuses_is_written_again_with_what_follows_once_the_store_answers():
     written: list[str] = []
+    answers = threading.Event()
+    refused: list[list[str]] = []
 
     def write(batch: Sequence[str]) -> None:
-        if "bad" in batch:
-            raise RuntimeError("injected")
+        if not answers.is_set():
+            refused.append(list(batch))
+            raise RuntimeError("injected: the store is locked")
         written.extend(batch)
 
-    after: AfterReply[str] = AfterReply(write, gather=0.0)
-    after("bad")
-    assert after.settle(timeout=30)
+    after: AfterReply[str] = AfterReply(write, gather=0.0, retry=0.01)
+    after("first")
+    assert not after.settle(timeout=0.2)  # refused: nothing is dropped, nothing settles
     after("next")
+    answers.set()
 
     assert after.settle(timeout=30)
-    assert written == ["next"]
+    assert written == ["first", "next"]
+    assert refused[0] == ["first"]
 
 
 def test_settling_with_nothing_handed_over_answers_at_once_and_settling_too_soon_says_so():

@@ -286,3 +286,54 @@ def test_a_pending_entry_whose_time_was_edited_unreadable_is_settled_by_digest_a
     assert found == {}
     states = {e.entry_id: e.state for e in work.state.journal.entries([contract_id])}
     assert states[edited.entry_id] == "failed"
+
+
+class Servers:
+    """The servers of one state directory as a test sets them: this one, and which others run."""
+
+    def __init__(self, own: str, running: set[str]) -> None:
+        self.own = own
+        self.others = running
+
+    def running(self, server_id: str) -> bool:
+        return server_id == self.own or server_id in self.others
+
+
+def test_a_pending_entry_is_settled_by_another_server_only_once_its_writers_server_is_gone(work: Work):
+    session = work.session()
+    work.with_services(servers=Servers("srv-writer", set()))
+    contract_id = work.open(session, ("src/a.py", "modify"), ("src/b.py", "add")).data["contract_id"]
+    services = work.core.services
+    a, b = (ref_of(session, f"ROOT_REPO:/src/{name}.py") for name in "ab")
+    landed = journal.begin(session, services, a, "write", before=b"a = 1\n", after=b"a = 3\n")
+    lost = journal.begin(session, services, b, "write", before=None, after=b"b = 1\n")
+    (work.root / "src" / "a.py").write_text("a = 3\n", encoding="utf-8")
+    running = {"srv-writer"}
+    work.with_services(servers=Servers("srv-reader", running))
+
+    work.clock.advance(minutes=30)  # long past journal.IN_FLIGHT: time alone settles nothing of a live writer
+    journal.per_file(session, work.core.services, [contract_id], "ROOT_REPO")
+    while_running = {e.entry_id: e.state for e in work.state.journal.entries([contract_id])}
+    running.clear()  # the writer's server was killed between its begin and its settle
+    journal.per_file(session, work.core.services, [contract_id], "ROOT_REPO")
+
+    assert {e.server_id for e in work.state.journal.entries([contract_id])} == {"srv-writer"}
+    assert while_running == {landed.entry_id: "pending", lost.entry_id: "pending"}
+    states = {e.entry_id: e.state for e in work.state.journal.entries([contract_id])}
+    assert states == {landed.entry_id: "done", lost.entry_id: "failed"}
+
+
+def test_a_live_writers_own_settle_decides_its_entry_on_any_server(work: Work):
+    session = work.session()
+    work.with_services(servers=Servers("srv-writer", set()))
+    contract_id = work.open(session, ("src/a.py", "modify")).data["contract_id"]
+    a = ref_of(session, "ROOT_REPO:/src/a.py")
+    entry = journal.begin(session, work.core.services, a, "write", before=b"a = 1\n", after=b"a = 3\n")
+    work.with_services(servers=Servers("srv-reader", {"srv-writer"}))
+    work.clock.advance(minutes=30)
+    journal.per_file(session, work.core.services, [contract_id], "ROOT_REPO")  # the file is not written yet
+    (work.root / "src" / "a.py").write_text("a = 3\n", encoding="utf-8")
+
+    journal.settle(work.core.services, entry, landed=True)
+
+    assert [e.state for e in work.state.journal.entries([contract_id])] == ["done"]

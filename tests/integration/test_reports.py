@@ -5,6 +5,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from attrs import evolve
 
 from adapters.sqlite_state import SqliteState
 from app.cli import main
@@ -251,3 +252,58 @@ def test_doctor_warns_without_a_mode_or_an_active_playset_and_still_passes(tmp_p
         (True, False),
         (False, True),
     ]
+
+
+def test_audit_shows_one_row_per_call_with_its_reply_code_and_says_when_a_call_never_got_its_reply(
+    config: Path, capsys
+):
+    state = SqliteState(config.parent / "state" / "ck3raven.db")
+    call = {"server_id": "srv-1", "trace_id": "t9", "contract_id": "ct-9"}
+    change = evolve(entry("", "ct-9"), **call, call=1, stage="change", reply_type="", notes=("write begun",))
+    reply = evolve(entry("WA-WRITE-S-001", "ct-9"), **call, call=1)
+    begun = evolve(change, call=2, notes=("write begun again",))  # its server ended before the reply
+    state.audit.append_all([change, reply, begun])
+    state.close()
+
+    status = main(["audit", "--config", str(config), "--contract", "ct-9", "--json"])
+
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert status == 0
+    shown = [(r["call"], r["code"], r["stage"], r["notes"], r["rows"]) for r in rows]
+    assert shown == [
+        (1, "WA-WRITE-S-001", "reply", ["write begun"], [4, 5]),
+        (2, "", "unanswered", ["write begun again"], [6]),
+    ]
+
+
+def test_audit_of_a_contract_it_never_knew_says_so_on_stderr_and_exits_2(config: Path, capsys):
+    status = main(["audit", "--config", str(config), "--contract", "ct-nothing"])
+
+    said = capsys.readouterr()
+    assert status == 2
+    assert said.out == ""
+    assert said.err.strip() == "ck3raven: no contract ct-nothing in the audit log or the contracts"
+
+
+def test_audit_shows_the_rows_it_can_read_and_names_a_corrupt_one_with_exit_2(config: Path, capsys):
+    with sqlite3.connect(config.parent / "state" / "ck3raven.db") as db:
+        db.execute("UPDATE audit SET entry = '{\"at\": 5' WHERE seq = 2")
+
+    status = main(["audit", "--config", str(config)])
+
+    said = capsys.readouterr()
+    assert status == 2
+    assert len(said.out.splitlines()) == 2
+    assert said.err.strip() == "ck3raven: audit row 2 cannot be read (edited or damaged); see audit --verify"
+    assert "Traceback" not in said.err
+
+
+def test_audit_of_a_garbage_database_is_one_line_and_exit_2(config: Path, capsys):
+    (config.parent / "state" / "ck3raven.db").write_bytes(b"not a database" * 100)
+
+    status = main(["audit", "--config", str(config)])
+
+    said = capsys.readouterr()
+    assert status == 2
+    assert said.err.startswith("ck3raven: the state database ")
+    assert said.err.count("\n") == 1
