@@ -33,7 +33,8 @@ async def _read_to_the_end(items: list[SessionMessage], pending: drain._Pending,
     for item in items:
         send.send_nowait(item)
     send.close()
-    async with drain._Reading(receive, pending) as reading:
+    answers, unread = anyio.create_memory_object_stream[SessionMessage](len(items))
+    async with answers, unread, drain._Reading(receive, pending, answers) as reading:
         async for _ in reading:
             pass
     seen.append("ended")
