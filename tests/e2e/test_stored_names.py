@@ -20,14 +20,14 @@ from domain.compliance import tokens
 from tests.worlds import sample_world_on_disk
 
 pytestmark = pytest.mark.anyio
-TRAITS = "mod:Local Fix:/common/traits/zz_new.txt"
+EFFECTS = "mod:Local Fix:/common/scripted_effects/zz_new.txt"  # a kind that needs no localisation
 OPEN = {
     "command": "open",
     "root_category": "ROOT_USER_DOCS",
     "intent": "A new trait",
     "work_declaration": "The local mod's new trait",
     "operations": ["WRITE"],
-    "targets": [{"path": TRAITS, "edit_kind": "add"}],
+    "targets": [{"path": EFFECTS, "edit_kind": "add"}],
 }
 HOST = "/etc/passwd"
 
@@ -43,7 +43,7 @@ async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any
 
 @pytest.mark.parametrize(
     "symbol",
-    [{"name": HOST}, {"name": "ok", "kind": HOST, "path": TRAITS}, {"name": "two words"}],
+    [{"name": HOST}, {"name": "ok", "kind": HOST, "path": EFFECTS}, {"name": "two words"}],
     ids=["nst-name", "removal-kind", "name-with-a-space"],
 )
 async def test_a_token_whose_symbol_is_not_a_name_is_invalid_stores_nothing_and_later_replies_stay_s(
@@ -112,17 +112,17 @@ async def test_a_stored_nst_that_no_longer_passes_is_skipped_counted_and_named_b
         opened = await call(client, "ck3_contract", OPEN)
         contract_id = opened["data"]["contract_id"]
         _store_nsts(
-            settings, core, contract_id, [tokens.Nst(HOST, None, "r"), tokens.Nst("bold", TRAITS, "r")]
+            settings, core, contract_id, [tokens.Nst(HOST, None, "r"), tokens.Nst("bold", EFFECTS, "r")]
         )
         listed = await call(client, "ck3_token", {"command": "list"})
-        await call(client, "ck3_file", {"command": "write", "path": TRAITS, "content": "bold = {\n}\n"})
+        await call(client, "ck3_file", {"command": "write", "path": EFFECTS, "content": "bold = {\n}\n"})
         closed = await call(client, "ck3_contract", {"command": "close"})
         status = await call(client, "ck3_contract", {"command": "status"})
 
     ok, line = doctor_checks.token_records(settings.state_dir, leak_gate(settings))
     assert listed["code"] == "CT-GATE-S-012", listed
     assert (listed["data"]["nsts"], listed["data"]["unshown"]) == (
-        [{"name": "bold", "address": TRAITS, "reason": "r"}],
+        [{"name": "bold", "address": EFFECTS, "reason": "r"}],
         1,
     )
     assert closed["code"] == "CT-GATE-S-002", closed
@@ -138,7 +138,7 @@ async def test_the_last_close_whose_kept_evidence_names_a_host_path_is_shown_wit
     core = build_core(settings)
     async with Client(build(settings, core=core)) as client:
         opened = await call(client, "ck3_contract", OPEN)
-        await call(client, "ck3_file", {"command": "write", "path": TRAITS, "content": "bold = {\n}\n"})
+        await call(client, "ck3_file", {"command": "write", "path": EFFECTS, "content": "bold = {\n}\n"})
         await call(client, "ck3_token", {"command": "nst", "symbols": [{"name": "bold"}], "reason": "r"})
         closed = await call(client, "ck3_contract", {"command": "close"})
         shown = await call(client, "ck3_contract", {"command": "status"})
