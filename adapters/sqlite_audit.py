@@ -105,23 +105,7 @@ class SqliteAudit:
             self._state.execute("DELETE FROM audit WHERE seq <= ?", (last[0],))
             span = f"pruned rows {first} to {last[0]} (written before {before})"
             note = f"{span}; row {last[0]}'s digest was {last[1]}"
-            self.append(
-                AuditEntry(
-                    at=now,
-                    session_id=None,
-                    trace_id=None,
-                    tool="<retention>",
-                    command=None,
-                    targets=(),
-                    reply_type="",
-                    code="",
-                    contract_id=None,
-                    approval_id=None,
-                    duration_ms=0.0,
-                    notes=(note,),
-                    stage="checkpoint",
-                )
-            )
+            self.append(_own_row("<retention>", "checkpoint", note, now))
             return last[0] - first + 1
 
     def record_gaps(self, ended: Callable[[str], bool], now: str) -> list[str]:
@@ -253,11 +237,16 @@ _CALLS = re.compile(r"^calls ([0-9, -]+) left no row")
 
 def _gap_entry(server: str, missing: list[int], now: str) -> AuditEntry:
     note = f"calls {_spans(missing)} left no row: the server ended before writing them (killed or crashed)"
+    return _own_row("<gap>", GAP, note, now, server)
+
+
+def _own_row(tool: str, stage: str, note: str, now: str, server: str | None = None) -> AuditEntry:
+    """A row the audit log writes of itself (no call, no session): what it did or found, in its note."""
     return AuditEntry(
         at=now,
         session_id=None,
         trace_id=None,
-        tool="<gap>",
+        tool=tool,
         command=None,
         targets=(),
         reply_type="",
@@ -267,7 +256,7 @@ def _gap_entry(server: str, missing: list[int], now: str) -> AuditEntry:
         duration_ms=0.0,
         notes=(note,),
         server_id=server,
-        stage=GAP,
+        stage=stage,
     )
 
 
