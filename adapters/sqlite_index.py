@@ -166,7 +166,7 @@ class SqliteIndex:
         """The ids of `spelled` in `names` (each learnt once: a name's id never changes), the new ones
         added in sorted order (appended pages). Within the caller's transaction."""
         ids = self._names
-        new = sorted(name for name in spelled if name not in ids)
+        new = sorted(spelled - ids.keys())  # a set difference in C: a build spells millions of names
         if new:
             self._db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(name TEXT PRIMARY KEY) WITHOUT ROWID")
             self._db.execute("DELETE FROM temp.wanted")
