@@ -51,12 +51,10 @@ languages. Only definitions with no language (script and GUI files) are indexed 
 file's own definitions are found by a scan."""
 _EMPTY: Final = 0
 """The id of the empty name: the language of every definition that has none."""
+_LOCALISATION: Final = 1
+"""The id of the kind of every localisation definition."""
 _FOLD_PAGES: Final = 1000
 """SQLite's own default: the write-ahead log is folded into the file once it holds this many pages."""
-_CANDIDATES = """INSERT OR IGNORE INTO temp.candidates SELECT +key AS k, kind, language FROM defs
-    WHERE content IN (SELECT content FROM temp.read_files WHERE later)"""
-"""The keys defined in read files of a source after the first: one scan, sorted before they are stored
-(`+key`: not in the key index's order, a row fetch per entry; stored in order, each row is appended)."""
 _DEFINED = """SELECT f.source, f.path, d.kind, d.key, d.line, d.language, c.replace
     FROM defs d JOIN contents c ON c.id = d.content JOIN files f ON f.digest = c.digest"""
 
@@ -168,7 +166,7 @@ class SqliteIndex:
         """The ids of `spelled` in `names` (each learnt once: a name's id never changes), the new ones
         added in sorted order (appended pages). Within the caller's transaction."""
         ids = self._names
-        new = sorted(name for name in spelled if name not in ids)
+        new = sorted(spelled - ids.keys())  # a set difference in C: a build spells millions of names
         if new:
             self._db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(name TEXT PRIMARY KEY) WITHOUT ROWID")
             self._db.execute("DELETE FROM temp.wanted")
@@ -310,22 +308,24 @@ class SqliteIndex:
         self, sources: list[str], unread: Collection[tuple[str, str]], kind: str | None = None
     ) -> list[tuple[str, str, str]]:
         """(kind, language, key), sorted, of every key (of `kind`) that read files of two or more sources
-        define. Only keys defined in a read file of a source after the first are looked up by key."""
+        define. Only keys defined in a read file of a source after the first are candidates: one scan of
+        the definition rows, by integer ids; each candidate's rows are then found by the primary key."""
         if len(sources) < 2:  # noqa: PLR2004 - two sources at least make a conflict
             return []
-        candidates = (
-            _CANDIDATES + (" AND kind = ?" if kind is not None else "") + " ORDER BY k, kind, language"
-        )
-        grouped = """SELECT c.kind, c.language, c.key FROM temp.candidates c
-            JOIN defs d ON d.key = c.key AND d.kind = c.kind AND d.language = c.language
-            JOIN temp.read_files r ON r.content = d.content
-            GROUP BY c.kind, c.language, c.key HAVING count(DISTINCT r.source) >= 2
-            ORDER BY c.kind, c.language, c.key"""
+        of_kind = " AND kind = (SELECT id FROM names WHERE name = ?)" if kind is not None else ""
+        candidates = f"""INSERT OR IGNORE INTO temp.candidates SELECT key, kind, language FROM def_rows
+            WHERE content IN (SELECT content FROM temp.read_files WHERE source > 0){of_kind}"""  # noqa: S608 - a constant only
+        grouped = """SELECT k.name, l.name, n.name FROM (SELECT c.key, c.kind, c.language
+                FROM temp.candidates c JOIN def_rows d ON d.key = c.key AND d.kind = c.kind
+                JOIN temp.read_files r ON r.content = d.content WHERE d.language = c.language
+                GROUP BY c.key, c.kind, c.language HAVING count(DISTINCT r.source) >= 2) g
+            JOIN names n ON n.id = g.key JOIN names k ON k.id = g.kind JOIN names l ON l.id = g.language
+            ORDER BY k.name, l.name, n.name"""
         try:
             with self._lock, self._reading(sources, unread):
                 self._db.execute(
-                    "CREATE TEMP TABLE IF NOT EXISTS candidates(key TEXT NOT NULL, kind TEXT NOT NULL, "
-                    "language TEXT NOT NULL, PRIMARY KEY(key, kind, language)) WITHOUT ROWID"
+                    "CREATE TEMP TABLE IF NOT EXISTS candidates(key INTEGER NOT NULL, kind INTEGER NOT NULL, "
+                    "language INTEGER NOT NULL, PRIMARY KEY(key, kind, language)) WITHOUT ROWID"
                 )
                 self._db.execute("DELETE FROM temp.candidates")
                 self._db.execute(candidates, [kind] if kind is not None else [])
@@ -338,42 +338,43 @@ class SqliteIndex:
     def missing_keys(
         self, sources: list[str], unread: Collection[tuple[str, str]], language: str, reference: str
     ) -> list[str]:
-        """The localisation keys, sorted, read files of `sources` define in `reference`, not in `language`."""
-        # `+key`: grouped by the sorter after one scan, not in the key index's order (a row fetch per entry)
-        lacking = """SELECT +key AS k FROM defs WHERE kind = 'localisation' AND language IN (?, ?)
-            AND content IN (SELECT content FROM temp.read_files) GROUP BY k HAVING max(language = ?) = 0
-            ORDER BY k"""
+        """The localisation keys, sorted, read files of `sources` define in `reference`, not in `language`:
+        one scan of the definition rows in key order (grouped as they come, no sorter), by integer ids."""
+        lacking = """SELECT n.name FROM (SELECT key FROM def_rows WHERE kind = ? AND language IN (
+                SELECT id FROM names WHERE name IN (?, ?))
+                AND content IN (SELECT content FROM temp.read_files)
+                GROUP BY key HAVING max(language = (SELECT id FROM names WHERE name = ?)) IS NOT 1) m
+            JOIN names n ON n.id = m.key ORDER BY n.name"""
+        args = (_LOCALISATION, reference, language, language)
         try:
             with self._lock, self._reading(sources, unread):
-                found = self._db.execute(lacking, (reference, language, language)).fetchall()
+                found = self._db.execute(lacking, args).fetchall()
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be read") from exc
         return [str(key) for (key,) in found]
 
     @contextmanager
     def _reading(self, sources: list[str], unread: Collection[tuple[str, str]]) -> Iterator[None]:
-        """One read transaction in which `temp.read_files` holds (content, source, later: a source after
-        the first) of every file of `sources` the game reads: all but those in `unread`."""
-        marks = ",".join("?" * len(sources))
-        fill = f"""INSERT INTO temp.read_files SELECT c.id, f.source, f.source <> ?
-            FROM files f JOIN contents c ON c.digest = f.digest WHERE f.source IN ({marks})
-            AND NOT EXISTS (SELECT 1 FROM temp.unread u WHERE u.source = f.source AND u.path = f.path)"""  # noqa: S608 - marks only
+        """One read transaction in which `temp.read_files` holds (content, source: its place in `sources`)
+        of every file of `sources` the game reads: all but those in `unread`."""
+        fill = """INSERT OR IGNORE INTO temp.read_files SELECT c.id, s.key
+            FROM json_each(?) s JOIN files f ON f.source = s.value JOIN contents c ON c.digest = f.digest
+            WHERE NOT EXISTS (SELECT 1 FROM temp.unread u WHERE u.source = f.source AND u.path = f.path)"""
         db = self._db
         db.execute(
             "CREATE TEMP TABLE IF NOT EXISTS unread(source TEXT NOT NULL, path TEXT NOT NULL, "
             "PRIMARY KEY(source, path)) WITHOUT ROWID"
         )
         db.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS read_files(content INTEGER NOT NULL, source TEXT NOT NULL, "
-            "later INTEGER NOT NULL)"
+            "CREATE TEMP TABLE IF NOT EXISTS read_files(content INTEGER NOT NULL, source INTEGER NOT NULL, "
+            "PRIMARY KEY(content, source)) WITHOUT ROWID"
         )
-        db.execute("CREATE INDEX IF NOT EXISTS temp.read_files_content ON read_files(content)")
         db.execute("BEGIN")
         try:
             db.execute("DELETE FROM temp.unread")
             db.execute("DELETE FROM temp.read_files")
             db.executemany("INSERT OR IGNORE INTO temp.unread VALUES (?, ?)", unread)
-            db.execute(fill, [sources[0], *sources])
+            db.execute(fill, [json.dumps(sources)])
             yield
         finally:
             db.execute("DELETE FROM temp.read_files")

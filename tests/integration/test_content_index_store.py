@@ -16,6 +16,7 @@ from domain.compliance import symbols
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter, WorldView
 from domain.world.playsets import ModFolder
+from ports.content_index import IndexedFile, Parsed
 from ports.files import Location
 
 R = RootCategory
@@ -230,3 +231,46 @@ def test_the_defs_view_spells_out_every_definition_with_its_content_kind_key_lin
         ("common/traits/t.txt", "traits", "shy", 4, ""),
         ("localization/french/t_l_french.yml", "localisation", "trait_brave", 2, "french"),
     ]
+
+
+GAME, MOD_A, MOD_B = "ROOT_GAME:/", "ROOT_USER_DOCS:/mod/a", "ROOT_USER_DOCS:/mod/b"
+
+
+def stored(
+    index: SqliteIndex, source: str, path: str, digest: str, rows: list[tuple[str, str, int, str]]
+) -> None:
+    parsed = Parsed.of(rows[0][0] if rows else "traits", False, rows, (), ())
+    index.update(source, [IndexedFile(source, path, 1, 1, digest)], {digest: parsed}, [])
+
+
+def test_one_content_two_sources_ship_at_different_paths_is_a_key_conflict_and_one_source_alone_none(
+    base: Path,
+):
+    index = SqliteIndex(base / "content-index.db")
+    traits = [("traits", "brave", 1, ""), ("traits", "shy", 4, "")]
+    stored(index, GAME, "common/traits/00_traits.txt", "d1", traits)
+    stored(index, GAME, "common/traits/01_traits.txt", "d1", traits)  # the same content twice: one source
+    stored(index, MOD_A, "common/traits/zz_copy.txt", "d1", traits)  # the game's content, a mod's path
+    stored(index, MOD_B, "common/traits/other.txt", "d2", [("traits", "calm", 1, "")])
+    stored(index, MOD_B, "common/traits/more.txt", "d3", [("traits", "calm", 1, "")])  # one source, twice
+
+    found = index.key_conflicts([GAME, MOD_A, MOD_B], ())
+    of_the_game_alone = index.key_conflicts([GAME, MOD_B], ())
+    unread = index.key_conflicts([GAME, MOD_A, MOD_B], [(MOD_A, "common/traits/zz_copy.txt")])
+    of_kind = index.key_conflicts([GAME, MOD_A], (), kind="events")
+
+    assert found == [("traits", "", "brave"), ("traits", "", "shy")]
+    assert (of_the_game_alone, unread, of_kind) == ([], [], [])
+
+
+def test_missing_keys_are_the_reference_languages_keys_the_language_lacks_even_a_language_no_file_has(
+    base: Path,
+):
+    index = SqliteIndex(base / "content-index.db")
+    english = [("localisation", "a", 2, "english"), ("localisation", "b", 3, "english")]
+    stored(index, GAME, "localization/english/x_l_english.yml", "e", english)
+    stored(index, MOD_A, "localization/french/x_l_french.yml", "f", [("localisation", "b", 2, "french")])
+
+    assert index.missing_keys([GAME, MOD_A], (), "french", "english") == ["a"]
+    assert index.missing_keys([GAME, MOD_A], (), "german", "english") == ["a", "b"]
+    assert index.missing_keys([GAME], (), "french", "english") == ["a", "b"]
