@@ -1,0 +1,59 @@
+"""The tables of the content index's SQLite file, and the one step that brings a file to them: a new file
+gets them, a file an older server wrote (another VERSION) is emptied and built again, never read as it is.
+"""
+
+import sqlite3
+
+VERSION = 2
+"""The index file's format; a file of any other version is emptied and built again."""
+_SCHEMA = """
+CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
+INSERT INTO names VALUES (0, ''), (1, 'localisation'), (2, 'english'), (3, 'french'), (4, 'german'),
+    (5, 'spanish'), (6, 'russian'), (7, 'korean'), (8, 'simp_chinese'), (9, 'polish'), (10, 'japanese'),
+    (11, 'braz_por'), (12, 'turkish');
+CREATE TABLE contents(id INTEGER PRIMARY KEY, digest TEXT UNIQUE NOT NULL, kind TEXT NOT NULL,
+    replace INTEGER NOT NULL, findings TEXT NOT NULL);
+CREATE TABLE def_rows(key INTEGER NOT NULL, kind INTEGER NOT NULL, content INTEGER NOT NULL,
+    line INTEGER NOT NULL, language INTEGER NOT NULL, PRIMARY KEY(key, kind, content, line)) WITHOUT ROWID;
+CREATE INDEX def_rows_content ON def_rows(content) WHERE language = 0;
+CREATE VIEW defs(content, kind, key, line, language) AS
+    SELECT d.content, k.name, n.name, d.line, l.name FROM def_rows d JOIN names n ON n.id = d.key
+    JOIN names k ON k.id = d.kind JOIN names l ON l.id = d.language;
+CREATE TABLE mentions(word INTEGER NOT NULL, content INTEGER NOT NULL, line INTEGER NOT NULL,
+    PRIMARY KEY(word, content)) WITHOUT ROWID;
+CREATE TABLE files(source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, PRIMARY KEY(source, path));
+CREATE INDEX files_digest ON files(digest);
+CREATE TABLE builds(playset TEXT PRIMARY KEY, at TEXT NOT NULL, files INTEGER NOT NULL,
+    parsed INTEGER NOT NULL, seconds REAL NOT NULL)
+"""
+"""Every key, kind, language and mentioned word is stored once, in `names` (the game's localisation keys
+recur in each of its ten languages), and `def_rows` holds their ids: `defs` is the view that spells them
+out. The commonest names have the smallest ids (SQLite stores 0 and 1 in no bytes, and ids below 128 in
+one): the empty language of every script definition, the kind of every localisation one, the game's
+languages. Only definitions with no language (script and GUI files) are indexed by content; a localisation
+file's own definitions are found by a scan."""
+
+
+def current(db: sqlite3.Connection) -> None:
+    """Bring the file at `db` to this VERSION's tables: a new file gets them, a file of another version
+    (an older server's) is emptied first and built again; one of this version is left as it is."""
+    if db.execute("PRAGMA user_version").fetchone()[0] == VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != VERSION:  # not done meanwhile
+            held = db.execute(
+                "SELECT type, name FROM sqlite_master "
+                "WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view')"
+            ).fetchall()
+            for kind, name in held:
+                db.execute(f'DROP {kind} IF EXISTS "{name}"')
+            for statement in _SCHEMA.split(";"):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("VACUUM")  # an older file's pages are given back
