@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from app.collection import resumed
 from app.config import ConfigError, Settings, config_path, load
@@ -146,88 +146,22 @@ def _own_config(args: argparse.Namespace) -> bool:
     return found is not None and (default is None or found.resolve() != default.resolve())
 
 
-def _sockets(args: argparse.Namespace) -> list[Path] | None:
-    """The approval sockets of every live server of the config's state directory (None: no config)."""
-    from adapters.server_lock import running
-
-    try:
-        settings = settings_from(args)
-    except ConfigError as exc:
-        print(f"ck3raven: {exc}", file=sys.stderr)
-        return None
-    return [Path(str(server["socket"])) for server in running(settings.state_path(os.environ))]
-
-
-def _ask(path: Path, request: dict[str, object]) -> dict[str, object] | None:
-    from adapters.unix_approval_channel import ask
-
-    try:
-        return ask(path, request)
-    except OSError:
-        return None
-
-
-def _pending(args: argparse.Namespace) -> list[tuple[Path, dict[str, Any]]] | None:
-    """Every pending request of every live server, with the socket of the server that asked it."""
-    sockets = _sockets(args)
-    if sockets is None:
-        return None
-    answers = [(path, _ask(path, {"op": "list"})) for path in sockets]
-    if not any(answer is not None for _, answer in answers):
-        print("ck3raven: no running server answers on its approval channel", file=sys.stderr)
-        return None
-    return [
-        (path, record)
-        for path, answer in answers
-        for record in (answer or {}).get("pending") or []  # type: ignore[attr-defined]
-        if isinstance(record, dict)
-    ]
-
-
 def _approvals(args: argparse.Namespace) -> int:
-    pending = _pending(args)
-    if pending is None:
-        return 2
-    for _, record in pending:
-        print(
-            f"{record['approval_id']}  {record['kind']:<8} until {record['expires_at']}  {record['summary']}"
-        )
-    if not pending:
-        print("no pending approvals")
-    return 0
+    from app import approval_command
+
+    return approval_command.listing(args, settings_from)
 
 
 def _approve(args: argparse.Namespace) -> int:
-    return _decide(args, approve=True)
+    from app import approval_command
+
+    return approval_command.decide(args, settings_from, approve=True)
 
 
 def _decline(args: argparse.Namespace) -> int:
-    return _decide(args, approve=False)
+    from app import approval_command
 
-
-def _decide(args: argparse.Namespace, *, approve: bool) -> int:
-    pending = _pending(args)
-    if pending is None:
-        return 2
-    chosen = [(p, r) for p, r in pending if r["approval_id"] == args.id] if args.id else pending
-    if len(chosen) != 1:
-        print("ck3raven: name one pending approval (see: ck3raven approvals)", file=sys.stderr)
-        return 1
-    path, record = chosen[0]  # the server that asked: only its key can decide it
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("ck3raven: a decision must be typed on a terminal", file=sys.stderr)
-        return 2
-    word = "approve" if approve else "decline"
-    print(f"{record['approval_id']} ({record['kind']}), until {record['expires_at']}:\n  {record['summary']}")
-    if input(f'Type "{word}" to {word} it: ').strip() != word:
-        print("nothing decided")
-        return 1
-    answer = _ask(path, {"op": "decide", "id": record["approval_id"], "approve": approve})
-    if not answer or not answer.get("ok"):
-        print("ck3raven: the request could not be decided (expired or already decided)", file=sys.stderr)
-        return 1
-    print(f"{record['approval_id']}: {answer['state']}")
-    return 0
+    return approval_command.decide(args, settings_from, approve=False)
 
 
 def _init(args: argparse.Namespace) -> int:
