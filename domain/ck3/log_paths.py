@@ -14,15 +14,16 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from domain.leaks import SYSTEM_FOLDERS
 from domain.vocabulary import RootCategory
 
 OUTSIDE: Final = "<outside>"
 Spell = Callable[[RootCategory, tuple[str, ...]], str]
 """How a place found in a log is shown: its address where the session sees it, else a placeholder."""
 _DRIVE: Final = r"[A-Za-z]:[\\/]"
-_HOME: Final = r"/(?:home|Users|root|mnt|media|tmp|var|opt|usr|run|srv)/"
+_HOME: Final = rf"/+(?:{SYSTEM_FOLDERS}|[^/\s'\"]+(?=/[^'\"\n]*?(?i:steamapps|Paradox Interactive)))/"
 HOST_PATH: Final = re.compile(
-    rf"(?:(?<![\w])(?:{_DRIVE})|(?<![\w.\-/]){_HOME}|\\\\(?=[\w.?$-])|(?<![\w])~[\\/])"
+    rf"(?:(?<![\w])(?:{_DRIVE})|(?<![\w.]){_HOME}|\\\\(?=[\w.?$-])|(?<![\w:])//(?=\w)|(?<![\w])~[\\/])"
     r"(?:[^'\"\n\r\t<>|;,]*?)(?=\s+line\b|\s+near\b|\s+should\b|['\"\n\r\t<>|;,]|\s+\((?!x86\))|$)"
 )
 """A host path as the game writes one: a drive, a UNC share, a home or system folder or `~`, up to a quote,
@@ -80,4 +81,13 @@ def replaced(text: str, spell: Spell) -> str:
         where = placed(match.group(0))
         return OUTSIDE if where is None else spell(*where)
 
-    return HOST_PATH.sub(one, text)
+    return _LEFT.sub(OUTSIDE, HOST_PATH.sub(one, text))
+
+
+_LEFT: Final = re.compile(
+    rf"(?:/(?<![\w.\-]/)(?:{SYSTEM_FOLDERS})(?=[/\\\"'\s]|$)|(?<![\w])[A-Za-z]:[\\/]|\\\\|(?<![\w:])//(?=\w))"
+    r"[^\s'\"]*"
+)
+"""What the leak gate would still take for a host path once the paths placed above are replaced (a path of
+a form the logs were not seen to write): shown as `<outside>` up to the next space or quote, so no reply
+carries one and none is withheld for it."""

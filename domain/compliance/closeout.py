@@ -50,7 +50,9 @@ class Assessment:
     def problem(self) -> str | None:
         if self.recorded_hash != self.ruleset_hash:
             return "ruleset"
-        if not self.keys.decided:
+        if not self.keys.decided or (self.rejects or {}).get(
+            "unread"
+        ):  # nothing is decided on what was not read
             return "index"
         if self.uncovered:
             return "symbols"

@@ -7,6 +7,7 @@ view to the source the game read it from, and to the contract whose journal chan
 the log was written. A log that is malformed, binary, truncated or not UTF-8 answers what parsed, with
 findings."""
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import ClassVar, Final, NamedTuple
@@ -81,7 +82,7 @@ class Question(NamedTuple):
 
 def query(session: Session, services: Services, request: LogQuery) -> Reply:
     """The one reply to a question about a log."""
-    if request.cursor is not None and not request.cursor.isdigit():
+    if request.cursor is not None and _CURSOR.fullmatch(request.cursor) is None:
         problem = {"field": "cursor", "problem": "give the next_cursor of the page before"}
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [problem]})
     opened = open_log(session, request.path or LIVE)
@@ -304,6 +305,9 @@ def _paged(shown: list[object], cursor: str | None, total: int) -> dict[str, obj
     }
 
 
+_CURSOR: Final = re.compile(r"[0-9]{1,12}")
+"""A cursor this module gives: ASCII digits, few enough to be a line's number (`"²".isdigit()` is true, and
+Python refuses to read thousands of digits)."""
 _TALLIED: Final = {"summary": _summary, "groups": _groups}
 _VIEWS: Final = {
     "emissions": _emissions,

@@ -63,6 +63,9 @@ class Attribution:
             address = self.spell(root, parts)
             found = {"path": address, "address": address if address[0] != "<" else None}
             return found | self._origin_of(canonical(root.value, parts)) | self._changed(address)
+        shown = log_paths.replaced(path, self.spell)
+        if shown != path:  # a host path of a form not placed above: never read as game-relative
+            return {"path": shown, "address": None, "origin": None}
         parsed = parse(f"ROOT_GAME:/{path.lstrip('/')}", RootCategory.ROOT_GAME.value)
         if not isinstance(parsed, Parsed) or not parsed.parts:
             return {"path": log_paths.replaced(path, self.spell), "address": None, "origin": None}
@@ -149,7 +152,7 @@ class Attribution:
             "last_line": emission.last_line,
             "time": emission.time,
             "level": emission.level,
-            "source": emission.source,
+            "source": log_paths.replaced(emission.source, self.spell) if emission.source else emission.source,
             "message": log_paths.replaced(emission.message, self.spell),
             "continued": [log_paths.replaced(line, self.spell) for line in continued],
             "files": files,

@@ -39,6 +39,12 @@ def keep(session: Session, services: Services, request: KeepLogs) -> Reply:
     reply, ref = world.resolve_log(request.path, session.home)
     if ref is None:
         return reply
+    if not world.in_game_logs(ref):  # keep copies the game's own logs, never any other file
+        problem = {
+            "field": "path",
+            "problem": "keep copies the game's logs: a file or folder below logs/ or crashes/",
+        }
+        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [problem]})
     try:
         logs = (
             [(entry.name, log) for entry, log in world.log_files(ref) if entry.kind == "file"]

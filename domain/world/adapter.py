@@ -434,6 +434,10 @@ class WorldAdapter:
             return _not_addressable(address), None
         return _resolved(address, kind), _seal.mint(address, located, kind)
 
+    def in_game_logs(self, ref: VisibilityRef) -> bool:
+        """Whether `ref` lies in the game's log folders (GAME_LOGS)."""
+        return _in_game_logs(_seal.locate(ref))
+
     def log_files(self, ref: VisibilityRef) -> list[tuple[Listed, VisibilityRef]]:
         """The files and folders directly in the log folder behind `ref` (a ref `resolve_log` minted),
         each with a ref to read it by. Raises port errors."""

@@ -255,3 +255,56 @@ async def test_in_the_development_mode_too_no_call_writes_or_deletes_a_log_of_th
     assert deleted.structured_content["reply_type"] == "D"
     assert summary["data"]["emissions"] == 8
     assert (logs / "error.log").read_text(encoding="utf-8") == LOG
+
+
+FORMS_SEEN_NOWHERE = (
+    "[18:56:00][E][C:/build/engine/jomini_script_system.cpp:12]: Error: in file:"
+    " /data/SteamLibrary/steamapps/common/Crusader Kings III/game/events/a.txt line: 3\n"
+    "[18:56:01][E][parser.cpp:1]: Error: reading file: /etc/ck3/x.txt line: 4 and //server/share/y.txt,"
+    " file:///home/ada/z.txt, /lib/x86_64-linux-gnu/libc.so.6, -/home/ada/w and /Volumes/Games/v.txt\n"
+)
+
+
+async def test_host_paths_of_forms_the_logs_were_not_seen_to_write_are_replaced_in_every_view(
+    tmp_path: Path,
+):
+    settings, _ = _world(tmp_path, (LOG + FORMS_SEEN_NOWHERE).encode())
+
+    async with Client(build(settings)) as client:
+        replies = [
+            await _log(client, view=view, offset=8 if view == "emission" else None)
+            for view in ("summary", "groups", "emissions", "emission", "cascades", "raw")
+        ]
+
+    assert [r["reply_type"] for r in replies] == ["S"] * 6
+    text = str(replies)
+    for host in ("/data/", "/etc/", "//server", "/home/", "/lib/", "/Volumes/", "C:/build"):
+        assert host not in text
+    assert "ROOT_GAME:/events/a.txt" in text
+
+
+@pytest.mark.parametrize("cursor", ["²", "٣", "9" * 5000])
+async def test_a_log_cursor_of_other_digits_or_thousands_of_them_is_invalid(tmp_path: Path, cursor: str):
+    settings, _ = _world(tmp_path)
+
+    async with Client(build(settings)) as client:
+        reply = await _log(client, view="emissions", cursor=cursor)
+
+    assert reply["reply_type"] == "I"
+    assert reply["code"] == "MCP-VAL-I-001"
+
+
+async def test_keep_copies_the_games_logs_only_never_another_file(tmp_path: Path):
+    settings, _ = _world(tmp_path)
+
+    async with Client(build(settings)) as client:
+        kept = (
+            await client.call_tool(
+                "ck3_file",
+                {"command": "keep", "path": "mod:Local Fix:/common/traits/zzz_local_fix.txt"},
+                raise_on_error=False,
+            )
+        ).structured_content
+
+    assert kept["code"] == "MCP-VAL-I-001"
+    assert not (tmp_path / "world" / "ck3raven_data" / "wip" / "logs").exists()

@@ -31,6 +31,16 @@ def test_a_close_breaks_the_ruleset_first_then_an_index_not_complete_then_symbol
     assert evolve(COMPLIES, over=over).problem == "lint"
 
 
+def test_a_close_whose_reference_checks_the_index_could_not_answer_decides_nothing():
+    unread = {"checked": False, "unread": True, "why": "the content index could not answer"}
+
+    assert evolve(COMPLIES, rejects=unread).problem == "index"
+    assert (
+        evolve(COMPLIES, rejects={"checked": False, "why": "the content index is not complete"}).problem
+        is None
+    )
+
+
 def test_the_evidence_of_a_close_records_every_fact_under_its_name_and_the_outcome():
     finding = Finding("F401", A, 3, "unused")
     assessed = Assessment(
