@@ -11,9 +11,14 @@ import contextlib
 import fcntl
 import json
 import os
+import time
 from pathlib import Path
+from typing import Final
 
 SERVERS = "servers"
+_PROBED: Final = 100
+"""Times a starting server tries again to lock its own file while another server holds it to ask whether
+its server runs (a probe holds it for a moment: 100 tries, about a second)."""
 
 
 class ServerLock:
@@ -38,10 +43,19 @@ class ServerLock:
             with contextlib.suppress(OSError):  # a state directory made earlier keeps no looser mode
                 folder.chmod(0o700)
         _sweep(self._folder)
+        probed = 0
         while True:
             fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # our pid: no live server holds it
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # our pid: no live server holds it
+                except BlockingIOError:
+                    if probed >= _PROBED:
+                        raise
+                    probed += 1  # another server asks whether this file's server runs: a moment only
+                    os.close(fd)
+                    time.sleep(0.01)
+                    continue
                 if os.fstat(fd).st_ino != self._path.stat().st_ino:
                     os.close(fd)  # another server's sweep removed it before it was locked: again
                     continue

@@ -111,8 +111,12 @@ class SqliteAudit:
     def record_gaps(self, ended: Callable[[str], bool], now: str) -> list[str]:
         """Record, as one row each (stage "gap"), the calls that left no row of each server that `ended`
         (stopped, killed or crashed: no server of that id runs); a gap recorded already is not recorded
-        again. What was recorded, one line a server."""
+        again. Nothing is recorded while the chain itself fails verification: a row deleted or changed
+        is tampering, never a crash, and no gap row may account for it. What was recorded, one line a
+        server."""
         with self._state.atomic():
+            if any(not problem.endswith(_NO_ROW) for problem in self.verify()):
+                return []
             calls: dict[str, set[int]] = {}
             checkpoint = self._pruned()[1] > 1
             for server, call, stage, text in self._state.execute(
@@ -297,6 +301,10 @@ def _missing(calls: dict[str, set[int]], *, from_first: bool) -> dict[str, list[
     return found
 
 
+_NO_ROW: Final = " left no audit row"
+"""How verify ends the line of a server's calls that have no row (the one problem a gap row answers)."""
+
+
 def _gaps(calls: dict[str, set[int]], *, from_first: bool) -> list[str]:
     """Each server's calls that have no row, one line a server."""
     problems = []
@@ -304,5 +312,5 @@ def _gaps(calls: dict[str, set[int]], *, from_first: bool) -> list[str]:
         shown = ", ".join(map(str, missing[:SHOWN])) + (
             f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
         )
-        problems.append(f"server {server}: call {shown} left no audit row")
+        problems.append(f"server {server}: call {shown}{_NO_ROW}")
     return problems

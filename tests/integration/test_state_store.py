@@ -551,3 +551,17 @@ def test_the_calls_a_server_that_ended_left_without_rows_are_recorded_once_as_a_
     with sqlite_db(state.path) as db:  # a gap row edited to cover a deleted row breaks the chain
         db.execute("UPDATE audit SET entry = replace(entry, '2-3', '2-4') WHERE entry LIKE '%<gap>%'")
     assert state.audit.verify()[0].endswith("its content was changed")
+
+
+def test_no_gap_row_is_recorded_for_calls_whose_rows_were_deleted_from_the_chain(tmp_path: Path):
+    state = SqliteState(tmp_path / "ck3raven.db")
+    calls = [("srv-ended", 1), ("srv-ended", 2), ("srv-ended", 3)]
+    state.audit.append_all([evolve(entry(), server_id=server, call=call) for server, call in calls])
+    with sqlite_db(state.path) as db:  # tampering: the row of call 2 is deleted
+        db.execute("DELETE FROM audit WHERE json_extract(entry, '$.call') = 2")
+
+    recorded = state.audit.record_gaps(lambda server: server == "srv-ended", "2026-11-27T00:00:00+00:00")
+
+    assert recorded == []
+    assert not [row for row in state.audit.rows() if row.entry.stage == "gap"]
+    assert any("missing or was changed" in problem for problem in state.audit.verify())
