@@ -155,5 +155,12 @@ def _tiger(
             if address is not None:
                 message = f"{report.severity}: {report.message}"[:500]
                 findings.append(Finding(f"{TIGER_PREFIX}{report.key}", address, max(report.line, 1), message))
-    status = "not run: the change touched no mod" if not runs else "run"
+    unfinished = sorted({str(run["status"]) for run in runs} - {validators.RAN})
+    status = (
+        "not run: the change touched no mod"
+        if not runs
+        else f"incomplete: {', '.join(unfinished)} (its findings are not all known)"
+        if unfinished
+        else "run"
+    )
     return Rejects(findings, {"status": status, "runs": runs})

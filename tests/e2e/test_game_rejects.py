@@ -219,6 +219,7 @@ async def test_a_tiger_that_hangs_is_cut_at_its_bound_and_close_still_decides(tm
     evidence = json.loads(core.services.evidence.document("close", closed["data"]["contract_id"]) or "{}")
     runs = evidence["compliance"]["game_rejects"]["ck3_tiger"]["runs"]
     assert [(run["mod"], run["status"]) for run in runs] == [("ROOT_USER_DOCS:/mod/LocalFix", "timeout")]
+    assert evidence["compliance"]["game_rejects"]["ck3_tiger"]["status"].startswith("incomplete: timeout")
 
 
 async def test_without_ck3_tiger_the_evidence_says_it_was_not_run(tmp_path: Path):
