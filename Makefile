@@ -7,6 +7,8 @@ STAMP  := $(VENV)/.installed
 .PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash install clean clients fuzzers casefold-tools mutate
 
 RUN_DIR ?= .run
+# processes the suite runs in (pytest-xdist): one per core; `make test TEST_WORKERS=0` runs it in one
+TEST_WORKERS ?= auto
 # `make mutate`'s temporary folder, outside the checkout: a test world made inside it would lie in this
 # repository, which doctor warns of (and its test expects no warning)
 MUTATE_TMP ?= /tmp/ck3raven-mutate
@@ -24,7 +26,7 @@ run-reset:  ## start the scratch world of `make run` over
 	rm -rf $(RUN_DIR)
 
 test: $(STAMP) $(CLIENTS_STAMP) $(FUZZERS_STAMP)  ## the whole test suite (with the real MCP clients and the fuzzer it drives)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS)
 
 clients: $(CLIENTS_STAMP)  ## the real MCP clients the e2e tests drive (pinned by tests/clients/package-lock.json)
 
