@@ -115,6 +115,37 @@ def test_lines_past_where_the_file_stops_parsing_are_not_checked_and_the_note_sa
     assert checked.note == "lines from 4 on do not parse: no reference there was checked"
 
 
+def test_a_change_reads_only_the_top_level_blocks_holding_its_lines_each_at_its_line_in_the_file():
+    text = "namespace = zz\n" + "".join(
+        f"zz.{n} = {{\n\timmediate = {{ add_trait = typo_{n} }}\n}}\n" for n in range(4)
+    )
+
+    whole = reference_reading.read(EVENTS, text)
+    read = reference_reading.read(EVENTS, text, {6, 12})
+
+    assert [(r.key, r.line) for r in whole.references] == [(f"typo_{n}", 3 + 3 * n) for n in range(4)]
+    assert [(r.key, r.line) for r in read.references] == [("typo_1", 6), ("typo_3", 12)]
+    assert [(b.key, b.line) for b in read.blocks] == [("zz.1", 5), ("zz.3", 11)]
+
+
+def test_a_block_the_parser_cannot_read_does_not_keep_a_change_in_another_block_from_being_checked():
+    deep = "zz.0 = {\n" + "a = {\n" * 300 + "}\n" * 300 + "}\n"
+    before = deep + event("\t\tadd_trait = brave")
+    now = deep + event("\t\tadd_trait = brave\n\t\tadd_trait = new_typo")
+
+    assert [message.split()[2] for _, _, message in findings(now, before=before)] == ["new_typo:"]
+
+
+def test_a_changed_file_whose_braces_do_not_balance_is_read_whole_and_the_note_says_where_it_stops():
+    before = "zz.1 = {\n\tadd_trait = typo_one\n}\n}\nzz.2 = {\n\tadd_trait = brave\n}\n"
+    now = before.replace("add_trait = brave", "add_trait = typo_two")
+    changed = Changed("mod:M:/events/x.txt", ("mod", "events/x.txt"), EVENTS, now, before)
+    checked = check(changed, Playset(), set(), "english")
+
+    assert checked.findings == []
+    assert checked.note == "lines from 4 on do not parse: no reference there was checked"
+
+
 def test_a_new_trait_needs_its_name_and_description_unless_its_fields_name_them():
     path = ("common", "traits", "zz.txt")
     text = (
