@@ -82,7 +82,7 @@ def read(path: tuple[str, ...], text: str, lines: set[int] | None = None) -> Rea
     balance (else of the whole file)."""
     pieces = list(_pieces(text)) if lines is not None and len(text) <= script.MAX_CHARS else []
     if lines is None or not pieces or pieces[-1] is None:
-        return _read(path, text, 1)
+        return _read(path, text, 1)  # the braces do not balance: the parser says from where it stops
     ordered = sorted(lines)
     found: list[Reference] = []
     blocks: list[Block] = []
@@ -101,7 +101,8 @@ def read(path: tuple[str, ...], text: str, lines: set[int] | None = None) -> Rea
 
 def _pieces(text: str) -> Iterator[tuple[int, int, int] | None]:
     """The file cut after each brace that closes a top-level block: (start, end, first line) of each
-    piece in order; a None last when the braces do not balance or a string is not closed."""
+    piece in order; a None last when the braces do not balance or a string is not closed (the whole
+    file is scanned, so that a change that breaks it anywhere is read whole and the note says so)."""
     depth, start, line = 0, 0, 1
     for match in _BRACES.finditer(text):
         mark = match.group()

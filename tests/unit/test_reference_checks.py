@@ -4,6 +4,8 @@ against a small playset held in memory."""
 from collections.abc import Iterator
 from typing import ClassVar
 
+import pytest
+
 from domain.ck3 import reference_reading, references
 from domain.compliance.reference_checks import Changed, changed_lines, check
 
@@ -104,6 +106,22 @@ def test_only_the_lines_a_change_added_or_changed_are_checked():
 
     assert changed_lines(before, now) == {5}
     assert [message.split()[2] for _, _, message in findings(now, before=before)] == ["new_typo:"]
+
+
+@pytest.mark.parametrize(
+    ("before", "now", "lines"),
+    [
+        ("x\nx\n", "x\nx\nx\n", {3}),
+        ("a\nb\nc\n", "z\na\nb\nc\n", {1}),
+        ("a\nb\nc\n", "a\nb\nc\nd", {4}),
+        ("a\nb\nc\n", "a\nB\nc\n", {2}),
+        ("a\nb\nc\n", "a\nb\nc\n", set()),
+        ("a\nb\nc\n", "a\nc\n", set()),
+        ("", "a\nb\n", {1, 2}),
+    ],
+)
+def test_the_changed_lines_are_those_added_or_replaced_between_the_lines_both_texts_share(before, now, lines):
+    assert changed_lines(before, now) == lines
 
 
 def test_lines_past_where_the_file_stops_parsing_are_not_checked_and_the_note_says_so():
