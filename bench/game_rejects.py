@@ -181,6 +181,11 @@ def main() -> None:
     if args.changes_only:
         return
     counted, shown, every = run(game.script, game.lookup)
+    print(f"files read: {game.files}, script files checked: {len(game.script)}")
+    print(f"reading the game: {read:.1f} s; checks over every script file: {every:.1f} s")
+    print(f"findings per rule: {dict(counted) or 'none'}")
+    for finding in shown:
+        print(f"  {finding.rule} {finding.path}:{finding.line} {finding.message}")
     in_memory = {name: run(files, game.lookup)[2] for name, files in chosen.items()}
     with tempfile.TemporaryDirectory() as scratch:
         index = SqliteIndex(Path(scratch) / "index.db")
@@ -189,25 +194,20 @@ def main() -> None:
             name: run(files, game_rejects.IndexLookup(index, [SOURCE]))[2] for name, files in chosen.items()
         }
         index.close()
-    print(f"files read: {game.files}, script files checked: {len(game.script)}")
-    print(f"reading the game: {read:.1f} s; checks over every script file: {every:.1f} s")
     for name, files in chosen.items():
         size = sum(len(text) for _, text, _ in files) >> 10
         print(
             f"100 script files, {name} ({size} KiB): {in_memory[name]:.2f} s in memory, "
             f"{through_index[name]:.2f} s through the content index"
         )
-    print(f"findings per rule: {dict(counted) or 'none'}")
-    for finding in shown:
-        print(f"  {finding.rule} {finding.path}:{finding.line} {finding.message}")
     print(f"load average after: {os.getloadavg()}")
 
 
 def _parsed(content: definitions.FileContent) -> Parsed:
-    return Parsed(
+    return Parsed.of(
         content.kind,
         content.replace,
-        tuple((d.kind, d.key, d.line, d.language) for d in content.definitions),
+        ((d.kind, d.key, d.line, d.language) for d in content.definitions),
         tuple(content.mentions.items()),
         (),
     )
