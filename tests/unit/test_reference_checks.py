@@ -135,7 +135,8 @@ def test_lines_past_where_the_file_stops_parsing_are_not_checked_and_the_note_sa
 
 def test_a_change_reads_only_the_top_level_blocks_holding_its_lines_each_at_its_line_in_the_file():
     text = "namespace = zz\n" + "".join(
-        f"zz.{n} = {{\n\timmediate = {{ add_trait = typo_{n} }}\n}}\n" for n in range(4)
+        f'zz.{n} = {{ # a brace in a comment: {{\n\timmediate = {{ add_trait = typo_{n} }}\n}} desc = "}}"\n'
+        for n in range(4)
     )
 
     whole = reference_reading.read(EVENTS, text)
