@@ -1,8 +1,10 @@
 """What the game would reject (SPEC §14) run over an unmodified game, as if every file were changed and
 every key were new: the shipped rules must find nothing. Prints the files read, the findings per rule (and
 the first few of each, to judge a rule that fires), and the seconds: reading the game into an in-memory
-lookup (what the content index answers), then the checks over every script file, then the checks over the
-100 largest event and `common/` files alone (the checks' share of a 100-file close).
+lookup (what the content index answers); a line added in the middle of each of 100 files spread over the
+sizes (each file parsed whole, as before, against the blocks holding the line alone); then the checks over
+every script file, then the checks over 100 files alone, all lines new (the checks' share of a 100-file
+close). `--changes-only` stops after the added lines.
 
 The game is read, never copied; no figure here is a test's dependency.
 
@@ -12,6 +14,7 @@ The game is read, never copied; no figure here is a test's dependency.
 import argparse
 import hashlib
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -25,7 +28,7 @@ from common import prepare_checkout_imports
 prepare_checkout_imports()
 
 from adapters.sqlite_index import SqliteIndex  # noqa: E402
-from domain.ck3 import definitions  # noqa: E402
+from domain.ck3 import definitions, reference_reading  # noqa: E402
 from domain.compliance import game_rejects, reference_checks  # noqa: E402
 from ports.content_index import IndexedFile, Parsed  # noqa: E402
 
@@ -106,14 +109,19 @@ class Game:
                 self.script.append((parts, text, {(d.kind, d.key) for d in content.definitions}))
 
 
-def run(chosen: Scripts, asked: reference_checks.Lookup) -> tuple[Counter[str], list, float]:
-    """The checks over `chosen` as if each file were new: findings per rule, the first few, seconds."""
+def run(
+    chosen: Scripts, asked: reference_checks.Lookup, line: str | None = None
+) -> tuple[Counter[str], list, float]:
+    """The checks over `chosen` as if each file were new (or, given `line`, as if that line were added in
+    the middle of each file, no key new): findings per rule, the first few, seconds."""
     started = time.perf_counter()
     counted: Counter[str] = Counter()
     shown: list = []
-    for parts, text, added in chosen:
+    for parts, text, added in chosen if line is None else [(p, t, set()) for p, t, _ in chosen]:
         path = "/".join(parts)
-        changed = reference_checks.Changed(f"{SOURCE}{path}", (SOURCE, path), parts, text, None)
+        before = None if line is None else text
+        now = text if line is None else _added(text, line)
+        changed = reference_checks.Changed(f"{SOURCE}{path}", (SOURCE, path), parts, now, before)
         checked = reference_checks.check(changed, asked, added, "english")
         counted.update(f.rule for f in checked.findings)
         counted.update(["(note)"] * bool(checked.note))
@@ -121,16 +129,63 @@ def run(chosen: Scripts, asked: reference_checks.Lookup) -> tuple[Counter[str], 
     return counted, shown, time.perf_counter() - started
 
 
+def _added(text: str, line: str) -> str:
+    lines = text.splitlines(keepends=True)
+    middle = len(lines) // 2
+    return "".join([*lines[:middle], line, *lines[middle:]])
+
+
+REFERRING = "\t\tadd_trait = brave\n"
+"""A line that names a key (a field of the reference table): its file is read for references."""
+PLAIN = "\t\t# a comment\n"
+"""A line that holds no word a reference could start with: its file is not parsed."""
+
+
+def _whole(path: tuple[str, ...], text: str, lines: set[int] | None = None) -> reference_reading.Reading:
+    del lines  # set aside: the file parsed whole, as before blocks were cut
+    return READ(path, text)
+
+
+READ = reference_reading.read
+
+
+def changes(spread: Scripts, lookup: GameLookup) -> None:
+    """One line added in the middle of each of the 100 spread files: the checks' seconds, the files read
+    whole and read a block at a time, rounds interleaved; and a line that names no key."""
+    rounds: dict[str, list[float]] = defaultdict(list)
+    for _ in range(3):
+        reference_reading.read = _whole
+        rounds["a referring line, each file parsed whole"].append(run(spread, lookup, REFERRING)[2])
+        reference_reading.read = READ
+        rounds["a referring line, the blocks holding it parsed"].append(run(spread, lookup, REFERRING)[2])
+        rounds["a line naming no key (no parse)"].append(run(spread, lookup, PLAIN)[2])
+    for name, seconds in rounds.items():
+        print(
+            f"100 spread files, one line added, {name}: median {statistics.median(seconds):.2f} s {seconds}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--game", type=Path, required=True)
+    parser.add_argument("--changes-only", action="store_true", help="only a line added to 100 files")
     args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()}")
     started = time.perf_counter()
     game = Game(args.game)
     read = time.perf_counter() - started
-    counted, shown, every = run(game.script, game.lookup)
     ranked = sorted(game.script, key=lambda item: -len(item[1]))
     chosen = {"largest": ranked[:100], "spread": ranked[:: max(1, len(ranked) // 100)][:100]}
+    changes(chosen["spread"], game.lookup)
+    print(f"load average after the changes: {os.getloadavg()}")
+    if args.changes_only:
+        return
+    counted, shown, every = run(game.script, game.lookup)
+    print(f"files read: {game.files}, script files checked: {len(game.script)}")
+    print(f"reading the game: {read:.1f} s; checks over every script file: {every:.1f} s")
+    print(f"findings per rule: {dict(counted) or 'none'}")
+    for finding in shown:
+        print(f"  {finding.rule} {finding.path}:{finding.line} {finding.message}")
     in_memory = {name: run(files, game.lookup)[2] for name, files in chosen.items()}
     with tempfile.TemporaryDirectory() as scratch:
         index = SqliteIndex(Path(scratch) / "index.db")
@@ -139,24 +194,20 @@ def main() -> None:
             name: run(files, game_rejects.IndexLookup(index, [SOURCE]))[2] for name, files in chosen.items()
         }
         index.close()
-    print(f"files read: {game.files}, script files checked: {len(game.script)}")
-    print(f"reading the game: {read:.1f} s; checks over every script file: {every:.1f} s")
     for name, files in chosen.items():
         size = sum(len(text) for _, text, _ in files) >> 10
         print(
             f"100 script files, {name} ({size} KiB): {in_memory[name]:.2f} s in memory, "
             f"{through_index[name]:.2f} s through the content index"
         )
-    print(f"findings per rule: {dict(counted) or 'none'}")
-    for finding in shown:
-        print(f"  {finding.rule} {finding.path}:{finding.line} {finding.message}")
+    print(f"load average after: {os.getloadavg()}")
 
 
 def _parsed(content: definitions.FileContent) -> Parsed:
-    return Parsed(
+    return Parsed.of(
         content.kind,
         content.replace,
-        tuple((d.kind, d.key, d.line, d.language) for d in content.definitions),
+        ((d.kind, d.key, d.line, d.language) for d in content.definitions),
         tuple(content.mentions.items()),
         (),
     )

@@ -1,56 +1,79 @@
 """The summary of a log (domain.ck3.log_questions.Tally) made a chunk of text at a time, with the work per
 line done by the regular expression engine and built-in calls: the tally the emissions give (a test
 holds the two equal), at a size where one Python call per emission costs seconds (SPEC §17: a 100 MB log
-within 3 s). A chunk's lines are found by one pattern (game_log.LINES); each message becomes its shape
-(digits as `#`, game_log.DIGITS), and the chunk's emissions are counted by (engine source, level, shape)
-at once (collections.Counter); a template is made once per distinct shape. Text is cut where a header
-starts, so a chunk holds whole emissions. A chunk that is not clean UTF-8 text (NUL, CR, bytes that are
-not UTF-8, a line too long, a last line without its newline) answers None: the caller then reads the log
-emission by emission, which says what it found."""
+within 3 s).
+
+One pattern (ROWS) takes each emission of a chunk at once: a header with the indented lines that continue
+it, or any other line, as one row. The messages and first continuation lines of a chunk become their
+shapes (digits as `#`, game_log.DIGITS) by one `str.translate` over them joined; the rows are counted by
+(engine source, level letter, shape, first continuation's shape) at once (collections.Counter), and a
+template is made once per distinct shape. Text is cut where a header starts, so a chunk holds whole
+emissions. A chunk that is not clean UTF-8 text (NUL, CR, bytes that are not UTF-8, a line too long, a
+last line without its newline) answers None: the caller then reads the log emission by emission, which
+says what it found."""
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import accumulate, chain, repeat
-from operator import itemgetter
-from typing import Final
+from typing import Final, NamedTuple
 
-from domain.ck3.game_log import DIGITS, GENERIC, LEVELS, LINES, MAX_LINE, mask
+from domain.ck3.game_log import DIGITS, GENERIC, LEVELS, MAX_LINE, mask
 from domain.ck3.log_questions import MAX_KEYS, OTHER, Group, Tally
 
 CARRY_MOST: Final = 8 * 1024 * 1024
 """The most text held back to keep an emission whole; past it, the text is cut at a line."""
 _LONGEST: Final = MAX_LINE // 4
-"""The most characters of a line (or of a continuation block) surely within MAX_LINE bytes of UTF-8."""
-_HEAD: Final = itemgetter(0)
-_AT: Final = tuple(itemgetter(n) for n in range(6))
-SHAPED_LINES: Final = re.compile(
-    LINES.pattern.replace(r"(\d{1,2}:\d\d:\d\d)", r"([#\d]{1,2}:[#\d]{2}:[#\d]{2})"), re.MULTILINE
+"""The most characters of a line surely within MAX_LINE bytes of UTF-8."""
+ROWS: Final = re.compile(
+    r"^(?:\[\d{1,2}:\d\d:\d\d\]((?:\[[EWID]\])?\[[^\]\s]+\]):[ \t]?)?(.*)\n"
+    r"(?(1)((?:([ \t].*)\n)?(?:[ \t].*\n)*))",
+    re.MULTILINE,
 )
-"""game_log.LINES over a shape (digits as `#`)."""
-SOURCES: Final = re.compile(r"\n\[\d{1,2}:\d\d:\d\d\](?:\[[EWID]\])?\[([^\]\s]+)\]:")
-"""The engine source of every header of a text after a newline, in order: asked of the text after one
-more newline, it finds every header; its leading newline lets the engine skip to each line's start."""
-_Key = tuple[str, str, str, str, int]
-"""Engine source, level letter, the message's shape, the first continuation line's shape, and whether
-the message is short enough for that line to count (GENERIC)."""
+"""An emission of text made of whole lines (game_log.LINES, one row each): a header's level letter and
+engine source as written (`[E][lexer.cpp:299]`; empty for a line of no form), the message (or the whole
+line), the indented lines that continue a header, and the first of them without its newline."""
+_HEAD: Final = re.compile(r"(?:\[([EWID])\])?\[([^\]\s]+)\]")
+_Key = tuple[str, str, str]
+"""A header's level letter and engine source as written (empty: a line of no form), the message's shape,
+the first continuation line's shape."""
+
+
+class Counted(NamedTuple):
+    """The emissions of one text of whole emissions, counted by key: its lines and its blank lines (no
+    emission), and for each key in the order it first came, how many, the last line of its last
+    emission, the first line of its first and that emission's number (lines and numbers from 1 within
+    the text)."""
+
+    lines: int
+    blank: int
+    keys: list[tuple[_Key, int, int, int, int]]
 
 
 def summarise(chunks: Iterable[bytes], level: str, tally: Tally) -> int | None:
     """Add the emissions of a log's bytes to `tally` (`level`: that of a header without a letter); the
-    number of lines read, or None at the first chunk that is not clean text (the tally is then partial)."""
-    carry, lines, emitted = b"", 0, 0
+    number of lines read, or None at the first chunk that is not clean text (the tally is then partial).
+    Each text is counted on its own (`count`, a pure function of its bytes) and merged in order."""
+    lines, emitted = 0, 0
+    for each in map(count, _texts(chunks)):
+        if each is None:
+            return None
+        lines, emitted = merge(tally, each, level, (lines, emitted))
+    return lines
+
+
+def _texts(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The log's bytes cut where a header starts (so that each part holds whole emissions); at a line
+    too long or a last line without its newline, a part that is not clean text (NUL), and no more."""
+    carry = b""
     for chunk in chain(chunks, [None]):
         split = _whole(carry, chunk)
         if split is None:
-            return None
+            yield b"\x00"
+            return
         body, carry = split
-        text = _clean(body) if body else ""
-        added = _add(text, level, tally, (lines, emitted)) if text is not None else None
-        if added is None:
-            return None
-        lines, emitted = added
-    return lines
+        if body:
+            yield body
 
 
 def _whole(carry: bytes, chunk: bytes | None) -> tuple[bytes, bytes] | None:
@@ -76,49 +99,63 @@ def _clean(data: bytes) -> str | None:
         return None
 
 
-def _sources(text: str, shaped: list[str]) -> list[str] | None:
-    """The engine sources of the headers of `text`, in the rows of its shape (`shaped`: each row's source
-    shape, empty for a line that is no header); None when the two disagree on which lines are headers."""
-    found = SOURCES.findall("\n" + text)
-    if len(found) != len(shaped) - shaped.count(""):
+def count(body: bytes) -> Counted | None:
+    """The emissions of `body` (whole emissions) counted by key; None when it is not clean text or a line
+    may be longer than the emissions keep (they cut it, and say so)."""
+    text = _clean(body)
+    rows = ROWS.findall(text) if text else []
+    if text is None or not rows:
+        return None if text is None else Counted(0, 0, [])
+    heads, messages, blocks, firsts = zip(*rows, strict=True)
+    longest = max(map(len, heads)) + max(map(len, messages)) + len("[00:00:00]: ")
+    if (longest > _LONGEST or max(map(len, blocks)) > _LONGEST) and max(
+        map(len, text.split("\n"))
+    ) > _LONGEST:
         return None
-    named = iter(found)
-    return [next(named) if shape else "" for shape in shaped]
+    total = len(rows)
+    shapes = "\n".join(chain(messages, firsts)).translate(DIGITS).split("\n")
+    keys: list[_Key] = list(zip(heads, shapes[:total], shapes[total:], strict=True))
+    counts = Counter(keys)
+    continued = list(accumulate(map(str.count, blocks, repeat("\n"))))
+    last = dict(zip(keys, range(total), strict=True))  # a later index replaces an earlier one
+    blank = sum(n for key, n in counts.items() if not key[0] and not key[1].strip())
+    numbers = _numbers(heads, messages) if blank else None
+    found, at = [], 0
+    for key, times in counts.items():  # in the order each key first came
+        at = keys.index(key, at)
+        if key[0] or key[1].strip():  # a blank line is no emission
+            end = last[key]
+            first_line = at + 1 + (continued[at - 1] if at else 0)
+            found.append(
+                (key, times, end + 1 + continued[end], first_line, numbers[at] if numbers else at + 1)
+            )
+    return Counted(total + continued[-1], blank, found)
 
 
-def _add(text: str, level: str, tally: Tally, before: tuple[int, int]) -> tuple[int, int] | None:
-    """Tally the emissions of `text` (whole emissions), found after `before` (lines, emissions): rows
-    found in its shape, each header's engine source read from the text itself; None when the shape's
-    lines do not match the text's."""
+def merge(tally: Tally, counted: Counted, level: str, before: tuple[int, int]) -> tuple[int, int]:
+    """Add a text's count to `tally`, the text found after `before` (lines, emissions), as Tally.add adds
+    its emissions one by one; the lines and emissions after it."""
     lines, emitted = before
-    rows = SHAPED_LINES.findall(text.translate(DIGITS)) if text else []
-    if not rows:
-        return before
-    sources = _sources(text, list(map(_AT[2], rows)))
-    if sources is None:
-        return None
-    letters, texts = map(_AT[1], rows), list(map(str.__add__, map(_AT[3], rows), map(_AT[5], rows)))
-    blocks = list(map(_AT[4], rows))
-    if max(map(len, texts)) > _LONGEST or max(map(len, blocks)) > _LONGEST:
-        return None  # a line may be longer than the emissions keep: they cut it, and say so
-    firsts = map(_HEAD, map(str.partition, blocks, repeat("\n")))
-    short = map(int.__gt__, repeat(GENERIC), map(len, texts))
-    keys: list[_Key] = list(zip(sources, letters, texts, firsts, short, strict=True))
-    ends = list(accumulate(map(int.__add__, repeat(1), map(str.count, blocks, repeat("\n"))), initial=lines))
-    numbers = list(accumulate(map(bool, map(str.strip, texts)), initial=emitted))
-    last = dict(zip(keys, range(len(keys)), strict=True))  # a later index replaces an earlier one
-    first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
-    for key, count in Counter(keys).items():
-        if key[0] or key[2].strip():  # a blank line is no emission
-            where = (ends[first[key]] + 1, ends[last[key] + 1], numbers[first[key] + 1])
-            _merge(tally, key, count, level, where)
-    return ends[-1], numbers[-1]
+    for key, times, last_line, first_line, number in counted.keys:
+        group = _group(tally, key, times, level)
+        if group is None:
+            continue
+        group.last_line = max(group.last_line, lines + last_line)
+        if group.count == times:  # new: its first emission is in this text
+            group.first_line, group.example = lines + first_line, emitted + number
+    return lines + counted.lines, emitted + sum(key[1] for key in counted.keys)
 
 
-def _merge(tally: Tally, key: _Key, count: int, level: str, where: tuple[int, int, int]) -> None:
-    """Add `count` emissions of one key, the first at `where` (its first line, its last line, its
-    number), to the tally, as Tally.add adds them one by one."""
-    source, letter, shape, first_continued, short = key
+def _numbers(heads: tuple[str, ...], messages: tuple[str, ...]) -> list[int]:
+    """Each row's emission number within its text: rows that are blank lines take none."""
+    return list(accumulate(map(bool, map(str.strip, map(str.__add__, heads, messages)))))
+
+
+def _group(tally: Tally, key: _Key, count: int, level: str) -> Group | None:
+    """Count `count` emissions of one key in the tally's levels, sources and group (made if new, its
+    count then `count`); None when the tally keeps no more groups (counted as other)."""
+    head, shape, first_shape = key
+    letter, source = _HEAD.fullmatch(head).groups() if head else ("", "")  # type: ignore[union-attr]
     this = (LEVELS[letter] if letter else level) if source else "unknown"
     tally.emissions += count
     tally.levels[this] = tally.levels.get(this, 0) + count
@@ -126,17 +163,14 @@ def _merge(tally: Tally, key: _Key, count: int, level: str, where: tuple[int, in
     if named in tally.sources or len(tally.sources) < MAX_KEYS:
         tally.sources[named] = tally.sources.get(named, 0) + count
     template = mask(shape)
-    if source and first_continued and short:
-        template = f"{template} {mask(first_continued).strip()}"
+    if source and first_shape and len(shape) < GENERIC:
+        template = f"{template} {mask(first_shape).strip()}"
     group_key = (source or None, template)
     group = tally.groups.get(group_key)
-    first_line, last_line, number = where
     if group is None:
         if len(tally.groups) >= MAX_KEYS:
             tally.other += count
-            return
-        group = tally.groups[group_key] = Group(template, source or None, this, 0, first_line, 0, number)
-    if first_line < group.first_line:
-        group.first_line, group.example, group.level = first_line, number, this
+            return None
+        group = tally.groups[group_key] = Group(template, source or None, this)
     group.count += count
-    group.last_line = max(group.last_line, last_line)
+    return group

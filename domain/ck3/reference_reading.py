@@ -5,12 +5,20 @@ A value is a key only when it is a plain word: `scope:x`, `flag:x`, `var:x`, `@x
 `yes`/`no` name no key of the table. From the first line the parser could not read on (a brace closing
 nothing, a block never closed, a string not closed, a limit passed) nothing is taken: `unread_from` says
 where that is.
+
+Given the lines a change added or changed, only the top-level blocks that hold one are parsed, each on its
+own (a block's references and localisation lie inside it): the file is first cut after each brace that
+closes a top-level block, by a scan of its braces, strings and comments alone (the parser's own skim,
+domain.ck3.script). A file whose braces do not balance, or with a string not closed, is parsed whole, so
+that what the parser could not read is said as before.
 """
 
 import re
+from bisect import bisect_left
+from collections.abc import Iterator
 from typing import Final
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from domain.ck3 import parse_findings as pf
 from domain.ck3 import references, script
@@ -22,6 +30,8 @@ _NOT_KEYS: Final = frozenset({"yes", "no", "none", "null", "always", "never", "r
 _UNREAD: Final = frozenset({pf.NOT_CLOSED_BY_ANYTHING, pf.NEVER_CLOSED, pf.OPEN_STRING, pf.LIMIT})
 _CALL_VALUES: Final = frozenset({"yes", "no"})
 _ROWS: Final = references.rows_by_field()
+_BRACES: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[{}]')
+"""Braces, and the strings and comments they may lie in: what cuts a file into its top-level blocks."""
 
 
 @frozen
@@ -66,8 +76,57 @@ def is_key(value: str | None) -> bool:
     )
 
 
-def read(path: tuple[str, ...], text: str) -> Reading:
-    """The references and blocks of the script file at game-relative `path` (case-folded)."""
+def read(path: tuple[str, ...], text: str, lines: set[int] | None = None) -> Reading:
+    """The references and blocks of the script file at game-relative `path` (case-folded); with `lines`,
+    those of the top-level blocks holding one of these lines (from 1) only, when the file's braces
+    balance (else of the whole file)."""
+    pieces = list(_pieces(text)) if lines is not None and len(text) <= script.MAX_CHARS else []
+    if lines is None or not pieces or pieces[-1] is None:
+        return _read(path, text, 1)  # the braces do not balance: the parser says from where it stops
+    ordered = sorted(lines)
+    found: list[Reference] = []
+    blocks: list[Block] = []
+    unread: int | None = None
+    for start, end, first in filter(None, pieces):
+        at = bisect_left(ordered, first)
+        if at == len(ordered) or ordered[at] > first + text.count("\n", start, end):
+            continue  # no changed line from its first line to its last
+        reading = _read(path, text[start:end], first)
+        found += reading.references
+        blocks += reading.blocks
+        if reading.unread_from is not None and unread is None:
+            unread = reading.unread_from
+    return Reading(tuple(found), tuple(blocks), unread)
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int, int] | None]:
+    """The file cut after each brace that closes a top-level block: (start, end, first line) of each
+    piece in order; a None last when the braces do not balance or a string is not closed (the whole
+    file is scanned, so that a change that breaks it anywhere is read whole and the note says so)."""
+    depth, start, line = 0, 0, 1
+    for match in _BRACES.finditer(text):
+        mark = match.group()
+        if mark == "{":
+            depth += 1
+        elif mark == "}":
+            depth -= 1
+            if depth < 0:
+                break
+            if depth == 0:
+                yield start, match.end(), line
+                line += text.count("\n", start, match.end())
+                start = match.end()
+        elif mark[0] == '"' and (len(mark) == 1 or mark[-1] != '"'):
+            break
+    else:
+        if depth == 0:
+            yield start, len(text), line
+            return
+    yield None
+
+
+def _read(path: tuple[str, ...], text: str, first: int) -> Reading:
+    """The references and blocks of `text`, the part of the file that begins on line `first`."""
     tree = script.parse(text, keep=script.MAX_DEPTH)
     unread = min((f.line for f in tree.findings if f.code in _UNREAD), default=None)
     folder = "/".join(path[:-1])
@@ -77,7 +136,20 @@ def read(path: tuple[str, ...], text: str) -> Reading:
         if unread is not None and statement.line >= unread:
             break
         found += _references(statement, statements, folder)
-    return Reading(tuple(found), _blocks(statements), unread)
+    blocks = _blocks(statements)
+    if first == 1:
+        return Reading(tuple(found), blocks, unread)
+    shift = first - 1
+    return Reading(
+        tuple(evolve(ref, line=ref.line + shift) for ref in found),
+        tuple(_moved(block, shift) for block in blocks),
+        None if unread is None else unread + shift,
+    )
+
+
+def _moved(block: Block, shift: int) -> Block:
+    fields = tuple((path, value, line + shift) for path, value, line in block.fields)
+    return Block(block.key, block.line + shift, fields)
 
 
 def _references(

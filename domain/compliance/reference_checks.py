@@ -14,7 +14,7 @@ Lines of a file the parser could not read on are not checked; the file's note sa
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 from typing import Final, Protocol
 
@@ -88,23 +88,33 @@ class Checked:
 
 def changed_lines(before: str | None, now: str) -> set[int] | None:
     """The lines of `now` (from 1) a change added or changed; None: every line (a new file). The lines both
-    texts begin and end with are set aside first, so a change in one place of a large file costs a pass
-    over it, not a comparison of every line with every other."""
+    texts begin and end with are set aside first (found by halving, each step one comparison of lists in
+    C), so a change in one place of a large file costs about a pass over it, not a comparison of every
+    line with every other."""
     if before is None:
         return None
     old, new = before.splitlines(), now.splitlines()
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    shortest = min(len(old), len(new))
+    head = _common(lambda n: old[:n] == new[:n], shortest)
+    tail = _common(lambda n: old[len(old) - n :] == new[len(new) - n :], shortest - head)
     middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
     lines: set[int] = set()
     for tag, _, _, first, last in SequenceMatcher(None, middle_old, middle_new).get_opcodes():
         if tag in {"replace", "insert"}:
             lines.update(range(head + first + 1, head + last + 1))
     return lines
+
+
+def _common(same: Callable[[int], bool], most: int) -> int:
+    """The largest n up to `most` for which `same(n)` holds (it holds for every smaller n too)."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        if same(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def check(changed: Changed, lookup: Lookup, added: set[tuple[str, str]], language: str) -> Checked:
@@ -115,7 +125,7 @@ def check(changed: Changed, lookup: Lookup, added: set[tuple[str, str]], languag
     lines = changed_lines(changed.before, changed.now)
     if lines is not None and not added and not _may_refer(changed, lines):
         return Checked([], None)  # no changed line holds a word a reference could start with
-    reading = reference_reading.read(changed.path, changed.now)
+    reading = reference_reading.read(changed.path, changed.now, lines)
     findings: list[Finding] = []
     nearest = _Nearest(lookup)
     for ref in reading.references:

@@ -188,6 +188,10 @@ def test_a_log_fed_a_chunk_at_a_time_holds_at_most_one_line_whatever_its_length(
             for n in range(3000)
         ),
         b"".join(b"[1:00:00][%s:1]: value %d\n" % (b"ab"[n % 2 :][:1], n) for n in range(500)) + LOG,
+        b"\n".join(
+            b"[1:00:00][a.cpp:%d]: \n\n  x %d\n[1:00:01][b.cpp:1]: y%d" % (n % 2, n, n % 3) for n in range(90)
+        )
+        + b"\n",
     ],
 )
 def test_the_summary_counted_a_chunk_at_a_time_equals_the_one_the_emissions_give(data: bytes):

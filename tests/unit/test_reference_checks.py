@@ -4,6 +4,8 @@ against a small playset held in memory."""
 from collections.abc import Iterator
 from typing import ClassVar
 
+import pytest
+
 from domain.ck3 import reference_reading, references
 from domain.compliance.reference_checks import Changed, changed_lines, check
 
@@ -106,12 +108,60 @@ def test_only_the_lines_a_change_added_or_changed_are_checked():
     assert [message.split()[2] for _, _, message in findings(now, before=before)] == ["new_typo:"]
 
 
+@pytest.mark.parametrize(
+    ("before", "now", "lines"),
+    [
+        ("x\nx\n", "x\nx\nx\n", {3}),
+        ("a\nb\nc\n", "z\na\nb\nc\n", {1}),
+        ("a\nb\nc\n", "a\nb\nc\nd", {4}),
+        ("a\nb\nc\n", "a\nB\nc\n", {2}),
+        ("a\nb\nc\n", "a\nb\nc\n", set()),
+        ("a\nb\nc\n", "a\nc\n", set()),
+        ("", "a\nb\n", {1, 2}),
+    ],
+)
+def test_the_changed_lines_are_those_added_or_replaced_between_the_lines_both_texts_share(before, now, lines):
+    assert changed_lines(before, now) == lines
+
+
 def test_lines_past_where_the_file_stops_parsing_are_not_checked_and_the_note_says_so():
     text = "zz.1 = {\n\tadd_trait = typo_one\n}\n}\nzz.2 = {\n\tadd_trait = typo_two\n}\n"
     changed = Changed("mod:M:/events/x.txt", ("mod", "events/x.txt"), EVENTS, text, None)
     checked = check(changed, Playset(), set(), "english")
 
     assert [f.line for f in checked.findings] == [2]
+    assert checked.note == "lines from 4 on do not parse: no reference there was checked"
+
+
+def test_a_change_reads_only_the_top_level_blocks_holding_its_lines_each_at_its_line_in_the_file():
+    text = "namespace = zz\n" + "".join(
+        f'zz.{n} = {{ # a brace in a comment: {{\n\timmediate = {{ add_trait = typo_{n} }}\n}} desc = "}}"\n'
+        for n in range(4)
+    )
+
+    whole = reference_reading.read(EVENTS, text)
+    read = reference_reading.read(EVENTS, text, {6, 12})
+
+    assert [(r.key, r.line) for r in whole.references] == [(f"typo_{n}", 3 + 3 * n) for n in range(4)]
+    assert [(r.key, r.line) for r in read.references] == [("typo_1", 6), ("typo_3", 12)]
+    assert [(b.key, b.line) for b in read.blocks] == [("zz.1", 5), ("zz.3", 11)]
+
+
+def test_a_block_the_parser_cannot_read_does_not_keep_a_change_in_another_block_from_being_checked():
+    deep = "zz.0 = {\n" + "a = {\n" * 300 + "}\n" * 300 + "}\n"
+    before = deep + event("\t\tadd_trait = brave")
+    now = deep + event("\t\tadd_trait = brave\n\t\tadd_trait = new_typo")
+
+    assert [message.split()[2] for _, _, message in findings(now, before=before)] == ["new_typo:"]
+
+
+def test_a_changed_file_whose_braces_do_not_balance_is_read_whole_and_the_note_says_where_it_stops():
+    before = "zz.1 = {\n\tadd_trait = typo_one\n}\n}\nzz.2 = {\n\tadd_trait = brave\n}\n"
+    now = before.replace("add_trait = brave", "add_trait = typo_two")
+    changed = Changed("mod:M:/events/x.txt", ("mod", "events/x.txt"), EVENTS, now, before)
+    checked = check(changed, Playset(), set(), "english")
+
+    assert checked.findings == []
     assert checked.note == "lines from 4 on do not parse: no reference there was checked"
 
 
