@@ -32,8 +32,9 @@ from dulwich.repo import Repo
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import IndexUnreadable, Staged, kept_mode, read_index, staged_entry
 from adapters.git_trees import Flat, FlatTrees
-from adapters.git_worktree import Hashed, gitlink_sha, unstaged, untracked
+from adapters.git_worktree import Hashed, Seen, gitlink_sha, unstaged, untracked
 from ports.errors import Unavailable
+from ports.files import SurveyRow
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
 log = structlog.get_logger()
@@ -141,11 +142,20 @@ class DulwichHistory(History):
         self._ignores[top] = (now, manager)
         return manager
 
-    def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+    def changes_since(
+        self,
+        root: str,
+        baseline: str,
+        folder: tuple[str, ...] = (),
+        seen: Mapping[str, SurveyRow] | None = None,
+    ) -> list[Change]:
         place, repo = self._open(root, folder)
+        rows = None
+        if seen is not None and not place.prefix and place.offset == folder:
+            rows = {path.encode("utf-8", "surrogateescape"): row for path, row in seen.items()}
         try:
             with closing(repo):
-                found = self._changes(repo, place.top, baseline.encode("ascii"))
+                found = self._changes(repo, place.top, baseline.encode("ascii"), rows)
         except (OSError, KeyError, IndexUnreadable) as exc:
             raise Unavailable("the repository cannot be read") from exc
         return place.changes(found)
@@ -310,7 +320,7 @@ class DulwichHistory(History):
 
     # ------------------------------------------------------------------ the changes, git's way
 
-    def _changes(self, repo: Repo, top: Path, baseline: bytes) -> dict[str, ChangeKind]:
+    def _changes(self, repo: Repo, top: Path, baseline: bytes, seen: Seen | None) -> dict[str, ChangeKind]:
         base_tree, base = self._trees.flat(repo, baseline)
         head_tree, head = self._trees.flat(repo, repo.head())
         index = self._index(repo, top)
@@ -320,9 +330,9 @@ class DulwichHistory(History):
             candidates.update(path for path in base if path not in head)
         candidates.update(_index_vs_tree(index, head))  # staged
         hashed = self._hashed(top)
-        suspects, clean = unstaged(index, top, hashed)
+        suspects, clean = unstaged(index, top, hashed, seen)
         candidates.update(suspects)
-        candidates.update(untracked(top, index, repo.controldir()))
+        candidates.update(untracked(top, index, repo.controldir(), seen))
         found: dict[str, ChangeKind] = {}
         gitlinks = index.gitlinks()
         for path in candidates:

@@ -22,7 +22,7 @@ from domain.world.playsets import ModFolder
 from domain.world.view import Compiled, WorldView
 from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, Misspelled, NotADirectory, NotFound, PortError, Unavailable
-from ports.files import Files, Kind, Location, Part, Sift, Stat
+from ports.files import Files, Kind, Location, Part, Sift, Stat, SurveyRow
 
 R = RootCategory
 _K = TypeVar("_K")
@@ -270,6 +270,14 @@ class WorldAdapter:
         _, keep = self._below(location, skip, spelled=False)
         for parts, found in self._files.survey(location, keep):
             yield location.parts + parts, found
+
+    def survey_table(self, ref: VisibilityRef, skip: Skip | None = None) -> dict[str, SurveyRow]:
+        """What `survey` finds, as one table: each entry's root-relative path (parts joined by `/`) → its
+        row (ports.files.SurveyRow; a folder's row holds its kind alone). Raises port errors."""
+        location = _seal.locate(ref)
+        _, keep = self._below(location, skip, spelled=False)
+        above = "".join(part + "/" for part in location.parts)
+        return self._files.survey_table(location, keep, above)
 
     def _sifting(self, files: FileNames) -> Sift:
         """A folder's entries less the files whose names `files` refuses, the visible ones of those counted;
