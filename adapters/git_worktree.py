@@ -12,13 +12,16 @@ from pathlib import Path
 from typing import Final
 
 from dulwich.errors import NotGitRepository
-from dulwich.objects import S_ISGITLINK, Blob
+from dulwich.objects import Blob
 from dulwich.repo import Repo
 
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import Staged
 
 _SECOND: Final = 1_000_000_000
+_TYPE: Final = 0o170000
+_GITLINK: Final = 0o160000
+"""The file-type bits of an index entry's mode, and the type of a gitlink (a submodule's commit)."""
 
 StatKey = tuple[str, int, int, int, int]
 """What a kept id is read under: the entry's kind, size, mtime_ns, ctime_ns and inode."""
@@ -96,7 +99,7 @@ def unstaged(
     suspects = [path for path, sha in shas.items() if sha is None]  # conflicted: look at the file
     clean: set[bytes] = set()
     for path, mode, size, recorded in index.stats:
-        if S_ISGITLINK(mode):
+        if mode & _TYPE == _GITLINK:
             suspects.append(path)
             continue
         row = rows.get(path)

@@ -177,7 +177,8 @@ def _shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> d
         return owners[folder]
 
     for path, row in manifest.items():
-        top = owner(path.rpartition("/")[0])
+        folder = path.rpartition("/")[0]
+        top = owners[folder] if folder in owners else owner(folder)
         share = shares.get(top) if top is not None else None
         if share is not None:
             share[path[len(top) + 1 :] if top else path] = row
