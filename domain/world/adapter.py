@@ -322,13 +322,24 @@ class WorldAdapter:
 
             return prefix, named
         root, base = location.root, location.parts
+        verdicts = compiled.shown if spelled else {}
+        judged, shown = verdicts.get, _judged(verdicts, addressable, compiled.hidden_name)
+        whole: dict[tuple[str, ...], bool] = {}  # a folder → whether all below it is visible but secrets
 
         def keep(parts: tuple[str, ...], kind: Kind) -> bool:
-            return (
-                addressable(parts[-1])
-                and compiled.visible(Location(root, base + parts))
-                and not (skip and skip(parts, kind))
-            )
+            # inside a folder wholly visible (a mod's, in ck3lens) only the name is judged, as in one
+            # walked from there; the folder is asked once, not each of its entries
+            above, name = parts[:-1], parts[-1]
+            seen_whole = whole.get(above)
+            if seen_whole is None:
+                seen_whole = compiled.uniform_prefix(Location(root, base + above)) is not None
+                whole[above] = seen_whole
+            if seen_whole:
+                verdict = judged(name)
+                kept = shown(name) if verdict is None else verdict
+            else:
+                kept = addressable(name) and compiled.visible(Location(root, base + parts))
+            return kept and not (skip and skip(parts, kind))
 
         return None, keep
 
