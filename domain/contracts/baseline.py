@@ -141,9 +141,9 @@ def take(
     repositories = []
     dirty: dict[str, str] = {}
     tops = served(services, root, tops, pointers)
-    shares = _shares(manifest, tops, pointers)
+    owned = shares(manifest, tops, pointers)
     for top in tops:
-        head, changed = repository_state(services, root, top, shares[top])
+        head, changed = repository_state(services, root, top, owned[top])
         repositories.append((top, head))
         dirty.update(changed)
     for path, row in manifest.items():
@@ -160,13 +160,13 @@ def served(services: Services, root: str, tops: list[str], pointers: list[str]) 
     return sorted([*tops, *found])
 
 
-def _shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> dict[str, dict[str, Row]]:
+def shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> dict[str, dict[str, Row]]:
     """Each repository's own entries of the manifest (paths relative to its top): those below no deeper
     repository, nor below a folder holding a `.git` file that is none (a linked worktree's, which git
     leaves to itself as well)."""
-    shares: dict[str, dict[str, Row]] = {top: {} for top in tops}
+    owned: dict[str, dict[str, Row]] = {top: {} for top in tops}
     if not tops:
-        return shares
+        return owned
     marks = {*tops, *pointers}
     owners: dict[str, str | None] = {}  # a folder → the deepest mark at or above it: one walk up a folder
 
@@ -179,10 +179,10 @@ def _shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> d
     for path, row in manifest.items():
         folder = path.rpartition("/")[0]
         top = owners[folder] if folder in owners else owner(folder)
-        share = shares.get(top) if top is not None else None
+        share = owned.get(top) if top is not None else None
         if share is not None:
             share[path[len(top) + 1 :] if top else path] = row
-    return shares
+    return owned
 
 
 def repository_state(
