@@ -85,6 +85,7 @@ class DulwichHistory(History):
         self._indexes: dict[Path, tuple[tuple[int, int, int, int], Staged]] = {}
         self._reading = threading.Lock()
         self._read: dict[Path, Hashed] = {}
+        self._differ: dict[Path, tuple[Staged, bytes, frozenset[bytes]]] = {}
         self._trees = FlatTrees(tree_cache)
         self._ignores: dict[Path, tuple[float, SafeIgnores]] = {}
         self._ignores_of: dict[tuple[str, tuple[str, ...]], tuple[float, Ignores | None]] = {}
@@ -339,7 +340,7 @@ class DulwichHistory(History):
         if base_tree != head_tree:  # committed since the baseline: two cached flat trees compared
             candidates.update(path for path, sha in head.items() if base.get(path) != sha)
             candidates.update(path for path in base if path not in head)
-        candidates.update(_index_vs_tree(index, head))  # staged
+        candidates.update(self._index_vs_head(top, index, head_tree, head))  # staged
         hashed = self._hashed(top)
         suspects, clean = unstaged(index, top, hashed, seen)
         candidates.update(suspects)
@@ -357,6 +358,18 @@ class DulwichHistory(History):
             kind = _kind(base.get(path), now)
             if kind is not None:
                 found[path.decode("utf-8", "surrogateescape")] = kind
+        return found
+
+    def _index_vs_head(self, top: Path, index: Staged, tree: bytes, flat: Flat) -> frozenset[bytes]:
+        """The paths where the index differs from HEAD's tree, worked out again only when either changed
+        (the index is kept while its file stands, a tree never changes)."""
+        with self._reading:
+            kept = self._differ.get(top)
+        if kept is not None and kept[0] is index and kept[1] == tree:
+            return kept[2]
+        found = frozenset(_index_vs_tree(index, flat))
+        with self._reading:
+            self._differ[top] = (index, tree, found)
         return found
 
     def _hashed(self, top: Path) -> Hashed:
