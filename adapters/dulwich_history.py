@@ -16,7 +16,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import closing, suppress
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,8 +32,9 @@ from dulwich.repo import Repo
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import IndexUnreadable, Staged, kept_mode, read_index, staged_entry
 from adapters.git_trees import Flat, FlatTrees
-from adapters.git_worktree import Hashed, gitlink_sha, unstaged, untracked
+from adapters.git_worktree import Hashed, Seen, gitlink_sha, unstaged, untracked
 from ports.errors import Unavailable
+from ports.files import SurveyRow
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
 
 log = structlog.get_logger()
@@ -84,6 +85,7 @@ class DulwichHistory(History):
         self._indexes: dict[Path, tuple[tuple[int, int, int, int], Staged]] = {}
         self._reading = threading.Lock()
         self._read: dict[Path, Hashed] = {}
+        self._differ: dict[Path, tuple[Staged, bytes, frozenset[bytes]]] = {}
         self._trees = FlatTrees(tree_cache)
         self._ignores: dict[Path, tuple[float, SafeIgnores]] = {}
         self._ignores_of: dict[tuple[str, tuple[str, ...]], tuple[float, Ignores | None]] = {}
@@ -141,13 +143,26 @@ class DulwichHistory(History):
         self._ignores[top] = (now, manager)
         return manager
 
-    def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
-        place, repo = self._open(root, folder)
+    def changes_since(
+        self,
+        root: str,
+        baseline: str,
+        folder: tuple[str, ...] = (),
+        seen: Mapping[str, SurveyRow] | None = None,
+    ) -> list[Change]:
+        place = self._find(root, folder)
+        if place is None:
+            raise Unavailable("that root lies in no git repository")
+        rows = None
+        if seen is not None and not place.prefix and place.offset == folder:
+            rows = {path.encode("utf-8", "surrogateescape"): row for path, row in seen.items()}
+        opened = _Opened(place.top)
         try:
-            with closing(repo):
-                found = self._changes(repo, place.top, baseline.encode("ascii"))
-        except (OSError, KeyError, IndexUnreadable) as exc:
+            found = self._changes(opened, place, baseline.encode("ascii"), rows)
+        except (OSError, KeyError, IndexUnreadable, NotGitRepository) as exc:
             raise Unavailable("the repository cannot be read") from exc
+        finally:
+            opened.close()
         return place.changes(found)
 
     def committed_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
@@ -196,7 +211,7 @@ class DulwichHistory(History):
             with suppress(KeyError):  # no commit yet: no tree to flatten
                 self._trees.flat(repo, repo.head())
             if (top / ".git" / "index").is_file():  # none until something is staged
-                self._index(repo, top).folders()
+                self._index(lambda: repo, Path(repo.controldir()), top).folders()
 
     def content_at(
         self, root: str, commit: str, parts: tuple[str, ...], top: tuple[str, ...] | None = None
@@ -300,7 +315,7 @@ class DulwichHistory(History):
 
     def _staged(self, repo: Repo, top: Path) -> dict[str, ChangeKind]:
         _, flat = self._trees.flat(repo, repo.head())
-        index = self._index(repo, top)
+        index = self._index(lambda: repo, Path(repo.controldir()), top)
         found: dict[str, ChangeKind] = {}
         for path in _index_vs_tree(index, flat):
             kind = _kind(flat.get(path), index.shas.get(index.key(path)))
@@ -310,19 +325,26 @@ class DulwichHistory(History):
 
     # ------------------------------------------------------------------ the changes, git's way
 
-    def _changes(self, repo: Repo, top: Path, baseline: bytes) -> dict[str, ChangeKind]:
-        base_tree, base = self._trees.flat(repo, baseline)
-        head_tree, head = self._trees.flat(repo, repo.head())
-        index = self._index(repo, top)
+    def _changes(
+        self, opened: Callable[[], Repo], place: _Place, baseline: bytes, seen: Seen | None
+    ) -> dict[str, ChangeKind]:
+        """What changed since `baseline`, the repository opened (`opened`) only for what no cache holds:
+        HEAD is read from the refs, and trees and the index are kept while they stand."""
+        top, now = place.top, _head_of(place.control)
+        if now is None:
+            raise KeyError("no commit yet")
+        base_tree, base = self._trees.flat_of(opened, baseline)
+        head_tree, head = self._trees.flat_of(opened, now)
+        index = self._index(opened, place.control, top)
         candidates: set[bytes] = set()
         if base_tree != head_tree:  # committed since the baseline: two cached flat trees compared
             candidates.update(path for path, sha in head.items() if base.get(path) != sha)
             candidates.update(path for path in base if path not in head)
-        candidates.update(_index_vs_tree(index, head))  # staged
+        candidates.update(self._index_vs_head(top, index, head_tree, head))  # staged
         hashed = self._hashed(top)
-        suspects, clean = unstaged(index, top, hashed)
+        suspects, clean = unstaged(index, top, hashed, seen)
         candidates.update(suspects)
-        candidates.update(untracked(top, index, repo.controldir()))
+        candidates.update(untracked(top, index, str(place.control), seen))
         found: dict[str, ChangeKind] = {}
         gitlinks = index.gitlinks()
         for path in candidates:
@@ -338,22 +360,53 @@ class DulwichHistory(History):
                 found[path.decode("utf-8", "surrogateescape")] = kind
         return found
 
+    def _index_vs_head(self, top: Path, index: Staged, tree: bytes, flat: Flat) -> frozenset[bytes]:
+        """The paths where the index differs from HEAD's tree, worked out again only when either changed
+        (the index is kept while its file stands, a tree never changes)."""
+        with self._reading:
+            kept = self._differ.get(top)
+        if kept is not None and kept[0] is index and kept[1] == tree:
+            return kept[2]
+        found = frozenset(_index_vs_tree(index, flat))
+        with self._reading:
+            self._differ[top] = (index, tree, found)
+        return found
+
     def _hashed(self, top: Path) -> Hashed:
         with self._reading:
             return self._read.setdefault(top, Hashed())
 
-    def _index(self, repo: Repo, top: Path) -> Staged:
+    def _index(self, opened: Callable[[], Repo], control: Path, top: Path) -> Staged:
         """The repository's index, parsed again only when `.git/index` is another file or was written."""
-        path = Path(repo.index_path())
+        path = control / "index"
         with self._reading:
             info = path.stat()
             key = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
             kept = self._indexes.get(top)
             if kept is not None and kept[0] == key:
                 return kept[1]
-            index = read_index(repo, path)
+            index = read_index(opened(), path)
             self._indexes[top] = (key, index)
             return index
+
+
+class _Opened:
+    """The repository at a top, opened at the first call (and closed by `close`), if any needs it."""
+
+    __slots__ = ("_repo", "_top")
+
+    def __init__(self, top: Path) -> None:
+        self._top = top
+        self._repo: Repo | None = None
+
+    def __call__(self) -> Repo:
+        if self._repo is None:
+            self._repo = Repo(str(self._top))
+        return self._repo
+
+    def close(self) -> None:
+        if self._repo is not None:
+            self._repo.close()
 
 
 def _head_of(control: Path) -> bytes | None:

@@ -37,6 +37,8 @@ MOST: Final = 64
 """Flat trees kept in memory at most: one per repository of a documents folder whose every mod is one."""
 ENTRIES: Final = 250_000
 """Entries of the flat trees kept beyond the KEPT most recent, at most."""
+COMMITS: Final = 4096
+"""Commits whose tree ids are kept in memory."""
 STORED: Final = 16
 """Commits whose trees are kept on disk."""
 LARGEST: Final = 64 * 1024 * 1024
@@ -64,18 +66,30 @@ class FlatTrees:
     def __init__(self, folder: Path | None = None) -> None:
         self._folder = folder
         self._flat: OrderedDict[bytes, Flat] = OrderedDict()
+        self._trees_of: dict[bytes, ObjectID] = {}
         self._lock = threading.Lock()
 
     def flat(self, repo: Repo, commit_id: bytes) -> tuple[ObjectID, Flat]:
         """The commit's tree id and its flat tree (KeyError when the commit or a tree is missing)."""
-        commit = repo[ObjectID(commit_id)]
-        if not isinstance(commit, Commit):
-            raise KeyError("not a commit")
-        tree = ObjectID(commit.tree)
+        return self.flat_of(lambda: repo, commit_id)
+
+    def flat_of(self, opened: Callable[[], Repo], commit_id: bytes) -> tuple[ObjectID, Flat]:
+        """As `flat`, with the repository opened (`opened`) only for what is not known yet: a commit's tree
+        id is kept once read (a commit never changes), so a known commit's kept tree needs no repository."""
+        tree = self._trees_of.get(commit_id)
+        if tree is None:
+            commit = opened()[ObjectID(commit_id)]
+            if not isinstance(commit, Commit):
+                raise KeyError("not a commit")
+            tree = ObjectID(commit.tree)
+            with self._lock:
+                if len(self._trees_of) >= COMMITS:
+                    self._trees_of.clear()
+                self._trees_of[commit_id] = tree
         with self._lock:
             found = self._flat.get(tree)
             if found is None:
-                found = self._build(repo, commit.id, tree)
+                found = self._build(opened(), commit_id, tree)
                 self._flat[tree] = found
                 self._trim()
             else:

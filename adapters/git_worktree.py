@@ -12,13 +12,31 @@ from pathlib import Path
 from typing import Final
 
 from dulwich.errors import NotGitRepository
-from dulwich.objects import S_ISGITLINK, Blob
+from dulwich.objects import Blob
 from dulwich.repo import Repo
 
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import Staged
 
 _SECOND: Final = 1_000_000_000
+_TYPE: Final = 0o170000
+_GITLINK: Final = 0o160000
+"""The file-type bits of an index entry's mode, and the type of a gitlink (a submodule's commit)."""
+
+StatKey = tuple[str, int, int, int, int]
+"""What a kept id is read under: the entry's kind, size, mtime_ns, ctime_ns and inode."""
+SeenRow = tuple[str, int, int, int, int, str | None, str | None]
+Seen = dict[bytes, SeenRow]
+"""A survey's rows of a repository's entries, by repository path (ports.files.SurveyRow)."""
+_KINDS: Final = {stat.S_IFREG: "file", stat.S_IFDIR: "dir", stat.S_IFLNK: "symlink"}
+
+
+def stat_key(info: os.stat_result) -> StatKey:
+    return row_key(_row(info))
+
+
+def row_key(row: SeenRow) -> StatKey:
+    return (row[0], row[1], row[2], row[3], row[4])
 
 
 class Hashed:
@@ -31,12 +49,13 @@ class Hashed:
     __slots__ = ("_known",)
 
     def __init__(self) -> None:
-        self._known: dict[bytes, tuple[tuple[int, int, int, int, int], bytes]] = {}
+        self._known: dict[bytes, tuple[StatKey, bytes]] = {}
 
-    def proves(self, path: bytes, info: os.stat_result, sha: bytes | None) -> bool:
-        """Whether the id read before under this very stat is `sha` (the file holds what the index holds)."""
+    def proves(self, path: bytes, key: StatKey, sha: bytes | None) -> bool:
+        """Whether the id read before under this very stat (`key`: `stat_key` or `row_key`) is `sha` (the
+        file holds what the index holds)."""
         kept = self._known.get(path)
-        return kept is not None and sha is not None and kept[1] == sha and kept[0] == _key(info)
+        return kept is not None and sha is not None and kept[1] == sha and kept[0] == key
 
     def sha(self, top: Path, path: bytes) -> bytes | None:
         """What `working_sha` answers for `path`, read again only when its stat moved or proves nothing."""
@@ -46,7 +65,7 @@ class Hashed:
         except OSError:
             self._known.pop(path, None)
             return None
-        key = _key(info)
+        key = stat_key(info)
         kept = self._known.get(path)
         if kept is not None and kept[0] == key:
             return kept[1]
@@ -59,11 +78,9 @@ class Hashed:
         return found
 
 
-def _key(info: os.stat_result) -> tuple[int, int, int, int, int]:
-    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-
-
-def unstaged(index: Staged, top: Path, hashed: Hashed | None = None) -> tuple[list[bytes], set[bytes]]:
+def unstaged(
+    index: Staged, top: Path, hashed: Hashed | None = None, seen: Seen | None = None
+) -> tuple[list[bytes], set[bytes]]:
     """The suspects: tracked files whose stat differs from the index, or that are racily clean, deleted
     ones and conflicted ones. And the clean: regular files, in the index and on disk, whose stat data
     match and are not racy, so they hold what the index holds.
@@ -72,34 +89,52 @@ def unstaged(index: Staged, top: Path, hashed: Hashed | None = None) -> tuple[li
     second may keep both size and time (a coarse clock, or the edit landing between the stat and the
     index write), so such an entry's stat data prove nothing and the file is hashed, unless `hashed`
     read it under the very stat it has now and found what the index holds. A gitlink (a
-    submodule) is a suspect too: what it stands for is the commit its checkout names, never a stat."""
+    submodule) is a suspect too: what it stands for is the commit its checkout names, never a stat.
+    `seen`: a survey's rows of the repository's entries, taken just before; a file with a row is judged by
+    it, without a stat of its own (one without is stat-ed)."""
     written = index.written_ns - index.written_ns % _SECOND
     base = os.fsencode(top) + b"/"
     lstat, regular, shas = os.lstat, stat.S_ISREG, index.shas
+    rows = seen if seen is not None else {}
     suspects = [path for path, sha in shas.items() if sha is None]  # conflicted: look at the file
     clean: set[bytes] = set()
     for path, mode, size, recorded in index.stats:
-        if S_ISGITLINK(mode):
+        if mode & _TYPE == _GITLINK:
             suspects.append(path)
             continue
-        try:
-            info = lstat(base + path)
-        except OSError:
+        row = rows.get(path)
+        if row is None:
+            try:
+                row = _row(lstat(base + path))
+            except OSError:
+                suspects.append(path)
+                continue
+        stale = row[1] != size or row[2] != recorded or recorded >= written
+        if stale and (hashed is None or not hashed.proves(path, row_key(row), shas[path])):
             suspects.append(path)
-            continue
-        stale = info.st_size != size or info.st_mtime_ns != recorded or recorded >= written
-        if stale and (hashed is None or not hashed.proves(path, info, shas[path])):
-            suspects.append(path)
-        elif regular(mode) and regular(info.st_mode):
+        elif regular(mode) and row[0] == "file":
             clean.add(path)
     return suspects, clean
 
 
-def untracked(top: Path, index: Staged, control: str | None = None) -> list[bytes]:
+def _row(info: os.stat_result) -> SeenRow:
+    kind = _KINDS.get(stat.S_IFMT(info.st_mode), "special")
+    return (kind, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, None, None)
+
+
+def untracked(top: Path, index: Staged, control: str | None = None, seen: Seen | None = None) -> list[bytes]:
     """Files in no index entry, from one walk that skips .git and ignored folders without tracked files
-    (`control`: the repository's own folder, where it is not `.git` at the top: a submodule's)."""
-    tracked, folders = index.shas, index.folders()
+    (`control`: the repository's own folder, where it is not `.git` at the top: a submodule's), or, given
+    `seen` (a survey's rows of the repository's own entries, none below a nested repository), from those
+    rows without a walk."""
     ignore = SafeIgnores(str(top), control)
+    if seen is not None:
+        return _untracked_seen(seen, index.shas, index.folders(), ignore)
+    return _untracked_walked(top, index, ignore)
+
+
+def _untracked_walked(top: Path, index: Staged, ignore: SafeIgnores) -> list[bytes]:
+    tracked, folders = index.shas, index.folders()
     found: list[bytes] = []
     pending = [b""]
     root = os.fsencode(top)
@@ -119,6 +154,31 @@ def untracked(top: Path, index: Staged, control: str | None = None) -> list[byte
                 elif rel not in tracked and not ignore.ignored(os.fsdecode(rel)):
                     found.append(rel)
     return found
+
+
+def _untracked_seen(
+    seen: Seen, tracked: dict[bytes, bytes | None], folders: frozenset[bytes], ignore: SafeIgnores
+) -> list[bytes]:
+    """The walk's answer from a survey's rows: each entry but a folder in no index entry, unless it is
+    ignored or lies in a folder that is ignored and holds no tracked file (each folder judged once)."""
+    out: dict[bytes, bool] = {b"": False}
+
+    def left_out(folder: bytes) -> bool:
+        known = out.get(folder)
+        if known is None:
+            parent = folder.rpartition(b"/")[0]
+            known = left_out(parent) or (folder not in folders and ignore.ignored(os.fsdecode(folder) + "/"))
+            out[folder] = known
+        return known
+
+    return [
+        path
+        for path, row in seen.items()
+        if row[0] != "dir"
+        and path not in tracked
+        and not left_out(path.rpartition(b"/")[0])
+        and not ignore.ignored(os.fsdecode(path))
+    ]
 
 
 def _nested_repository(path: bytes) -> bool:

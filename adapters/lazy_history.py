@@ -17,6 +17,7 @@ from pathlib import Path
 import structlog
 
 from ports.errors import PortError, Unavailable
+from ports.files import SurveyRow
 from ports.history import Change, CommitInfo, History, Ignores, Staging
 
 log = structlog.get_logger()
@@ -71,9 +72,15 @@ class LazyHistory:
         with _damaged():
             return self.loaded().ignores(root, folder)
 
-    def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+    def changes_since(
+        self,
+        root: str,
+        baseline: str,
+        folder: tuple[str, ...] = (),
+        seen: Mapping[str, SurveyRow] | None = None,
+    ) -> list[Change]:
         with _damaged():
-            return self.loaded().changes_since(root, baseline, folder)
+            return self.loaded().changes_since(root, baseline, folder, seen)
 
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
         with _damaged():

@@ -32,7 +32,7 @@ from ports.errors import (
     TooLarge,
     Unavailable,
 )
-from ports.files import Entry, Files, FolderSift, Kind, Location, Part, Sift, Stat, below
+from ports.files import Entry, Files, FolderSift, Kind, Location, Part, Sift, Stat, SurveyRow, below
 
 
 class _PinnedRoot:
@@ -203,6 +203,12 @@ class LocalFiles(Files):
     ) -> Iterator[tuple[tuple[str, ...], Stat]]:
         with self._dir(location) as fd:
             yield from local_survey.survey(fd, (), keep)
+
+    def survey_table(
+        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool], above: str = ""
+    ) -> dict[str, SurveyRow]:
+        with self._dir(location) as fd:
+            return local_survey.table(fd, (), keep, above)
 
     def sweep(self, older_than: float = 60.0, roots: Collection[str] | None = None) -> int:
         """Remove the temporary files of writes that never finished (a crash, a kill), in every root (or

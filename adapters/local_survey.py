@@ -10,7 +10,7 @@ import stat
 from collections.abc import Callable, Iterator
 
 from ports.errors import TooLarge, Unavailable
-from ports.files import SURVEY_DEPTH, Kind, Stat
+from ports.files import SURVEY_DEPTH, Kind, Stat, SurveyRow
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -115,3 +115,80 @@ def _link(name: str, fd: int) -> str | None:
         return os.readlink(name, dir_fd=fd)
     except OSError:
         return None
+
+
+def table(
+    fd: int, here: tuple[str, ...], keep: Callable[[tuple[str, ...], Kind], bool], above: str = ""
+) -> dict[str, SurveyRow]:
+    """What `survey` yields, as one table built in one loop per folder: each entry's path (its parts below
+    `fd` joined by `/`, after `above`) → (kind, size, mtime_ns, ctime_ns, inode, a link's target, None).
+    A folder's row holds its kind alone: it is known from the directory entry without a stat (folders are
+    no work; what is in them is). One descriptor is held per level, as `survey` holds them. Raises
+    TooLarge, Unavailable."""
+    rows: dict[str, SurveyRow] = {}
+    frames: list[tuple[int, tuple[str, ...], str, Iterator[str]]] = []
+    try:
+        below = _tabled(fd, here, above, keep, rows)
+        frames.append((fd, here, above, iter(below)))
+        while frames:
+            folder, parts, prefix, pending = frames[-1]
+            name = next(pending, None)
+            if name is None:
+                frames.pop()
+                if frames:  # the first folder is the caller's to close
+                    os.close(folder)
+                continue
+            entered = _enter(folder, name, depth=len(frames))
+            if entered is None:
+                continue
+            child, path = (*parts, name), prefix + name + "/"
+            try:
+                inner = _tabled(entered, child, path, keep, rows)
+            except Unavailable:
+                os.close(entered)
+                raise
+            frames.append((entered, child, path, iter(inner)))
+    finally:
+        for folder, _, _, _ in frames[1:]:
+            os.close(folder)
+    return rows
+
+
+_DIR_ROW: SurveyRow = ("dir", 0, 0, 0, 0, None, None)
+
+
+def _tabled(
+    fd: int,
+    here: tuple[str, ...],
+    prefix: str,
+    keep: Callable[[tuple[str, ...], Kind], bool],
+    rows: dict[str, SurveyRow],
+) -> list[str]:
+    """One folder's kept entries put in `rows`; the names of its kept folders, to enter next."""
+    folders: list[str] = []
+    try:
+        with os.scandir(fd) as listing:
+            entries = list(listing)
+    except OSError as exc:
+        raise Unavailable("a folder cannot be listed") from exc
+    kinds, ifmt = _KINDS, stat.S_IFMT
+    for entry in entries:
+        name = entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if keep((*here, name), "dir"):
+                    rows[prefix + name] = _DIR_ROW
+                    folders.append(name)
+                continue
+            info = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue  # gone between the listing and its stat
+        except OSError as exc:
+            raise Unavailable("an entry cannot be examined") from exc
+        kind: Kind = kinds.get(ifmt(info.st_mode), "special")
+        if not keep((*here, name), kind):
+            continue
+        link = _link(name, fd) if kind == "symlink" else None
+        size = info.st_size if kind != "special" else 0
+        rows[prefix + name] = (kind, size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, link, None)
+    return folders

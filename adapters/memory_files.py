@@ -22,7 +22,19 @@ from ports.errors import (
     SpecialFile,
     TooLarge,
 )
-from ports.files import SURVEY_DEPTH, Entry, Files, FolderSift, Kind, Location, Part, Sift, Stat, below
+from ports.files import (
+    SURVEY_DEPTH,
+    Entry,
+    Files,
+    FolderSift,
+    Kind,
+    Location,
+    Part,
+    Sift,
+    Stat,
+    SurveyRow,
+    below,
+)
 
 
 @frozen
@@ -198,6 +210,26 @@ class MemoryFiles(Files):
                 yield parts, Stat(kind, len(node), digest=hashlib.sha256(node).hexdigest())
             else:
                 yield parts, Stat(kind, link=node.target if isinstance(node, Link) else None)
+
+    def survey_table(
+        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool], above: str = ""
+    ) -> dict[str, SurveyRow]:
+        rows: dict[str, SurveyRow] = {}
+        for parts, found in self.survey(location, keep):
+            path = above + "/".join(parts)
+            if found.kind == "dir":
+                rows[path] = ("dir", 0, 0, 0, 0, None, None)
+            else:
+                rows[path] = (
+                    found.kind,
+                    found.size,
+                    found.mtime_ns,
+                    found.ctime_ns,
+                    found.inode,
+                    found.link,
+                    found.digest,
+                )
+        return rows
 
     def _node(self, location: Location) -> object:
         folder = self._folder(Location(location.root, location.parts[:-1]))

@@ -6,7 +6,10 @@ staged, no commits), so a contract's baseline is the files as they stand at open
 journal and the files; staging or committing is refused as the store being unavailable.
 """
 
+from collections.abc import Mapping
+
 from ports.errors import Unavailable
+from ports.files import SurveyRow
 from ports.history import Change, CommitInfo, History, Ignores, Staging
 
 
@@ -22,7 +25,13 @@ class MemoryHistory(History):
     def ignores(self, root: str, folder: tuple[str, ...] = ()) -> Ignores | None:
         return None
 
-    def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]:
+    def changes_since(
+        self,
+        root: str,
+        baseline: str,
+        folder: tuple[str, ...] = (),
+        seen: Mapping[str, SurveyRow] | None = None,
+    ) -> list[Change]:
         return []
 
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:

@@ -8,7 +8,9 @@ The trees (30 mod folders of 500 files under `mod/`, made once under bench/.cont
 - `mix`: every other mod folder a repository;
 - `one repository`: the documents folder itself one repository;
 - `touched`: every mod a repository whose files were all touched after the commit (same bytes, newer
-  times), so the index's stat data match no file: the index git itself would refresh.
+  times), so the index's stat data match no file: the index git itself would refresh;
+- `ck3lens`: the `no git` tree served in ck3lens mode, the 30 mods its active playset (the modder's
+  mode: the scope is the playset's mod folders, each file spelled `mod:<name>:/...`).
 Each round runs, in turn (the order reversed every other round), `git status --porcelain` on the
 `one repository` tree (a fresh git process, as a user runs it), the scandir walk (an lstat of every entry)
 of the `no git` tree, and for each layout one open then one close of a contract declaring one file, the
@@ -20,6 +22,7 @@ scope unchanged. A row holds a layout's open or close against `git status`, its 
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -47,7 +50,8 @@ from domain.vocabulary import Mode, RootCategory  # noqa: E402
 TREES = HERE / ".contract_calls"
 GIT = shutil.which("git") or "git"
 MODS, PER_MOD = 30, 500
-LAYOUTS = ("no git", "every mod", "mix", "one repository", "touched")
+TREES_MADE = ("no git", "every mod", "mix", "one repository", "touched")
+LAYOUTS = (*TREES_MADE, "ck3lens")
 TARGET = "ROOT_USER_DOCS:/mod/mod00/common/d00/f0000.txt"
 OPEN = {
     "command": "open",
@@ -57,6 +61,7 @@ OPEN = {
     "operations": ["WRITE"],
     "targets": [{"path": TARGET, "edit_kind": "modify"}],
 }
+OPEN_LENS = {**OPEN, "targets": [{"path": "mod:mod00:/common/d00/f0000.txt", "edit_kind": "modify"}]}
 
 
 def git(folder: Path, *args: str) -> None:
@@ -117,11 +122,27 @@ def _clients(roots: dict[str, Path], state: Path) -> dict[str, Client]:
     """An in-memory client of a server of its own over each layout's documents folder."""
     clients = {}
     for layout, root in roots.items():
+        folders = {RootCategory.ROOT_USER_DOCS: root}
+        if layout == "ck3lens":  # the playset names every mod of the tree
+            data = state / "ck3lens-data"
+            (data / "playsets").mkdir(parents=True, exist_ok=True)
+            mods = [
+                {
+                    "name": f"mod{n:02}",
+                    "folder": f"ROOT_USER_DOCS:/mod/mod{n:02}",
+                    "enabled": True,
+                    "load_order": n,
+                }
+                for n in range(MODS)
+            ]
+            (data / "playsets" / "bench.json").write_text(json.dumps({"name": "Bench", "mods": mods}))
+            folders[RootCategory.ROOT_CK3RAVEN_DATA] = data
         settings = Settings(
             "bench",
-            {RootCategory.ROOT_USER_DOCS: root},
+            folders,
             RootCategory.ROOT_USER_DOCS,
-            Mode.CK3RAVEN_DEV,
+            Mode.CK3LENS if layout == "ck3lens" else Mode.CK3RAVEN_DEV,
+            "Bench" if layout == "ck3lens" else None,
             state_dir=state / layout.replace(" ", "-"),
             limits=Rates(0, 0),
         )
@@ -133,7 +154,8 @@ async def measure_async(rounds: int, state: Path) -> dict[str, list[float]]:
     """Each contender's seconds per round, after one untimed round."""
     # unconfigured, structlog prints each call's log line on stdout, through the table
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    roots = {layout: tree(layout) for layout in LAYOUTS}
+    roots = {layout: tree(layout) for layout in TREES_MADE}
+    roots["ck3lens"] = roots["no git"]
     clients = _clients(roots, state)
     names = ["git status", "walk", *(f"{step} {layout}" for layout in LAYOUTS for step in ("open", "close"))]
     samples: dict[str, list[float]] = {name: [] for name in names}
@@ -157,7 +179,7 @@ async def _step(step: str, roots: dict[str, Path], clients: dict[str, Client]) -
     if step == "walk":
         floor_walk(roots["no git"])
         return {step: time.perf_counter() - started}
-    await _call(clients[step], OPEN, "CT-GATE-S-001")
+    await _call(clients[step], OPEN_LENS if step == "ck3lens" else OPEN, "CT-GATE-S-001")
     opened = time.perf_counter()
     await _call(clients[step], {"command": "close"}, "CT-GATE-S-002")
     return {f"open {step}": opened - started, f"close {step}": time.perf_counter() - opened}

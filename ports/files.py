@@ -59,6 +59,10 @@ class Stat:
     digest: str | None = None
 
 
+SurveyRow = tuple[str, int, int, int, int, str | None, str | None]
+"""One entry of a survey's table: kind, size, mtime_ns, ctime_ns, inode, a link's target, a content digest."""
+
+
 def below(keep: Callable[[str], bool] | None, cut: int) -> Callable[[str], bool] | None:
     """`keep` asked with a walked path less the first `cut` characters (its `above`): for adapters."""
     if keep is None or not cut:
@@ -165,6 +169,15 @@ class Files(Protocol):
         target text, never followed), in sorted depth-first pre-order; `keep` as for `walk`. An entry that
         vanishes between the listing and its stat is left out. Raises TooLarge for folders nested deeper
         than SURVEY_DEPTH."""
+        ...
+
+    def survey_table(
+        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool], above: str = ""
+    ) -> dict[str, "SurveyRow"]:
+        """What `survey` finds, as one table: each entry's path below `location` (its parts joined by `/`,
+        after `above`) → (kind, size, mtime_ns, ctime_ns, inode, a link's target, a digest), in no set
+        order. A folder's row holds its kind alone (folders are no work; what is in them is). Raises
+        TooLarge as `survey` does."""
         ...
 
     def read_part(self, location: Location, offset: int, size: int) -> Part:

@@ -1,8 +1,11 @@
 """Port: version history of the repository that holds a root (git), in root-relative terms."""
 
+from collections.abc import Mapping
 from typing import Literal, Protocol
 
 from attrs import frozen
+
+from ports.files import SurveyRow
 
 ChangeKind = Literal["add", "modify", "delete"]
 
@@ -62,7 +65,17 @@ class History(Protocol):
         it (or it cannot be read: then nothing is ignored)."""
         ...
 
-    def changes_since(self, root: str, baseline: str, folder: tuple[str, ...] = ()) -> list[Change]: ...
+    def changes_since(
+        self,
+        root: str,
+        baseline: str,
+        folder: tuple[str, ...] = (),
+        seen: Mapping[str, SurveyRow] | None = None,
+    ) -> list[Change]:
+        """`seen`, given: a survey's rows of the entries below the repository's top (paths relative to it,
+        none below a nested repository), taken just before: they stand for the working tree, so a tracked
+        file with a row is judged without a stat of its own, and untracked files are found among them."""
+        ...
 
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
         """What the index holds beyond HEAD."""

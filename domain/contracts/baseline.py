@@ -115,8 +115,7 @@ def _walked(
 
     ref = _folder(session, root, base)
     if ref is not None:
-        for parts, found in session.world.survey(ref, skip):
-            manifest["/".join(parts)] = _row(found)
+        manifest = session.world.survey_table(ref, skip)
     return manifest, tops, pointers
 
 
@@ -141,8 +140,10 @@ def take(
     now_ns = int(services.authority.clock.now().timestamp() * 1_000_000_000)
     repositories = []
     dirty: dict[str, str] = {}
-    for top in served(services, root, tops, pointers):
-        head, changed = repository_state(services, root, top)
+    tops = served(services, root, tops, pointers)
+    owned = shares(manifest, tops, pointers)
+    for top in tops:
+        head, changed = repository_state(services, root, top, owned[top])
         repositories.append((top, head))
         dirty.update(changed)
     for path, row in manifest.items():
@@ -159,12 +160,40 @@ def served(services: Services, root: str, tops: list[str], pointers: list[str]) 
     return sorted([*tops, *found])
 
 
-def repository_state(services: Services, root: str, top: str) -> tuple[str | None, dict[str, str]]:
-    """A repository's HEAD and what it shows changed since (path → kind); a repository that cannot be read
-    (a broken or empty `.git`) is none: the manifest covers its files all the same."""
+def shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> dict[str, dict[str, Row]]:
+    """Each repository's own entries of the manifest (paths relative to its top): those below no deeper
+    repository, nor below a folder holding a `.git` file that is none (a linked worktree's, which git
+    leaves to itself as well)."""
+    owned: dict[str, dict[str, Row]] = {top: {} for top in tops}
+    if not tops:
+        return owned
+    marks = {*tops, *pointers}
+    owners: dict[str, str | None] = {}  # a folder → the deepest mark at or above it: one walk up a folder
+
+    def owner(folder: str) -> str | None:
+        if folder not in owners:
+            above = owner(folder.rpartition("/")[0]) if folder else None
+            owners[folder] = folder if folder in marks else above
+        return owners[folder]
+
+    for path, row in manifest.items():
+        folder = path.rpartition("/")[0]
+        top = owners[folder] if folder in owners else owner(folder)
+        share = owned.get(top) if top is not None else None
+        if share is not None:
+            share[path[len(top) + 1 :] if top else path] = row
+    return owned
+
+
+def repository_state(
+    services: Services, root: str, top: str, seen: dict[str, Row] | None = None
+) -> tuple[str | None, dict[str, str]]:
+    """A repository's HEAD and what it shows changed since (path → kind), from `seen` (the survey's rows
+    of its own entries, just taken) where given; a repository that cannot be read (a broken or empty
+    `.git`) is none: the manifest covers its files all the same."""
     try:
         head = services.history.head(root, parts_of(top))
-        changed = services.history.changes_since(root, head, parts_of(top)) if head is not None else []
+        changed = services.history.changes_since(root, head, parts_of(top), seen) if head is not None else []
     except PortError:
         return None, {}
     return head, {"/".join(change.parts): change.kind for change in changed}

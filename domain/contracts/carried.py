@@ -64,11 +64,12 @@ def changed_in_repositories(
 ) -> tuple[dict[str, str], list[str]]:
     """What each repository in the scope of `root` shows changed since its HEAD (path → kind), and the
     repositories' tops."""
-    _, found, pointers = baseline.survey(session, root)
+    manifest, found, pointers = baseline.survey(session, root)
     tops = baseline.served(services, root, found, pointers)
+    shares = baseline.shares(manifest, tops, pointers)
     dirty: dict[str, str] = {}
     for top in tops:
-        dirty.update(baseline.repository_state(services, root, top)[1])
+        dirty.update(baseline.repository_state(services, root, top, shares[top])[1])
     return dirty, tops
 
 

@@ -22,7 +22,7 @@ from domain.world.playsets import ModFolder
 from domain.world.view import Compiled, WorldView
 from domain.world.visibility import VisibilityRef
 from ports.errors import LinkRefused, Misspelled, NotADirectory, NotFound, PortError, Unavailable
-from ports.files import Files, Kind, Location, Part, Sift, Stat
+from ports.files import Files, Kind, Location, Part, Sift, Stat, SurveyRow
 
 R = RootCategory
 _K = TypeVar("_K")
@@ -271,6 +271,14 @@ class WorldAdapter:
         for parts, found in self._files.survey(location, keep):
             yield location.parts + parts, found
 
+    def survey_table(self, ref: VisibilityRef, skip: Skip | None = None) -> dict[str, SurveyRow]:
+        """What `survey` finds, as one table: each entry's root-relative path (parts joined by `/`) → its
+        row (ports.files.SurveyRow; a folder's row holds its kind alone). Raises port errors."""
+        location = _seal.locate(ref)
+        _, keep = self._below(location, skip, spelled=False)
+        above = "".join(part + "/" for part in location.parts)
+        return self._files.survey_table(location, keep, above)
+
     def _sifting(self, files: FileNames) -> Sift:
         """A folder's entries less the files whose names `files` refuses, the visible ones of those counted;
         one loop per folder, no call of ours per entry (a name search sees every file below)."""
@@ -314,13 +322,24 @@ class WorldAdapter:
 
             return prefix, named
         root, base = location.root, location.parts
+        verdicts = compiled.shown if spelled else {}
+        judged, shown = verdicts.get, _judged(verdicts, addressable, compiled.hidden_name)
+        whole: dict[tuple[str, ...], bool] = {}  # a folder → whether all below it is visible but secrets
 
         def keep(parts: tuple[str, ...], kind: Kind) -> bool:
-            return (
-                addressable(parts[-1])
-                and compiled.visible(Location(root, base + parts))
-                and not (skip and skip(parts, kind))
-            )
+            # inside a folder wholly visible (a mod's, in ck3lens) only the name is judged, as in one
+            # walked from there; the folder is asked once, not each of its entries
+            above, name = parts[:-1], parts[-1]
+            seen_whole = whole.get(above)
+            if seen_whole is None:
+                seen_whole = compiled.uniform_prefix(Location(root, base + above)) is not None
+                whole[above] = seen_whole
+            if seen_whole:
+                verdict = judged(name)
+                kept = shown(name) if verdict is None else verdict
+            else:
+                kept = addressable(name) and compiled.visible(Location(root, base + parts))
+            return kept and not (skip and skip(parts, kind))
 
         return None, keep
 

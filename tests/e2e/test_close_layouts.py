@@ -18,6 +18,7 @@ from app.bootstrap import build, build_core
 from app.config import Settings
 from domain.vocabulary import Mode, RootCategory
 from ports.files import Location
+from tests.git_cli import git
 
 pytestmark = pytest.mark.anyio
 R = RootCategory
@@ -78,6 +79,8 @@ def _layout(name: str, base: Path) -> Layout:
         _files(root / "other", git=False)
         settings = Settings("t", {R.ROOT_REPO: root}, R.ROOT_REPO, dev, state_dir=base / "state")
         return Layout(settings, "ROOT_REPO", "work", "other", root)
+    if name in WIDER:
+        return _wider(name, base)
     docs = base / "documents"  # the Paradox folder: no git; one mod its own repository, one not
     _files(docs / "mod" / "GitMod", git=True)
     _files(docs / "mod" / "PlainMod", git=False)
@@ -87,7 +90,39 @@ def _layout(name: str, base: Path) -> Layout:
     return Layout(settings, "ROOT_USER_DOCS", work, other, docs)
 
 
+def _wider(name: str, base: Path) -> Layout:
+    """The documents folder's other layouts: every mod its own repository (`docs-every-mod`), the documents
+    folder itself one repository (`docs-one-repository`), and a mod repository holding a submodule where
+    the work goes, beside a plain mod holding a repository of its own (`docs-nested`)."""
+    docs = base / "documents"
+    dev = Mode.CK3RAVEN_DEV
+    (docs / "mod").mkdir(parents=True)
+    (docs / "pdx_settings.txt").write_text("settings\n", encoding="utf-8")
+    work, other = "mod/GitMod", "mod/OtherMod"
+    if name == "docs-nested":
+        upstream = base / "upstream"
+        _files(upstream, git=True)
+        _files(docs / "mod" / "GitMod", git=True)
+        git(docs / "mod" / "GitMod", "submodule", "add", "-q", str(upstream), "sub")
+        git(docs / "mod" / "GitMod", "commit", "-q", "-m", "Add the submodule")
+        _files(docs / "mod" / "OtherMod" / "lib", git=True)
+        work, other = "mod/GitMod/sub", "mod/OtherMod/lib"
+    else:
+        every = name == "docs-every-mod"
+        _files(docs / "mod" / "GitMod", git=every)
+        _files(docs / "mod" / "OtherMod", git=every)
+        if not every:
+            git(docs, "init", "-q", "-b", "main")
+            git(docs, "add", ".")
+            git(docs, "commit", "-q", "-m", "first")
+    settings = Settings("t", {R.ROOT_USER_DOCS: docs}, R.ROOT_USER_DOCS, dev, state_dir=base / "state")
+    return Layout(settings, "ROOT_USER_DOCS", work, other, docs)
+
+
 LAYOUTS = ["repository", "plain", "docs-git-mod", "docs-plain-mod", "enclosed"]
+WIDER = ["docs-every-mod", "docs-one-repository", "docs-nested"]
+"""Layouts the net change and case-only renames run in besides (a repository in a mod, a submodule)."""
+EVERY = [*LAYOUTS, *WIDER]
 
 
 @pytest.fixture(params=LAYOUTS)
@@ -242,6 +277,7 @@ async def test_an_undeclared_rename_outside_the_server_lists_both_its_halves(lay
     }
 
 
+@pytest.mark.parametrize("layout", EVERY, indirect=True)
 async def test_a_case_only_rename_through_the_server_declared_as_delete_and_add_closes(layout: Layout):
     async def rename(client: Client) -> None:
         await call(client, "ck3_file", delete(layout.address(layout.work, "a.txt")))
@@ -256,6 +292,7 @@ async def test_a_case_only_rename_through_the_server_declared_as_delete_and_add_
     }
 
 
+@pytest.mark.parametrize("layout", EVERY, indirect=True)
 async def test_a_case_only_rename_outside_the_server_declared_as_delete_and_add_closes(layout: Layout):
     async def rename(client: Client) -> None:
         (layout.disk / layout.work / "a.txt").rename(layout.disk / layout.work / "A.txt")
@@ -311,6 +348,7 @@ def aged(layout: Layout) -> None:
             os.utime(Path(folder) / name, ns=(past, past))
 
 
+@pytest.mark.parametrize("layout", EVERY, indirect=True)
 async def test_a_write_of_a_files_own_bytes_is_no_change(layout: Layout):
     aged(layout)
 
@@ -323,6 +361,7 @@ async def test_a_write_of_a_files_own_bytes_is_no_change(layout: Layout):
     assert closed["data"]["changes"] == []
 
 
+@pytest.mark.parametrize("layout", EVERY, indirect=True)
 async def test_a_delete_then_a_write_of_the_same_bytes_is_no_change(layout: Layout):
     aged(layout)
 
@@ -336,6 +375,7 @@ async def test_a_delete_then_a_write_of_the_same_bytes_is_no_change(layout: Layo
     assert closed["data"]["changes"] == []
 
 
+@pytest.mark.parametrize("layout", EVERY, indirect=True)
 async def test_net_zero_work_of_a_cancelled_contract_is_no_carry_over(layout: Layout):
     aged(layout)
     async with Client(build(layout.settings)) as client:
@@ -635,6 +675,10 @@ class NoCtimeFiles(LocalFiles):
     def survey(self, location: Location, keep: Any) -> Any:
         for parts, found in super().survey(location, keep):
             yield parts, evolve(found, ctime_ns=0)
+
+    def survey_table(self, location: Location, keep: Any, above: str = "") -> Any:
+        rows = super().survey_table(location, keep, above)
+        return {path: (*row[:3], 0, *row[4:]) for path, row in rows.items()}
 
 
 @pytest.mark.parametrize("layout", ["plain"], indirect=True)

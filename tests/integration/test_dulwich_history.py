@@ -449,3 +449,64 @@ def test_a_submodules_own_excludes_file_is_read_where_its_repository_keeps_it(mo
 
     assert head is not None
     assert history.changes_since("ROOT_USER_DOCS", head, sub) == []
+
+
+def surveyed(top: Path) -> dict[str, tuple[str, int, int, int, int, str | None, str | None]]:
+    """The survey's table of everything below `top` (`.git` left out), as an open takes it."""
+    from adapters import local_survey
+
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return local_survey.table(fd, (), lambda parts, _: parts[-1] != ".git")
+    finally:
+        os.close(fd)
+
+
+def test_a_same_size_edit_is_seen_from_a_surveys_rows_where_the_index_stat_data_hold(tmp_path: Path):
+    from tests.git_cli import git, repository
+
+    top = tmp_path / "mod"
+    repository(top, {"a.txt": "alpha\n", "b.txt": "bravo\n"})
+    past = int((time.time() - 3600) * 1_000_000_000)
+    for name in ("a.txt", "b.txt"):
+        os.utime(top / name, ns=(past, past))
+    git(top, "update-index", "-q", "--really-refresh")  # stat data that prove both files, as git leaves them
+    history = DulwichHistory({"ROOT_REPO": top})
+    baseline = str(history.head("ROOT_REPO"))
+    (top / "a.txt").write_text("ALPHA\n", encoding="utf-8")
+    os.utime(top / "a.txt", ns=(past, past + 1000))
+
+    seen = history.changes_since("ROOT_REPO", baseline, (), surveyed(top))
+
+    assert seen == [Change(("a.txt",), "modify")]
+
+
+def test_changes_judged_from_a_surveys_rows_are_the_changes_a_walk_finds(repo: Path):
+    (repo / "build").mkdir()
+    (repo / "build" / "kept.txt").write_text("tracked in an ignored folder\n", encoding="utf-8")
+    commit_all(repo, "tracked in a folder")
+    (repo / ".gitignore").write_text("build/\n*.log\n", encoding="utf-8")
+    commit_all(repo, "the folder ignored since")
+    history = DulwichHistory({"ROOT_REPO": repo})
+    baseline = str(history.head("ROOT_REPO"))
+    (repo / "src" / "a.py").write_text("edited\n", encoding="utf-8")
+    (repo / "src" / "b.py").unlink()
+    (repo / "src" / "new.py").write_text("untracked\n", encoding="utf-8")
+    (repo / "debug.log").write_text("ignored\n", encoding="utf-8")
+    (repo / "build" / "out.o").write_text("ignored folder\n", encoding="utf-8")
+    (repo / "build" / "kept.txt").write_text("edited in an ignored folder\n", encoding="utf-8")
+    (repo / "vendor" / "lib").mkdir(parents=True)
+    (repo / "vendor" / "lib" / "x.py").write_text("x\n", encoding="utf-8")
+    porcelain.init(str(repo / "vendor" / "lib"))
+    own = {path: row for path, row in surveyed(repo).items() if not path.startswith("vendor/lib/")}
+
+    walked = history.changes_since("ROOT_REPO", baseline)
+    seen = DulwichHistory({"ROOT_REPO": repo}).changes_since("ROOT_REPO", baseline, (), own)
+
+    assert seen == walked
+    assert {"/".join(c.parts): c.kind for c in seen} == {
+        "build/kept.txt": "modify",
+        "src/a.py": "modify",
+        "src/b.py": "delete",
+        "src/new.py": "add",
+    }

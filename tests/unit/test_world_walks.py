@@ -238,3 +238,31 @@ def test_a_folder_hidden_since_its_ref_was_minted_lists_and_walks_nothing():
     assert world.list_dir(src) == []
     assert list(world.walk(src, 9)) == []
     assert list(world.walk_dirs(src, 9)) == []
+
+
+def docs_world(mode: Mode) -> WorldAdapter:
+    """The small world whose local mod holds a secret and a folder of its own, beside a mod folder that
+    is in no playset."""
+    roots = memory_roots()
+    roots["ROOT_USER_DOCS"] = {
+        "mod": {
+            "LocalFix": {"common": {"a.txt": b"a", ".env": b"secret"}, "b.txt": b"b"},
+            "Unused": {"c.txt": b"c"},
+        },
+        "pdx_settings.txt": b"settings",
+    }
+    return WorldAdapter(MemoryFiles(roots), WorldView(mode, VISIBLE, MODS))
+
+
+def test_a_surveys_table_holds_what_the_survey_finds_in_each_mode():
+    for mode in (Mode.CK3LENS, Mode.CK3RAVEN_DEV):
+        world = docs_world(mode)
+        mod = ref_of(world, "ROOT_USER_DOCS:/mod")
+
+        table = world.survey_table(mod, no_build_folder)
+
+        assert set(table) == {"/".join(parts) for parts, _ in world.survey(mod, no_build_folder)}
+        assert "mod/LocalFix/common/a.txt" in table
+        assert "mod/LocalFix/common/.env" not in table
+        assert ("mod/Unused/c.txt" in table) is (mode is Mode.CK3RAVEN_DEV)
+        assert table["mod/LocalFix/common"][0] == "dir"
