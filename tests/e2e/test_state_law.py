@@ -100,11 +100,11 @@ async def test_every_call_leaves_one_audit_row_with_its_outcome_and_targets(sett
     ]
     assert {e.contract_id for e in replies[:3]} == {opened["data"]["contract_id"]}
     # the open and the write wrote a row of their own in their decision's transaction, before the reply's
-    before = [(r.entry.stage, r.entry.tool, r.entry.command, r.entry.call) for r in every[:2]]
-    assert before == [
-        ("decision", "ck3_contract", "open", replies[0].call),
-        ("change", "ck3_file", "write", replies[1].call),
-    ]
+    # (another call's reply row may come between: replies' rows are written after them)
+    seq = {(r.entry.stage, r.entry.tool, r.entry.command, r.entry.call): r.seq for r in every}
+    opening, writing = ("ck3_contract", "open", replies[0].call), ("ck3_file", "write", replies[1].call)
+    assert seq[("decision", *opening)] < seq[("reply", *opening)]
+    assert seq[("change", *writing)] < seq[("reply", *writing)]
     assert stored.audit.verify() == []
 
 
