@@ -1,6 +1,7 @@
 """Several `ck3raven serve` processes over stdio on one config (as several clients on one mod, each
 starting its own server), at once, each looping open -> three writes -> close on files of its own in the
-sample world's local mod; each call is sent once the one before it has answered, as a client does.
+sample world's local mod; each call is sent once the one before it has answered, as a client does (no
+rate limit: each client goes as fast as its server answers).
 
     python bench/shared_state.py --servers 4 --rounds 6     # the four-server scenario
     python bench/shared_state.py --servers 2 --seconds 60   # free-running
@@ -127,6 +128,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         config = sample(Path(folder))
+        with config.open("a", encoding="utf-8") as text:  # a client at full speed, never paced
+            text.write("\n[limits]\nreads_per_minute = 0\nmutations_per_minute = 0\n")
         clients = [Client(config) for _ in range(args.servers)]
         found: dict[int, list[tuple[str, str, bool]]] = {index: [] for index in range(args.servers)}
         most = args.rounds or 1_000_000

@@ -9,7 +9,7 @@ import pytest
 
 from adapters.client_tokens import ClientTokens
 from adapters.sqlite_state import SqliteState
-from domain.use_cases.token_work import DeclareRemoval
+from domain.use_cases.token_work import DeclareRemoval, ProposeLxe
 from ports.audit import AuditEntry
 from ports.errors import Unavailable
 from tests.gates import Desk, desk
@@ -81,6 +81,18 @@ def test_removal_tokens_are_declared_with_their_audit_row_or_not_at_all(tmp_path
     assert refused.code == "CT-GATE-E-002"
     assert kept is not None
     assert "craven" not in kept
+
+
+def test_an_lxe_a_person_approved_is_kept_with_its_audit_row_naming_its_file(tmp_path: Path):
+    bench = desk(tmp_path)
+    contract_id = str(bench.open(("ROOT_REPO:/src/a.py", "modify")).data["contract_id"])
+    lxe = ProposeLxe(("F401",), ("ROOT_REPO:/src/a.py",), 1, "kept for later")
+    bench.core.decide_approval(str(bench.ask(lxe).data["approval_id"]), approve=True)
+    granted = bench.ask(lxe)
+
+    (row,) = [r.entry for r in bench.state.audit.rows() if r.entry.notes == ("lxe tokens declared",)]
+    assert granted.code == "CT-GATE-S-011"
+    assert (row.tool, row.contract_id, row.targets) == ("ck3_token", contract_id, (granted.data["path"],))
 
 
 @pytest.fixture
