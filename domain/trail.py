@@ -2,8 +2,9 @@
 before its reply leaves the decision in the audit all the same: a governed change's row, written with its
 journal entry before the file changes; a contract's row, written with the record that opens, renews or
 ends it; an approval's, written with the record that files, decides or spends it; a token's, written with
-the NSTs or removals it declares. Each names the call that made it (ports.audit.CallFacts), so one call's
-rows read as one; a person's decision on a terminal is no tool call, and its row names none."""
+the NSTs, removals or LXE it declares or the HTTP client's token it makes or revokes. Each names the call
+that made it (ports.audit.CallFacts), so one call's rows read as one; a person's decision on a terminal is
+no tool call, and its row names none."""
 
 from typing import Final
 
@@ -17,7 +18,7 @@ from ports.journal import JournalEntry
 CHANGE: Final = "change"
 """The stage of a governed change's row."""
 DECISION: Final = "decision"
-"""The stage of a contract decision's row."""
+"""The stage of a decision's row: a contract's, an approval's, a token's."""
 
 
 def change_row(entry: JournalEntry, call: CallFacts | None) -> AuditEntry:
@@ -71,7 +72,8 @@ def approval_row(record: ApprovalRecord, call: CallFacts | None, at: str) -> Aud
 def token_row(
     kind: str, contract_id: str, names: tuple[str, ...], call: CallFacts | None, at: str
 ) -> AuditEntry:
-    """The row of tokens declared for a contract (`kind`: nst or removal), naming the files they are in."""
+    """The row of tokens declared for a contract (`kind`: nst, removal or lxe), naming the files they are
+    in (an LXE: its own file under policy/tokens/)."""
     return _row(
         call,
         at=at,
