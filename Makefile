@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash install clean clients fuzzers casefold-tools mutate
+.PHONY: run run-reset test check lint format typecheck arch archlint docs bench bench-peers bench-crash bench-shared install clean clients fuzzers casefold-tools mutate
 
 RUN_DIR ?= .run
 # processes the suite runs in (pytest-xdist): one per core; `make test TEST_WORKERS=0` runs it in one
@@ -97,6 +97,11 @@ bench-crash: $(STAMP)  ## kill -9 during state decisions and file writes, then c
 	$(BIN)/python bench/kill_state.py
 	$(BIN)/python bench/kill_writes.py
 	$(BIN)/python bench/kill_audit.py
+
+bench-shared: $(STAMP)  ## several stdio servers on one config at once: the four-server scenario, two for 60 s, eight for 30 s
+	$(BIN)/python bench/shared_state.py --servers 4 --rounds 6
+	$(BIN)/python bench/shared_state.py --servers 2 --seconds 60
+	$(BIN)/python bench/shared_state.py --servers 8 --seconds 30
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache $(CLIENTS)/node_modules $(FUZZERS)/.venv

@@ -11,10 +11,14 @@ import hashlib
 import hmac
 import re
 import secrets
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
 from fastmcp.server.auth import AccessToken, TokenVerifier
+
+from domain.trail import client_token_row
+from ports.audit import AuditLog
 
 OPERATOR: Final = "operator"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -24,7 +28,12 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 class Database(Protocol):
     """What the token store needs of the state database (adapters.sqlite_state.SqliteState)."""
 
+    @property
+    def audit(self) -> AuditLog: ...
+
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
+
+    def atomic(self) -> AbstractContextManager[None]: ...
 
 
 class ClientTokens:
@@ -39,17 +48,25 @@ class ClientTokens:
             raise ValueError(f"{name!r} is not a client name (letters, digits, . _ -; not {OPERATOR!r})")
         if self._state.execute("SELECT 1 FROM http_clients WHERE name = ?", (name,)):
             raise ValueError(f"a client named {name!r} exists already")
-        token = secrets.token_urlsafe(32)
-        self._state.execute("INSERT INTO http_clients VALUES (?, ?, ?, NULL)", (name, _digest(token), _now()))
+        token, now = secrets.token_urlsafe(32), _now()
+        with self._state.atomic():  # the token and its audit row land together, or neither does
+            self._state.execute(
+                "INSERT INTO http_clients VALUES (?, ?, ?, NULL)", (name, _digest(token), now)
+            )
+            self._state.audit.append(client_token_row(name, "add", now))
         return token
 
     def revoke(self, name: str) -> bool:
-        """Revoke `name`'s token; False when there is no such live client."""
-        found = self._state.execute(
-            "SELECT 1 FROM http_clients WHERE name = ? AND revoked_at IS NULL", (name,)
-        )
-        if found:
-            self._state.execute("UPDATE http_clients SET revoked_at = ? WHERE name = ?", (_now(), name))
+        """Revoke `name`'s token (with its audit row, in one transaction); False when there is no such live
+        client."""
+        with self._state.atomic():
+            found = self._state.execute(
+                "SELECT 1 FROM http_clients WHERE name = ? AND revoked_at IS NULL", (name,)
+            )
+            if found:
+                now = _now()
+                self._state.execute("UPDATE http_clients SET revoked_at = ? WHERE name = ?", (now, name))
+                self._state.audit.append(client_token_row(name, "revoke", now))
         return bool(found)
 
     def listed(self) -> list[tuple[str, str, str | None]]:

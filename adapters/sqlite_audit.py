@@ -11,6 +11,8 @@ A server killed or crashed leaves the rows of its last replies unwritten (they f
 call numbers have gaps; the next server to start records them (`record_gaps`) as a row of its own, chained
 like any other, naming the server and the calls. `verify` counts those calls as accounted for: a crash is
 told from a deleted row, which breaks the chain, and from an edited one, whose digest no longer matches.
+Until a server starts, `verify` told which servers ended counts their missing calls as a crash's gap too
+while the chain holds, and `crash_gaps` names them, writing nothing.
 """
 
 import json
@@ -115,7 +117,7 @@ class SqliteAudit:
         is tampering, never a crash, and no gap row may account for it. What was recorded, one line a
         server."""
         with self._state.atomic():
-            if any(not problem.endswith(_NO_ROW) for problem in self.verify()):
+            if self._walk()[0]:  # the chain fails: tampering, which no gap row may account for
                 return []
             calls: dict[str, set[int]] = {}
             checkpoint = self._pruned()[1] > 1
@@ -140,7 +142,34 @@ class SqliteAudit:
             for server, missing in sorted(found.items())
         ]
 
-    def verify(self) -> list[str]:
+    def verify(self, ended: Callable[[str], bool] | None = None) -> list[str]:
+        """What is wrong with the chain, one line each (empty: it holds). With `ended` (which servers no
+        longer run), the calls a server that ended left without a row are no problem while the chain
+        itself holds: they are a crash's gap, which `crash_gaps` names and the next server to start
+        records; a deleted or changed row breaks the chain, and then every missing call is a problem."""
+        problems, calls, checkpoint = self._walk()
+        missing = _missing(calls, from_first=not checkpoint)
+        if ended is not None and not problems:
+            missing = {server: numbers for server, numbers in missing.items() if not ended(server)}
+        return problems + _gaps(missing)
+
+    def crash_gaps(self, ended: Callable[[str], bool]) -> list[str]:
+        """The calls each server that `ended` left without a row and no gap row records yet, one line a
+        server, while the chain holds (read only: the next server to start records them); empty when the
+        chain fails, whose missing calls are problems."""
+        problems, calls, checkpoint = self._walk()
+        if problems:
+            return []
+        return [
+            f"server {server}: calls {_spans(numbers)} left no row: it ended before writing them (killed or "
+            "crashed); the next server to start records the gap"
+            for server, numbers in _missing(calls, from_first=not checkpoint).items()
+            if ended(server)
+        ]
+
+    def _walk(self) -> tuple[list[str], dict[str, set[int]], bool]:
+        """The chain's problems (an edited, missing or unread row), each server's calls that have a row or
+        a gap row, and whether rows were pruned behind a checkpoint."""
         problems = []
         prev, expected_first = self._pruned()
         last_seq = 0
@@ -163,7 +192,7 @@ class SqliteAudit:
             problems.append(f"the log ends at row {last_seq}, but row {head[0][0]} was written last")
         if last_seq and not head:
             problems.append("the record of the last row written is missing")
-        return problems + _gaps(calls, from_first=not checkpoint)
+        return problems, calls, checkpoint
 
     def _pruned(self) -> tuple[str, int]:
         """Where the chain begins: after the rows the newest checkpoint pruned (their last digest, and the
@@ -305,10 +334,10 @@ _NO_ROW: Final = " left no audit row"
 """How verify ends the line of a server's calls that have no row (the one problem a gap row answers)."""
 
 
-def _gaps(calls: dict[str, set[int]], *, from_first: bool) -> list[str]:
+def _gaps(found: dict[str, list[int]]) -> list[str]:
     """Each server's calls that have no row, one line a server."""
     problems = []
-    for server, missing in _missing(calls, from_first=from_first).items():
+    for server, missing in found.items():
         shown = ", ".join(map(str, missing[:SHOWN])) + (
             f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
         )

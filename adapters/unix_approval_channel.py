@@ -27,6 +27,7 @@ from cattrs import Converter
 
 from domain.policy import approvals
 from domain.policy.approvals import Authority
+from ports.errors import PortError
 
 log = structlog.get_logger()
 _MAX_REQUEST = 4096
@@ -118,9 +119,12 @@ class ApprovalChannel:
                 "pending": [self._converter.unstructure(r) for r in approvals.pending(self._authority)],
             }
         if operation == "decide":
-            decided = approvals.human_decision(
-                self._authority, str(request["id"]), approve=request["approve"] is True
-            )
+            try:
+                decided = approvals.human_decision(
+                    self._authority, str(request["id"]), approve=request["approve"] is True
+                )
+            except PortError:  # the store cannot take the decision with its audit row: nothing decided
+                return {"ok": False, "problem": "the state store cannot take the decision now: try again"}
             log.info("approval.decided", approval_id=request["id"], state=decided.state if decided else None)
             return {"ok": decided is not None, "state": decided.state if decided else None}
         return {"ok": False, "problem": "unknown op"}

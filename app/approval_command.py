@@ -87,7 +87,8 @@ def decide(args: argparse.Namespace, settings_from: SettingsFrom, *, approve: bo
         return 1
     answer = _ask(path, {"op": "decide", "id": record["approval_id"], "approve": approve})
     if not answer or not answer.get("ok"):
-        print("ck3raven: the request could not be decided (expired or already decided)", file=sys.stderr)
+        why = (answer or {}).get("problem") or "expired or already decided"
+        print(f"ck3raven: the request could not be decided ({why})", file=sys.stderr)
         return 1
     print(f"{record['approval_id']}: {answer['state']}")
     return 0

@@ -246,7 +246,7 @@ def _later(name: str, after: float, work: Callable[[], object]) -> None:
 
 def approval_channel(socket: Path, core: Core) -> ApprovalChannel:
     """The operator's approval channel for this server, at `socket` (its own, in the state directory)."""
-    return ApprovalChannel(socket, core.services.authority)
+    return ApprovalChannel(socket, core.human_authority())
 
 
 def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:

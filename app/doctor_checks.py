@@ -17,6 +17,7 @@ from adapters.json_playsets import JsonPlaysets
 from adapters.launcher_db import SqliteLauncher
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
+from adapters.server_lock import running
 from adapters.sqlite_state import SqliteState
 from app.bootstrap import active_mods
 from app.config import ConfigError, Settings
@@ -180,34 +181,63 @@ def _mods(settings: Settings) -> list[ModFolder]:
 
 
 def audit_chain(settings: Settings) -> list[Check]:
-    """The audit chain, one line per problem (`ck3raven audit --verify`'s)."""
-    problems, count = verified(settings)
+    """The audit chain, one line per problem (`ck3raven audit --verify`'s), and the crash gaps not yet
+    recorded (no problem: the next server to start records them)."""
+    problems, count, gaps = checked(settings)
     if problems:
         return [(False, f"audit log: {problem}") for problem in problems]
-    return [(True, f"audit log: {count} rows, chain intact")]
+    return [(True, f"audit log: {count} rows, chain intact"), *((True, f"audit log: {g}") for g in gaps)]
 
 
 def verified(settings: Settings) -> tuple[list[str], int]:
-    """What is wrong with the audit chain, one line each, and how many rows it holds: edited or missing
-    rows, calls that left no row, and what the anchors in the servers' logs say of the database (gone,
-    replaced, rolled back, rewritten)."""
+    """What is wrong with the audit chain, one line each, and how many rows it holds (see `checked`)."""
+    problems, count, _ = checked(settings)
+    return problems, count
+
+
+def checked(settings: Settings) -> tuple[list[str], int, list[str]]:
+    """What is wrong with the audit chain, one line each, how many rows it holds, and the crash gaps it
+    holds that no row records yet. Problems: edited or missing rows, calls of a running server that left no
+    row, and what the anchors in the servers' logs say of the database (gone, replaced, rolled back,
+    rewritten). The calls a server that no longer runs left without a row, while the chain holds, are a
+    crash's gap (the server was killed before writing them, and a deleted or changed row would break the
+    chain): named, not failed; the next server to start records them as a row of the log. Nothing is
+    written here: a check never changes what it checks, and works on a store another process holds."""
     folder = settings.state_path(os.environ)
     anchors = read_anchors(folder / "logs")
     try:
         database = folder / "ck3raven.db"
         state = SqliteState(database, read_only=True) if database.is_file() else None
     except PortError:
-        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
+        return (
+            [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"],
+            0,
+            [],
+        )
     if state is None:
         written = max((seq for seq, _, _ in anchors), default=0)
         if written:
-            return [f"the state database is missing: the log anchored {written} audit rows written to it"], 0
-        return [], 0
+            return (
+                [f"the state database is missing: the log anchored {written} audit rows written to it"],
+                0,
+                [],
+            )
+        return [], 0, []
+    live = {str(server.get("server_id")) for server in running(folder)}
+
+    def ended(server_id: str) -> bool:
+        return server_id not in live
+
     try:
-        problems = state.audit.verify() + state.audit.against(anchors)
-        return problems, len(state.audit.rows())
+        problems = state.audit.verify(ended) + state.audit.against(anchors)
+        gaps = [] if problems else state.audit.crash_gaps(ended)
+        return problems, len(state.audit.rows()), gaps
     except PortError:
-        return [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"], 0
+        return (
+            [f"the state database {folder / 'ck3raven.db'} cannot be read: it is damaged or not one"],
+            0,
+            [],
+        )
     finally:
         state.close()
 

@@ -27,7 +27,7 @@ from app import doctor_checks, mounts
 from app.audit_calls import one_per_call
 from app.bootstrap import build, build_core, leak_gate
 from app.config import Settings
-from app.doctor_checks import verified
+from app.doctor_checks import checked
 from app.setup import case_warnings, placement_warnings, repository_warning
 from domain.vocabulary import RootCategory
 from ports.audit import AuditRow
@@ -91,10 +91,10 @@ def audit(  # noqa: PLR0913 - one parameter per command-line filter
     """The audit rows that pass the filters (or the chain check); the exit status goes with it, and what to
     say on stderr (the rows that cannot be read)."""
     if verify:
-        problems, count = verified(settings)
+        problems, count, gaps = checked(settings)
         if problems:
             return "\n".join(problems), 1, []
-        return f"OK: {count} rows, chain intact", 0, []
+        return "\n".join([f"OK: {count} rows, chain intact", *gaps]), 0, []
     start = _since(since) if since else None
     try:
         stored, unread, evidence = _log(settings, contract)

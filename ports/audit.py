@@ -29,7 +29,8 @@ class AuditEntry:
     """The name of the HTTP client credential the call came with (None: stdio or the operator's token)."""
     stage: str = "reply"
     """"reply": the call's answer; "change": a governed change, written with its journal entry before the
-    file changes; "decision": a contract opened, renewed or ended, written with the record; "gap": calls
+    file changes; "decision": a contract opened, renewed or ended, an approval asked, decided or spent, a
+    token declared, made or revoked, written with the record; "gap": calls
     of a server that ended (crashed, killed) before their rows were written (its notes name them);
     "checkpoint": rows pruned before it (its notes name the range and the last digest)."""
 

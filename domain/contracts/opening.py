@@ -117,7 +117,7 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
         return ReplyBuilder().invalid(
             "CT-GATE-I-006", {"contract_id": contract_id, "problem": "no such contract"}
         )
-    problem = _not_renewable(old, services)
+    problem = _not_renewable(old, services) or _of_another_line(session, services, old)
     if problem is not None:
         return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": old.contract_id, "problem": problem})
     request = OpenRequest(
@@ -186,6 +186,25 @@ def _not_renewable(old: ContractRecord, services: Services) -> str | None:
         return "still open"
     if held_elsewhere(services, old):
         return "still open: a session of another running server holds it"
+    return None
+
+
+def _of_another_line(session: Session, services: Services, old: ContractRecord) -> str | None:
+    """Why `old` is not of the caller's own line of work, or None. A contract ended in another session that
+    still runs (another session of this server, or any session of another server that runs) is that
+    session's to renew; only one whose session has ended with its server (stopped, killed, crashed) passes
+    to whoever takes the work up (law §13.2: a new session if the original expired)."""
+    if old.session_id == session.session_id:
+        return None
+    servers = services.servers
+    if servers is None or old.server_id is None:  # no server ids: this server's own is signed by its key
+        here = records.opened_here(old, services.authority.signer)
+    else:
+        here = old.server_id == servers.own
+        if not here and servers.running(old.server_id):
+            return "another running server's session holds its line of work: only that session renews it"
+    if here:
+        return "another session of this server holds its line of work: only that session renews it"
     return None
 
 

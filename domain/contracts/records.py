@@ -80,6 +80,12 @@ def genuine(record: ContractRecord, signer: Signer) -> bool:
     )
 
 
+def opened_here(record: ContractRecord, signer: Signer) -> bool:
+    """Whether this server's key signed the record's identity: it was opened (or last re-signed) by a
+    session of this server process, never by an earlier process."""
+    return signer.verify(_identity(record), record.session_signature)
+
+
 def live(record: ContractRecord, now: datetime) -> bool:
     """Open and not expired."""
     return record.status == Status.OPEN and now < datetime.fromisoformat(record.expires_at)

@@ -17,7 +17,8 @@ from domain.policy.pacing import Rates, buckets
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session, mode_required
-from domain.use_cases.decision import Decision, KeptContracts, NotedJournal
+from domain.trail import HUMAN
+from domain.use_cases.decision import Decision, KeptContracts, NotedJournal, trailed
 from domain.use_cases.handlers import HANDLERS
 from domain.use_cases.mode_switch import initialise
 from domain.use_cases.request import Handler, Request
@@ -26,6 +27,7 @@ from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
 from ports.audit import CallFacts
+from ports.errors import PortError
 
 
 @frozen
@@ -74,9 +76,12 @@ class Core:
         the request's tool)."""
         call = call or CallFacts(request.TOOL)
         stores = self.services
-        contracts = KeptContracts(stores.contracts, (stores.audit, stores.transactions), call)
+        trail = (stores.audit, stores.transactions)
+        contracts = KeptContracts(stores.contracts, trail, call)
         journal = NotedJournal(stores.journal)
-        services = evolve(stores, contracts=contracts, journal=journal, call=call)
+        approving = stores.authority
+        authority = evolve(approving, store=trailed(approving.store, trail, call, approving.clock))
+        services = evolve(stores, contracts=contracts, journal=journal, call=call, authority=authority)
         before = governing(session, services)
         reply = self._reply(session, services, request, paced=paced)
         under = before or governing(session, services)
@@ -115,8 +120,23 @@ class Core:
         return busy(waiting)
 
     def decide_approval(self, approval_id: str, *, approve: bool) -> bool:
-        """Record a human's decision arriving through the client (elicitation); False if undecidable."""
-        return approvals.human_decision(self.services.authority, approval_id, approve=approve) is not None
+        """Record a human's decision arriving through the client (elicitation); False if undecidable, or
+        when the store cannot take it with its audit row (nothing is decided)."""
+        try:
+            return approvals.human_decision(self.human_authority(), approval_id, approve=approve) is not None
+        except PortError:
+            return False
+
+    def human_authority(self) -> approvals.Authority:
+        """The approval authority a person's decision is taken through (a client's UI, the terminal): a
+        decision stored lands with its audit row, naming this server and no call."""
+        stores = self.services
+        servers = stores.servers
+        facts = evolve(HUMAN, server_id=servers.own if servers is not None else None)
+        store = trailed(
+            stores.authority.store, (stores.audit, stores.transactions), facts, stores.authority.clock
+        )
+        return evolve(stores.authority, store=store)
 
     def approval_summary(self, approval_id: str) -> str | None:
         """The stored, escaped summary of a genuine approval request: what the human is asked to approve."""

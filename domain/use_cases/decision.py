@@ -11,8 +11,10 @@ from collections.abc import Iterable
 from attrs import frozen
 
 from domain.replies.builder import Reply
-from domain.trail import decision_row
+from domain.trail import approval_row, decision_row
+from ports.approvals import ApprovalRecord, ApprovalStore
 from ports.audit import AuditLog, CallFacts
+from ports.clock import Clock
 from ports.contracts import ContractRecord, ContractStore
 from ports.journal import Journal, JournalEntry
 from ports.transactions import Transactions
@@ -65,6 +67,51 @@ class KeptContracts(ContractStore):
 
     def version(self) -> object:
         return self._store.version()
+
+
+class TrailedApprovals(ApprovalStore):
+    """The approval store as a decision writes it: a record stored (asked, decided by a person, spent) lands
+    with its audit row in one transaction, naming the call (or, for a person's decision, none)."""
+
+    def __init__(
+        self, store: ApprovalStore, trail: tuple[AuditLog, Transactions], call: CallFacts, clock: Clock
+    ) -> None:
+        self.stored = store
+        """The store itself (another decision's trail wraps this one, not its wrapper)."""
+        self._trail = trail
+        self._call = call
+        self._clock = clock
+
+    def get(self, approval_id: str) -> ApprovalRecord | None:
+        return self.stored.get(approval_id)
+
+    def put(self, record: ApprovalRecord) -> None:
+        audit, transactions = self._trail
+        with transactions.atomic():
+            self.stored.put(record)
+            audit.append(approval_row(record, self._call, self._clock.now().isoformat()))
+
+    def all(self) -> list[ApprovalRecord]:
+        return self.stored.all()
+
+    def matching(self, kind: str, payload_digest: str) -> list[ApprovalRecord]:
+        return self.stored.matching(kind, payload_digest)
+
+    def swap(self, expected: ApprovalRecord, record: ApprovalRecord) -> bool:
+        audit, transactions = self._trail
+        with transactions.atomic():
+            if not self.stored.swap(expected, record):
+                return False
+            audit.append(approval_row(record, self._call, self._clock.now().isoformat()))
+            return True
+
+
+def trailed(
+    store: ApprovalStore, trail: tuple[AuditLog, Transactions], call: CallFacts, clock: Clock
+) -> TrailedApprovals:
+    """`store` (unwrapped first, if a trail wraps it already) writing its records' rows for `call`."""
+    inner = store.stored if isinstance(store, TrailedApprovals) else store
+    return TrailedApprovals(inner, trail, call, clock)
 
 
 class NotedJournal(Journal):

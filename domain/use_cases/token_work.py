@@ -23,6 +23,7 @@ from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
+from domain.trail import token_row
 from domain.use_cases.arguments import Arg, contract_id, number, objects, optional, record, text, texts
 from domain.use_cases.request import Request
 from domain.world.visibility import VisibilityRef
@@ -118,10 +119,9 @@ def declare_nst(session: Session, services: Services, request: DeclareNst) -> Re
         "nsts": [{"name": n.name, "address": n.address, "reason": n.reason} for n in every],
         "signature": services.authority.signer.sign(tokens.nst_payload(record.contract_id, every)),
     }
-    try:
-        services.evidence.put("nst", record.contract_id, json.dumps(document))
-    except PortError:
-        return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
+    failed = _kept(services, "nst", record.contract_id, json.dumps(document), [n.address for n in declared])
+    if failed is not None:
+        return failed
     rows = [{"name": n.name, "address": n.address, "reason": n.reason} for n in every]
     shown = rows[: budget.rows_fitting(rows, budget.room(services.budget))]  # all of them are in the evidence
     return ReplyBuilder().success(
@@ -145,10 +145,11 @@ def declare_removal(session: Session, services: Services, request: DeclareRemova
         "reason": request.reason,
         "signature": services.authority.signer.sign(tokens.removal_payload(record.contract_id, every)),
     }
-    try:
-        services.evidence.put("removal", record.contract_id, json.dumps(document))
-    except PortError:
-        return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
+    failed = _kept(
+        services, "removal", record.contract_id, json.dumps(document), [r.address for r in declared]
+    )
+    if failed is not None:
+        return failed
     shown = rows[: budget.rows_fitting(rows, budget.room(services.budget))]  # all of them are in the evidence
     return ReplyBuilder().success(
         "CT-GATE-S-013", {"contract_id": record.contract_id, "removals": shown, "count": len(rows)}
@@ -226,7 +227,12 @@ def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Re
         # the digest first, so a later close, or open, knows the file as ours: a write that then fails
         # leaves only a record of a file that is not there, never a token close would count as agent work
         digest = hashlib.sha256(document).hexdigest()
-        services.evidence.put("lxe-file", f"{record.root_category}/{lxe.lxe_id}.json", digest)
+        with services.transactions.atomic():  # the token and its audit row land together
+            services.evidence.put("lxe-file", f"{record.root_category}/{lxe.lxe_id}.json", digest)
+            file = f"{record.root_category}:/policy/tokens/{lxe.lxe_id}.json"
+            services.audit.append(
+                token_row("lxe", record.contract_id, (file,), services.call, now.isoformat())
+            )
         written = services.tokens.write(record.root_category, lxe.lxe_id, document)
     except PortError:
         return ReplyBuilder().error("WA-IO-E-001", {"address": f"{record.root_category}:/policy/tokens"})
@@ -258,6 +264,22 @@ def list_tokens(session: Session, services: Services, request: ListTokens) -> Re
     data |= {"nsts": nsts[: budget.rows_fitting(nsts, half)], "lxes": lxes[: budget.rows_fitting(lxes, half)]}
     data["unshown"] = sum(skipped for _, skipped in stored)  # stored before the door screened them
     return ReplyBuilder().success("CT-GATE-S-012", data)
+
+
+def _kept(
+    services: Services, kind: str, contract_id: str, document: str, files: list[str | None]
+) -> Reply | None:
+    """Store the contract's `kind` tokens with their audit row, in one transaction; the Error if the
+    store cannot take them (nothing stored)."""
+    now = services.authority.clock.now().isoformat()
+    names = tuple(file for file in files if file)
+    try:
+        with services.transactions.atomic():
+            services.evidence.put(kind, contract_id, document)
+            services.audit.append(token_row(kind, contract_id, names, services.call, now))
+    except PortError:
+        return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": contract_id})
+    return None
 
 
 def _nst_problems(request: DeclareNst) -> list[dict[str, str]]:

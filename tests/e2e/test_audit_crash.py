@@ -1,7 +1,8 @@
 """A server killed with SIGKILL leaves the rows of its last replies unwritten (they follow the reply); the
 next server to start on the state directory records those calls as a gap row of its own, so `ck3raven
-audit --verify` passes after any crash, and every contract opened or closed is in the audit (its row was
-written with the decision, before the reply)."""
+audit --verify` passes after any crash (before that start too: while the chain holds, the calls of a
+server that no longer runs are a crash's gap), and every contract opened or closed is in the audit (its
+row was written with the decision, before the reply)."""
 
 import json
 import signal
@@ -118,6 +119,7 @@ def test_after_servers_killed_mid_work_the_next_start_records_their_gaps_and_ver
         server.kill()
         assert [a["code"] for a in answered[3:]] == ["WA-WRITE-S-001", "CT-GATE-S-002"]
         ended.append(opened["data"]["contract_id"])
+    early = verify(config)  # no server runs: what the killed ones left unwritten is a crash's gap
     Server(config).stop()  # the next server to start records what the killed ones left unwritten
 
     checked = verify(config)
@@ -125,6 +127,7 @@ def test_after_servers_killed_mid_work_the_next_start_records_their_gaps_and_ver
         [CK3RAVEN, "audit", "--config", str(config), "--json"], capture_output=True, text=True, check=True
     )
 
+    assert early.returncode == 0, early.stdout
     assert (checked.returncode, checked.stdout) == (0, checked.stdout), checked.stdout
     rows = json.loads(listed.stdout)
     decided = {(row["contract_id"], row["command"]) for row in rows if row["tool"] == "ck3_contract"}

@@ -23,7 +23,7 @@ from adapters.sqlite_state import SqliteState
 from app.audit_calls import one_per_call
 from app.bootstrap import build, build_core
 from app.config import Settings
-from app.reports import verified
+from app.doctor_checks import verified
 from domain.vocabulary import RootCategory
 from ports.audit import AuditEntry
 from ports.errors import Unavailable

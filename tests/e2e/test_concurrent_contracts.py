@@ -1,8 +1,8 @@
 """Several servers on one state directory, each with a contract of its own on one mod, working at once: no
 close takes another contract's write for its own or for outside work, no open finds another's work as
-carry-over, and every acknowledged write's journal entry ends done (SPEC §7, §8: servers share the state
-directory). Each server is a core of its own (its own Sigil, its own connection to the state database),
-driven by its own client; their calls run on worker threads at the same time."""
+carry-over, every acknowledged write's journal entry ends done, and the audit verifies (SPEC §7, §8:
+servers share the state directory). Each server is a core of its own (its own Sigil, its own connection
+to the state database), driven by its own client; their calls run on worker threads at the same time."""
 
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,7 @@ from fastmcp import Client
 
 from app.bootstrap import build, build_core
 from app.config import Settings
+from app.doctor_checks import verified
 from domain.vocabulary import Mode
 from tests.worlds import sample_world_on_disk
 
@@ -74,3 +75,6 @@ async def test_servers_on_one_state_directory_working_at_once_each_close_exactly
     assert found == {f"server{index}": one_round * ROUNDS for index in range(SERVERS)}
     states = {entry.state for entry in cores[0].services.journal.entries(None)}
     assert states == {"done"}
+    problems, rows = verified(settings)
+    assert problems == []
+    assert rows >= SERVERS * ROUNDS * 5  # each open's, write's and close's own row at least

@@ -5,6 +5,8 @@ out of an open is reported, counted per file, and from the third open refused un
 from datetime import timedelta
 from pathlib import Path
 
+from attrs import evolve
+
 from app.bootstrap import build_core
 from domain.contracts.lifecycle import governing
 from domain.replies import budget
@@ -100,6 +102,54 @@ def test_an_open_contract_an_earlier_server_process_signed_is_renewed(tmp_path: 
 
     assert renewed.code == "CT-GATE-S-006"
     assert renewed.data["renewed_from"] == old_id
+
+
+def test_an_ended_contract_of_another_live_session_is_renewed_by_that_session_alone(tmp_path: Path):
+    bench, old_id = expired(tmp_path)
+    other = bench.core.start_session("s-2")  # another client of the same server (HTTP)
+    taken = bench.ask(Renew(old_id), other)
+    own = bench.ask(Renew(old_id))
+
+    assert (taken.code, thaw(taken.data)) == (
+        "CT-GATE-I-006",
+        {
+            "contract_id": old_id,
+            "problem": "another session of this server holds its line of work: only that session renews it",
+        },
+    )
+    assert own.code == "CT-GATE-S-006"
+
+
+class Servers:
+    """The servers of one state directory as a test sets them: this one, and those said to run."""
+
+    def __init__(self, own: str, running: set[str]) -> None:
+        self.own = own
+        self.others = running
+
+    def running(self, server_id: str) -> bool:
+        return server_id == self.own or server_id in self.others
+
+
+def test_an_expired_contract_of_another_running_server_is_renewed_only_once_that_server_ended(tmp_path: Path):
+    bench = desk(tmp_path)
+    bench.core.services = evolve(bench.core.services, servers=Servers("srv-a", set()))
+    old_id = str(bench.open(A).data["contract_id"])
+    bench.clock.advance(minutes=61)
+    running = {"srv-a"}
+    other = build_core(
+        bench.settings, stored=bench.state, clock=bench.clock, servers=Servers("srv-b", running)
+    )
+    session = other.start_session("s-9")
+    while_running = other.answer(session, Renew(old_id))
+    running.clear()  # server A stopped (or was killed)
+    after = other.answer(session, Renew(old_id))
+
+    assert (while_running.code, while_running.data["problem"]) == (
+        "CT-GATE-I-006",
+        "another running server's session holds its line of work: only that session renews it",
+    )
+    assert after.code == "CT-GATE-S-006"
 
 
 def stray(bench: Desk, name: str = "stray.py") -> None:

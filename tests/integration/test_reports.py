@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 
+from adapters.server_lock import ServerLock
 from adapters.sqlite_state import SqliteState
 from app.cli import main
 from tests.e2e.stdio import write_config
@@ -307,3 +308,55 @@ def test_audit_of_a_garbage_database_is_one_line_and_exit_2(config: Path, capsys
     assert status == 2
     assert said.err.startswith("ck3raven: the state database ")
     assert said.err.count("\n") == 1
+
+
+def crashed(config: Path, server: str, calls: tuple[int, ...]) -> SqliteState:
+    """The state database holding the rows of `server`'s `calls` (those between them missing)."""
+    state = SqliteState(config.parent / "state" / "ck3raven.db")
+    state.audit.append_all([evolve(entry(), server_id=server, call=call) for call in calls])
+    return state
+
+
+def test_verify_passes_on_the_gap_a_server_that_no_longer_runs_left_naming_it_and_writes_nothing(
+    config: Path, capsys
+):
+    state = crashed(config, "srv-gone", (1, 4, 5))
+    before = state.audit.rows()
+
+    status = main(["audit", "--config", str(config), "--verify"])
+
+    out = capsys.readouterr().out.splitlines()
+    assert status == 0
+    assert out[0] == "OK: 6 rows, chain intact"
+    gap = "server srv-gone: calls 2-3 left no row: it ended before writing them (killed or crashed); "
+    assert out[1:] == [gap + "the next server to start records the gap"]
+    assert state.audit.rows() == before  # a check changes nothing it checks
+
+
+def test_verify_fails_on_the_missing_calls_of_a_server_that_still_runs(config: Path, capsys):
+    crashed(config, "srv-live", (1, 4, 5)).close()
+    lock = ServerLock(config.parent / "state")
+    lock.acquire("stdio", "srv-live")
+    try:
+        status = main(["audit", "--config", str(config), "--verify"])
+    finally:
+        lock.release()
+
+    assert status == 1
+    assert capsys.readouterr().out.splitlines() == ["server srv-live: call 2, 3 left no audit row"]
+
+
+def test_verify_fails_when_a_row_of_a_server_that_ended_was_deleted_and_names_its_missing_calls(
+    config: Path, capsys
+):
+    state = crashed(config, "srv-gone", (1, 2, 3, 4))
+    state.execute("DELETE FROM audit WHERE json_extract(entry, '$.call') = 2")
+
+    status = main(["audit", "--config", str(config), "--verify"])
+
+    out = capsys.readouterr().out.splitlines()
+    assert status == 1
+    assert out == [
+        "row 6: the row before it is missing or was changed",
+        "server srv-gone: call 2 left no audit row",
+    ]
