@@ -6,7 +6,7 @@ the folders it concerns and indexes what changed (at most content_index.INLINE f
 the request path (at start, after a playset switch)."""
 
 import re
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from attrs import frozen
 
@@ -18,7 +18,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.arguments import PAGES, Arg, text
-from domain.use_cases.request import Request
+from domain.use_cases.request import Args, Request
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
 from domain.world.visibility import VisibilityRef
@@ -84,6 +84,11 @@ class Missing(Request):
     cursor: str | None = None
     limit: int | None = None
     """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        """Against english, the one reference language."""
+        return cls(args["language"], "english", args.get("cursor"), args.get("limit"))
 
 
 def define(session: Session, services: Services, request: Define) -> Reply:

@@ -5,18 +5,20 @@ Each handler decides one command; the gates in `domain.contracts` do the work. A
 the session that opened it.
 """
 
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from attrs import frozen
 
 from domain.contracts import closing, lifecycle, opening, records, stash
 from domain.contracts import revert as reverting
 from domain.contracts.lifecycle import OpenRequest
+from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.arguments import Arg, contract_id, flag, number, objects, record, text
-from domain.use_cases.request import Request
+from domain.use_cases.request import Args, Request
+from ports.contracts import TargetRecord
 
 ROOT_OF_WORK = "the root the work is in"
 TTL = "minutes it lasts (120)"
@@ -54,6 +56,21 @@ class Open(Request):
         number("ttl_minutes", TTL, high=MOST_MINUTES),
     )
     declared: OpenRequest
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        """The agent's declaration, as the arguments give it."""
+        targets = tuple(TargetRecord(t["path"], t["edit_kind"]) for t in args.get("targets", ()))
+        declared = OpenRequest(
+            args.get("root_category", ""),
+            args.get("intent", ""),
+            tuple(args.get("operations", ())),
+            targets,
+            args.get("work_declaration", ""),
+            "agent",
+            args.get("ttl_minutes", DEFAULT_TTL_MINUTES),
+        )
+        return cls(declared)
 
 
 @frozen
@@ -106,6 +123,10 @@ class StashCarryOver(Request):
     MUTATES: ClassVar[bool] = True
     root: str = "ROOT_REPO"
     cluster: str | None = None
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        return cls(args.get("root_category", "ROOT_REPO"), args.get("contract_id"))
 
 
 @frozen

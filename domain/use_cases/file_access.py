@@ -8,7 +8,7 @@ appeared or vanished), `create_only` refuses to replace, and `dry_run` answers e
 with a unified diff, and writes nothing.
 """
 
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from attrs import frozen
 
@@ -33,7 +33,7 @@ from domain.use_cases.file_contents import (
     load,
 )
 from domain.use_cases.game_writes import UNREAD, game_rules
-from domain.use_cases.request import Request
+from domain.use_cases.request import Args, Request
 from domain.vocabulary import Operation, RootCategory
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
@@ -106,6 +106,20 @@ class Edit(Request):
     expected_sha256: str | None = None
     dry_run: bool = False
     diff_offset: int = 0
+
+    @classmethod
+    def build(cls, args: Args) -> Self | Reply:
+        """One replacement (`old_string`, `new_string`) or several (`edits`), never both."""
+        single = "old_string" in args or "new_string" in args
+        if single == ("edits" in args) or (single and not {"old_string", "new_string"} <= args.keys()):
+            problem = "give old_string and new_string, or edits, not both"
+            return ReplyBuilder().invalid(
+                "MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]}
+            )
+        edits = [args] if single else args["edits"]
+        replacements = tuple(Replacement(e["old_string"], e["new_string"]) for e in edits)
+        dry_run, diff_offset = args.get("dry_run", False), args.get("diff_offset", 0)
+        return cls(args.get("path"), replacements, args.get("expected_sha256"), dry_run, diff_offset)
 
 
 @frozen

@@ -6,7 +6,7 @@ Invalid with the approval id; once a human approves it, the same call consumes t
 consumed before the mode changes, so one approval never works twice — and this session's mode is set.
 """
 
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from attrs import evolve, frozen
 
@@ -16,7 +16,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session, mode_initialisation
 from domain.use_cases.arguments import Arg, choice
-from domain.use_cases.request import Request
+from domain.use_cases.request import Args, Request
 from domain.vocabulary import Mode
 
 KIND = "mode"
@@ -36,6 +36,10 @@ class ModeInit(Request):
     )
     MODELESS: ClassVar[bool] = True
     mode: Mode
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        return cls(Mode(args["mode"]))
 
 
 def status(session: Session, services: Services, _: ModeStatus) -> Reply:

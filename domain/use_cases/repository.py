@@ -11,7 +11,7 @@ it, and `diff` shows only regular-file content the agent could read.
 import difflib
 import json
 from contextlib import suppress
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from attrs import frozen
 
@@ -26,7 +26,7 @@ from domain.services import Services
 from domain.session import Session
 from domain.use_cases.arguments import Arg, number, text, texts
 from domain.use_cases.file_contents import READ_LIMIT
-from domain.use_cases.request import Request
+from domain.use_cases.request import Args, Request
 from domain.vocabulary import Operation
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError, TooLarge
@@ -77,6 +77,10 @@ class GitAdd(Request):
     MUTATES: ClassVar[bool] = True
     paths: tuple[str, ...]
 
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        return cls(tuple(args.get("paths", ())))
+
 
 @frozen
 class GitCommit(Request):
@@ -89,6 +93,10 @@ class GitCommit(Request):
     message: str
     path: str = "ROOT_REPO"
     """A root, or any visible address: the repository holding it is the one committed to."""
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        return cls(args.get("message", ""), args.get("path", "ROOT_REPO"))
 
 
 @frozen

@@ -9,7 +9,7 @@ reason; once approved the server writes it, signed, to `policy/tokens/` of the c
 import hashlib
 import json
 import re
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from attrs import frozen
 
@@ -24,7 +24,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.arguments import Arg, contract_id, number, objects, optional, record, text, texts
-from domain.use_cases.request import Request
+from domain.use_cases.request import Args, Request
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
 from ports.errors import PortError
@@ -57,6 +57,11 @@ class DeclareNst(Request):
     reason: str
     contract_id: str | None = None
 
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        symbols = tuple((s["name"], s.get("path")) for s in args["symbols"])
+        return cls(symbols, args["reason"], args.get("contract_id"))
+
 
 @frozen
 class ProposeLxe(Request):
@@ -76,6 +81,11 @@ class ProposeLxe(Request):
     reason: str
     contract_id: str | None = None
 
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        rules, paths = tuple(args["rules"]), tuple(args["paths"])
+        return cls(rules, paths, args["max_violations"], args["reason"], args.get("contract_id"))
+
 
 @frozen
 class DeclareRemoval(Request):
@@ -90,6 +100,11 @@ class DeclareRemoval(Request):
     symbols: tuple[tuple[str, str | None, str | None], ...]
     reason: str
     contract_id: str | None = None
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        symbols = tuple((s["name"], s.get("kind"), s.get("path")) for s in args["symbols"])
+        return cls(symbols, args["reason"], args.get("contract_id"))
 
 
 @frozen

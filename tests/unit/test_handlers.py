@@ -1,10 +1,10 @@
 """Each command is declared once in the domain: every request class has one handler, found by its type,
-and no handler answers two request classes; every tool command's route builds one of those requests."""
+and no handler answers two request classes; every tool command's row builds one of those requests."""
 
 import sys
 
 from domain.use_cases import request as requests
-from domain.use_cases.handlers import HANDLERS
+from domain.use_cases.commands import COMMANDS, HANDLERS
 
 
 def _subclasses(kind: type) -> set[type]:
@@ -17,9 +17,13 @@ def _subclasses(kind: type) -> set[type]:
 
 
 def test_every_request_class_has_exactly_one_handler_and_no_handler_serves_two():
-    import adapters.tool_routes  # noqa: F401 - every request class is imported once the routes are
-
     declared = _subclasses(requests.Request)
 
     assert set(HANDLERS) == declared
     assert len(set(HANDLERS.values())) == len(HANDLERS)
+
+
+def test_every_request_class_is_the_request_of_exactly_one_command():
+    kinds = [row.kind for rows in COMMANDS.values() for row in rows.values()]
+
+    assert len(kinds) == len(set(kinds)) == len(_subclasses(requests.Request))
