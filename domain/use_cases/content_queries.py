@@ -17,7 +17,7 @@ from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import PAGES, Arg, text
+from domain.use_cases.arguments import CURSOR, LIMIT, given, text
 from domain.use_cases.request import Args, Request
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
@@ -38,51 +38,35 @@ KIND = "traits, event, localisation…"
 @frozen
 class Define(Request):
     TOOL: ClassVar[str] = _TOOL
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("key", "e.g. brave", required=True),
-        text("kind", KIND),
-    )
-    key: str
-    kind: str | None = None
+    key: str = given(text("key", "e.g. brave", required=True))
+    kind: str | None = given(text("kind", KIND), default=None)
 
 
 @frozen
 class Conflicts(Request):
     TOOL: ClassVar[str] = _TOOL
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("kind", KIND),
-        *PAGES,
-    )
-    kind: str | None = None
-    cursor: str | None = None
-    limit: int | None = None
+    kind: str | None = given(text("kind", KIND), default=None)
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int | None = given(LIMIT, default=None)
     """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
 
 
 @frozen
 class Mentions(Request):
     TOOL: ClassVar[str] = _TOOL
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("key", "e.g. brave", required=True),
-        *PAGES,
-    )
-    key: str
-    cursor: str | None = None
-    limit: int | None = None
+    key: str = given(text("key", "e.g. brave", required=True))
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int | None = given(LIMIT, default=None)
     """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
 
 
 @frozen
 class Missing(Request):
     TOOL: ClassVar[str] = _TOOL
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("language", "e.g. french (against english)", required=True),
-        *PAGES,
-    )
-    language: str
+    language: str = given(text("language", "e.g. french (against english)", required=True))
     reference: str = "english"
-    cursor: str | None = None
-    limit: int | None = None
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int | None = given(LIMIT, default=None)
     """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
 
     @classmethod

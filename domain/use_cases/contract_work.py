@@ -16,7 +16,7 @@ from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg, contract_id, flag, number, objects, record, text
+from domain.use_cases.arguments import Arg, contract_id, flag, given, number, objects, record, text
 from domain.use_cases.request import Args, Request
 from ports.contracts import TargetRecord
 
@@ -76,31 +76,26 @@ class Open(Request):
 @frozen
 class Close(Request):
     TOOL: ClassVar[str] = "ck3_contract"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        contract_id(),
-        text("cursor", "the next_cursor of a refusal, for the rest of its list"),
+    contract_id: str | None = given(contract_id(), default=None)
+    cursor: str | None = given(
+        text("cursor", "the next_cursor of a refusal, for the rest of its list"), default=None
     )
-    contract_id: str | None = None
-    cursor: str | None = None
     """Where a refusal's list goes on (the `next_cursor` of the refusal before)."""
 
 
 @frozen
 class Cancel(Request):
     TOOL: ClassVar[str] = "ck3_contract"
-    ARGS: ClassVar[tuple[Arg, ...]] = (contract_id(),)
-    contract_id: str | None = None
+    contract_id: str | None = given(contract_id(), default=None)
 
 
 @frozen
 class Renew(Request):
     TOOL: ClassVar[str] = "ck3_contract"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        contract_id(),
-        number("ttl_minutes", TTL, high=MOST_MINUTES),
+    contract_id: str | None = given(contract_id())
+    ttl_minutes: int = given(
+        number("ttl_minutes", TTL, high=MOST_MINUTES), default=records.DEFAULT_TTL_MINUTES
     )
-    contract_id: str | None
-    ttl_minutes: int = records.DEFAULT_TTL_MINUTES
 
 
 @frozen
@@ -132,13 +127,9 @@ class StashCarryOver(Request):
 @frozen
 class Revert(Request):
     TOOL: ClassVar[str] = "ck3_contract"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        contract_id(),
-        flag("dry_run", "only show what it would do"),
-    )
     MUTATES: ClassVar[bool] = True
-    contract_id: str | None = None
-    dry_run: bool = False
+    contract_id: str | None = given(contract_id(), default=None)
+    dry_run: bool = given(flag("dry_run", "only show what it would do"), default=False)
 
 
 def revert(session: Session, services: Services, request: Revert) -> Reply:

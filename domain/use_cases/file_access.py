@@ -52,38 +52,25 @@ class Read(Request):
 
     TOOL: ClassVar[str] = "ck3_read"
     FILES_ALONE: ClassVar[bool] = True
-    ARGS: ClassVar[tuple[wire.Arg, ...]] = (
-        wire.address(),
-        wire.number("offset", "the first line (1-based)"),
-        wire.number("limit", "how many lines from offset"),
-        wire.number("head", "the first N lines"),
-        wire.number("tail", "the last N lines"),
-    )
-    path: str | None
-    offset: int | None = None
-    limit: int | None = None
-    head: int | None = None
-    tail: int | None = None
+    path: str | None = wire.given(wire.address())
+    offset: int | None = wire.given(wire.number("offset", "the first line (1-based)"), default=None)
+    limit: int | None = wire.given(wire.number("limit", "how many lines from offset"), default=None)
+    head: int | None = wire.given(wire.number("head", "the first N lines"), default=None)
+    tail: int | None = wire.given(wire.number("tail", "the last N lines"), default=None)
 
 
 @frozen
 class Write(Request):
     TOOL: ClassVar[str] = "ck3_file"
-    ARGS: ClassVar[tuple[wire.Arg, ...]] = (
-        wire.address(),
-        wire.text("content", "the whole new text", required=True),
-        wire.expected_sha256(),
-        wire.flag("create_only", "refuse if the file exists (false)"),
-        wire.flag("dry_run", DRY_RUN),
-        wire.number("diff_offset", DIFF_OFFSET, low=0, plain=True),
-    )
     MUTATES: ClassVar[bool] = True
-    path: str | None
-    content: str
-    expected_sha256: str | None = None
-    create_only: bool = False
-    dry_run: bool = False
-    diff_offset: int = 0
+    path: str | None = wire.given(wire.address())
+    content: str = wire.given(wire.text("content", "the whole new text", required=True))
+    expected_sha256: str | None = wire.given(wire.expected_sha256(), default=None)
+    create_only: bool = wire.given(
+        wire.flag("create_only", "refuse if the file exists (false)"), default=False
+    )
+    dry_run: bool = wire.given(wire.flag("dry_run", DRY_RUN), default=False)
+    diff_offset: int = wire.given(wire.number("diff_offset", DIFF_OFFSET, low=0, plain=True), default=0)
 
 
 @frozen
@@ -125,10 +112,9 @@ class Edit(Request):
 @frozen
 class Delete(Request):
     TOOL: ClassVar[str] = "ck3_file"
-    ARGS: ClassVar[tuple[wire.Arg, ...]] = (wire.address(), wire.expected_sha256())
     MUTATES: ClassVar[bool] = True
-    path: str | None
-    expected_sha256: str | None = None
+    path: str | None = wire.given(wire.address())
+    expected_sha256: str | None = wire.given(wire.expected_sha256(), default=None)
 
 
 def read(session: Session, services: Services, request: Read) -> Reply:

@@ -16,7 +16,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import file_access
-from domain.use_cases.arguments import Arg, address, text
+from domain.use_cases.arguments import address, given, text
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation, RootCategory
 from ports.errors import PortError, TooLarge
@@ -27,13 +27,9 @@ class Override(Request):
     """Copy the game or workshop file at `path` into the local mod `name`, at the same game path."""
 
     TOOL: ClassVar[str] = "ck3_file"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        address(),
-        text("name", "the local mod to copy into", required=True),
-    )
     MUTATES: ClassVar[bool] = True
-    path: str | None
-    name: str
+    path: str | None = given(address())
+    name: str = given(text("name", "the local mod to copy into", required=True))
 
 
 def override(session: Session, services: Services, request: Override) -> Reply:

@@ -15,7 +15,7 @@ from domain.policy.approvals import Authority, State
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session, mode_initialisation
-from domain.use_cases.arguments import Arg, choice
+from domain.use_cases.arguments import choice, given
 from domain.use_cases.request import Args, Request
 from domain.vocabulary import Mode
 
@@ -31,11 +31,8 @@ class ModeStatus(Request):
 @frozen
 class ModeInit(Request):
     TOOL: ClassVar[str] = "ck3_mode"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        choice("mode", "the mode to ask for", [m.value for m in Mode], required=True),
-    )
     MODELESS: ClassVar[bool] = True
-    mode: Mode
+    mode: Mode = given(choice("mode", "the mode to ask for", [m.value for m in Mode], required=True))
 
     @classmethod
     def build(cls, args: Args) -> Self:

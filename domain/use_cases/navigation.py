@@ -20,7 +20,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
 from domain.services import Services
 from domain.session import Session, home_address
-from domain.use_cases.arguments import Arg, address, flag, number, text
+from domain.use_cases.arguments import address, flag, given, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.vocabulary import RootCategory
@@ -51,8 +51,7 @@ class Pwd(Request):
 @frozen
 class Cd(Request):
     TOOL: ClassVar[str] = "ck3_mode"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("root_category", "the root to make home, e.g. ROOT_GAME"),)
-    root_category: str | None
+    root_category: str | None = given(text("root_category", "the root to make home, e.g. ROOT_GAME"))
 
 
 @frozen
@@ -61,39 +60,25 @@ class ListFolder(Request):
 
     TOOL: ClassVar[str] = "ck3_dir"
     FILES_ALONE: ClassVar[bool] = True  # the folder, and the repository's ignore rules
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        address(),
-        text("glob", "only names matching, e.g. *.yml"),
-        text("cursor", "next_cursor of the page before"),
-        number("limit", "entries per page", high=LIST_CAP),
-        flag("include_ignored", IGNORED),
-    )
-    path: str | None
-    glob: str | None = None
-    cursor: str | None = None
-    limit: int | None = None
+    path: str | None = given(address())
+    glob: str | None = given(text("glob", "only names matching, e.g. *.yml"), default=None)
+    cursor: str | None = given(text("cursor", "next_cursor of the page before"), default=None)
+    limit: int | None = given(number("limit", "entries per page", high=LIST_CAP), default=None)
     """Entries per page; None: what fits the reply budget, at most LIST_PAGE."""
-    include_ignored: bool = False
+    include_ignored: bool = given(flag("include_ignored", IGNORED), default=False)
 
 
 @frozen
 class Tree(Request):
     TOOL: ClassVar[str] = "ck3_dir"
     FILES_ALONE: ClassVar[bool] = True  # the folders, and the repository's ignore rules
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        address(),
-        number("depth", "folder levels to descend (3)", high=MAX_DEPTH),
-        flag("include_ignored", IGNORED),
-        number("limit", "folders (what fits)", high=TREE_CAP),
-        text("cursor", "next_cursor of the page before"),
-    )
-    path: str | None
-    depth: int = 3
+    path: str | None = given(address())
+    depth: int = given(number("depth", "folder levels to descend (3)", high=MAX_DEPTH), default=3)
     progress: Progress | None = field(default=None, eq=False)
-    include_ignored: bool = False
-    limit: int | None = None
+    include_ignored: bool = given(flag("include_ignored", IGNORED), default=False)
+    limit: int | None = given(number("limit", "folders (what fits)", high=TREE_CAP), default=None)
     """The most folders (up to TREE_CAP); None: what fits the reply budget."""
-    cursor: str | None = None
+    cursor: str | None = given(text("cursor", "next_cursor of the page before"), default=None)
     """The next_cursor of the window before: the folders already shown are skipped."""
 
 

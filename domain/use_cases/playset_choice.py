@@ -14,7 +14,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import content_queries
-from domain.use_cases.arguments import PAGES, Arg, text
+from domain.use_cases.arguments import CURSOR, LIMIT, given, text
 from domain.use_cases.request import Request
 from domain.world import catalog
 from domain.world.catalog import Catalog
@@ -32,8 +32,7 @@ class ListPlaysets(Request):
 @frozen
 class ShowPlayset(Request):
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("name", "a playset"),)
-    name: str | None = None
+    name: str | None = given(text("name", "a playset"), default=None)
 
 
 @frozen
@@ -42,10 +41,9 @@ class Which(Request):
     a time (`cursor`, `limit`: a file's sources come whole)."""
 
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", GAME_PATH, required=True), *PAGES)
-    path: str
-    cursor: str | None = None
-    limit: int | None = None
+    path: str = given(text("path", GAME_PATH, required=True))
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int | None = given(LIMIT, default=None)
     """Files per page; None: what fits the reply budget (a limit asked: up to key_queries.PAGE_BYTES)."""
 
 
@@ -54,22 +52,16 @@ class Overrides(Request):
     """Recursively, what a mod (or every mod) overrides below a game-relative folder, a page at a time."""
 
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("name", "a mod"),
-        text("path", GAME_PATH),
-        *PAGES,
-    )
-    name: str | None = None
-    path: str | None = None
-    cursor: str | None = None
-    limit: int = overrides_view.PAGE
+    name: str | None = given(text("name", "a mod"), default=None)
+    path: str | None = given(text("path", GAME_PATH), default=None)
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int = given(LIMIT, default=overrides_view.PAGE)
 
 
 @frozen
 class SwitchPlayset(Request):
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("name", "a playset", required=True),)
-    name: str
+    name: str = given(text("name", "a playset", required=True))
 
 
 def list_playsets(session: Session, services: Services, _: ListPlaysets) -> Reply:

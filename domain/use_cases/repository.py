@@ -24,7 +24,7 @@ from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg, number, text, texts
+from domain.use_cases.arguments import given, number, text, texts
 from domain.use_cases.file_contents import READ_LIMIT
 from domain.use_cases.request import Args, Request
 from domain.vocabulary import Operation
@@ -41,41 +41,31 @@ LOG_LIMIT: Final = 20
 @frozen
 class GitStatus(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("path", IN_REPOSITORY),
-        text("cursor", "next_cursor of the status before"),
-    )
-    path: str = "ROOT_REPO"
+    path: str = given(text("path", IN_REPOSITORY), default="ROOT_REPO")
     """A root, or any visible address: the repository holding it is the one read."""
-    cursor: str | None = None
+    cursor: str | None = given(text("cursor", "next_cursor of the status before"), default=None)
     """The next_cursor of the status before: the changes it showed are passed over."""
 
 
 @frozen
 class GitDiff(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", "the file"),)
-    path: str | None
+    path: str | None = given(text("path", "the file"))
 
 
 @frozen
 class GitLog(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("path", IN_REPOSITORY),
-        number("limit", "newest commits (20)", high=200),
-    )
-    path: str = "ROOT_REPO"
-    limit: int | None = None
+    path: str = given(text("path", IN_REPOSITORY), default="ROOT_REPO")
+    limit: int | None = given(number("limit", "newest commits (20)", high=200), default=None)
     """The newest commits; None: LOG_LIMIT, and only those that fit the reply budget."""
 
 
 @frozen
 class GitAdd(Request):
     TOOL: ClassVar[str] = "ck3_commit"
-    ARGS: ClassVar[tuple[Arg, ...]] = (texts("paths", "the files' addresses"),)
     MUTATES: ClassVar[bool] = True
-    paths: tuple[str, ...]
+    paths: tuple[str, ...] = given(texts("paths", "the files' addresses"))
 
     @classmethod
     def build(cls, args: Args) -> Self:
@@ -85,18 +75,10 @@ class GitAdd(Request):
 @frozen
 class GitCommit(Request):
     TOOL: ClassVar[str] = "ck3_commit"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("path", "an address in the repository (ROOT_REPO)"),
-        text("message", "the commit message"),
-    )
     MUTATES: ClassVar[bool] = True
-    message: str
-    path: str = "ROOT_REPO"
+    path: str = given(text("path", "an address in the repository (ROOT_REPO)"), default="ROOT_REPO")
     """A root, or any visible address: the repository holding it is the one committed to."""
-
-    @classmethod
-    def build(cls, args: Args) -> Self:
-        return cls(args.get("message", ""), args.get("path", "ROOT_REPO"))
+    message: str = given(text("message", "the commit message"), default="")
 
 
 @frozen

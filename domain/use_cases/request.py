@@ -8,7 +8,7 @@ from attrs import NOTHING, fields, frozen
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg
+from domain.use_cases.arguments import DECLARES, Arg
 
 
 @frozen
@@ -29,6 +29,16 @@ class Request:
     lock on) while the session holds no contract: a driving adapter that serves a single client may answer
     it on the caller's own thread, where only that client's own messages wait for it (unless the call
     reports progress: each report is sent from that thread, and waited for)."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """A class that does not list `ARGS` itself takes the arguments its fields are made from, in order
+        (domain.use_cases.arguments.given)."""
+        super().__init_subclass__(**kwargs)
+        if "ARGS" not in vars(cls):
+            fields_made = [getattr(value, "metadata", None) for value in vars(cls).values()]
+            cls.ARGS = tuple(
+                made[DECLARES] for made in fields_made if isinstance(made, Mapping) and DECLARES in made
+            )
 
     @classmethod
     def build(cls, args: "Args") -> Self | Reply:

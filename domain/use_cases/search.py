@@ -30,7 +30,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg, flag, number, text
+from domain.use_cases.arguments import flag, given, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.world.adapter import FileNames, Found, Skip
@@ -65,11 +65,10 @@ HINTS: Final = {
     "max_bytes": "Search under a folder or with a glob; max_bytes caps the bytes read.",
 }
 LIMIT_CAP: Final = 10_000
-_SCOPE: Final = (
-    text("path", "the folder to search, an address (default: the whole world)", plain=True),
-    flag("include_ignored", "include git-ignored files and .git (false)", plain=True),
-    flag("ignore_case", "match case-insensitively (false)", plain=True),
-)
+_PATH: Final = text("path", "the folder to search, an address (default: the whole world)", plain=True)
+_IGNORED: Final = flag("include_ignored", "include git-ignored files and .git (false)", plain=True)
+_CASE: Final = flag("ignore_case", "match case-insensitively (false)", plain=True)
+_CURSOR: Final = text("cursor", "next_cursor of the search before")
 
 
 @frozen
@@ -77,19 +76,13 @@ class SearchNames(Request):
     """Files and folders whose path below the searched folder matches `glob`."""
 
     TOOL: ClassVar[str] = "ck3_search"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("glob", "the glob to match", required=True),
-        *_SCOPE,
-        number("limit", "matches (500)", high=LIMIT_CAP),
-        text("cursor", "next_cursor of the search before"),
-    )
-    glob: str
-    path: str | None = None
-    include_ignored: bool = False
-    ignore_case: bool = False
-    limit: int | None = None
+    glob: str = given(text("glob", "the glob to match", required=True))
+    path: str | None = given(_PATH, default=None)
+    include_ignored: bool = given(_IGNORED, default=False)
+    ignore_case: bool = given(_CASE, default=False)
+    limit: int | None = given(number("limit", "matches (500)", high=LIMIT_CAP), default=None)
     """The most matches; None: NAMES_LIMIT, and only what fits the reply budget."""
-    cursor: str | None = None
+    cursor: str | None = given(_CURSOR, default=None)
     """The next_cursor of the window before: the matches already shown are skipped."""
 
 
@@ -98,29 +91,20 @@ class SearchContents(Request):
     """Lines of text files that hold `pattern` (a literal, or a regex), in files `glob` matches."""
 
     TOOL: ClassVar[str] = "ck3_search"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("pattern", "the text to find", required=True),
-        flag("regex", "pattern is an RE2 regex, no lookaround (false)"),
-        text("glob", "only in files it matches"),
-        *_SCOPE,
-        number("limit", "lines (200)", high=LIMIT_CAP),
-        number("max_files", "files read (20000)", high=200_000),
-        number("max_bytes", "bytes read", high=2**31),
-        number("max_seconds", "time budget in seconds (2)", high=MAX_SECONDS),
-        text("cursor", "next_cursor of the search before"),
-    )
-    pattern: str
-    regex: bool = False
-    ignore_case: bool = False
-    glob: str | None = None
-    path: str | None = None
-    include_ignored: bool = False
-    max_files: int = 20_000
-    limit: int | None = None
+    pattern: str = given(text("pattern", "the text to find", required=True))
+    regex: bool = given(flag("regex", "pattern is an RE2 regex, no lookaround (false)"), default=False)
+    ignore_case: bool = given(_CASE, default=False)
+    glob: str | None = given(text("glob", "only in files it matches"), default=None)
+    path: str | None = given(_PATH, default=None)
+    include_ignored: bool = given(_IGNORED, default=False)
+    max_files: int = given(number("max_files", "files read (20000)", high=200_000), default=20_000)
+    limit: int | None = given(number("limit", "lines (200)", high=LIMIT_CAP), default=None)
     """The most lines; None: HITS_LIMIT, and only what fits the reply budget."""
-    max_bytes: int = 256 * 1024 * 1024
-    max_seconds: int = SECONDS
-    cursor: str | None = None
+    max_bytes: int = given(number("max_bytes", "bytes read", high=2**31), default=256 * 1024 * 1024)
+    max_seconds: int = given(
+        number("max_seconds", "time budget in seconds (2)", high=MAX_SECONDS), default=SECONDS
+    )
+    cursor: str | None = given(_CURSOR, default=None)
     """The next_cursor of the window before: the lines already shown are skipped."""
 
 

@@ -23,7 +23,7 @@ from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg, contract_id, number, objects, optional, record, text, texts
+from domain.use_cases.arguments import contract_id, given, number, objects, optional, record, text, texts
 from domain.use_cases.request import Args, Request
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
@@ -48,14 +48,11 @@ class DeclareNst(Request):
     """Symbols (name, and optionally the address of the file it is in) intended as new, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        objects("symbols", "the symbols intended as new", SYMBOL, required=True),
-        text("reason", "why", required=True),
-        contract_id(),
+    symbols: tuple[tuple[str, str | None], ...] = given(
+        objects("symbols", "the symbols intended as new", SYMBOL, required=True)
     )
-    symbols: tuple[tuple[str, str | None], ...]
-    reason: str
-    contract_id: str | None = None
+    reason: str = given(text("reason", "why", required=True))
+    contract_id: str | None = given(contract_id(), default=None)
 
     @classmethod
     def build(cls, args: Args) -> Self:
@@ -68,18 +65,13 @@ class ProposeLxe(Request):
     """An exception from lint rules for paths, up to a number of violations, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        texts("rules", "rule codes, e.g. F401, CK3-BOM", required=True),
-        texts("paths", "addresses in the contract's root", required=True),
-        number("max_violations", "at most this many", high=MAX_VIOLATIONS, required=True),
-        text("reason", "why", required=True),
-        contract_id(),
+    rules: tuple[str, ...] = given(texts("rules", "rule codes, e.g. F401, CK3-BOM", required=True))
+    paths: tuple[str, ...] = given(texts("paths", "addresses in the contract's root", required=True))
+    max_violations: int = given(
+        number("max_violations", "at most this many", high=MAX_VIOLATIONS, required=True)
     )
-    rules: tuple[str, ...]
-    paths: tuple[str, ...]
-    max_violations: int
-    reason: str
-    contract_id: str | None = None
+    reason: str = given(text("reason", "why", required=True))
+    contract_id: str | None = given(contract_id(), default=None)
 
     @classmethod
     def build(cls, args: Args) -> Self:
@@ -92,14 +84,11 @@ class DeclareRemoval(Request):
     """Keys (name, kind, the address of the file they leave) the work removes on purpose, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        objects("symbols", None, SYMBOL, required=True),
-        text("reason", None, required=True),
-        contract_id(),
+    symbols: tuple[tuple[str, str | None, str | None], ...] = given(
+        objects("symbols", None, SYMBOL, required=True)
     )
-    symbols: tuple[tuple[str, str | None, str | None], ...]
-    reason: str
-    contract_id: str | None = None
+    reason: str = given(text("reason", None, required=True))
+    contract_id: str | None = given(contract_id(), default=None)
 
     @classmethod
     def build(cls, args: Args) -> Self:
@@ -110,8 +99,7 @@ class DeclareRemoval(Request):
 @frozen
 class ListTokens(Request):
     TOOL: ClassVar[str] = "ck3_token"
-    ARGS: ClassVar[tuple[Arg, ...]] = (contract_id(),)
-    contract_id: str | None = None
+    contract_id: str | None = given(contract_id(), default=None)
 
 
 def declare_nst(session: Session, services: Services, request: DeclareNst) -> Reply:

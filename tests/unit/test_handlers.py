@@ -27,3 +27,19 @@ def test_every_request_class_is_the_request_of_exactly_one_command():
     kinds = [row.kind for rows in COMMANDS.values() for row in rows.values()]
 
     assert len(kinds) == len(set(kinds)) == len(_subclasses(requests.Request))
+
+
+def test_an_argument_is_declared_once_with_the_field_that_holds_it_unless_the_request_builds_itself():
+    from attrs import fields_dict
+
+    from domain.use_cases.arguments import DECLARES
+
+    twice = [
+        f"{kind.__name__}.{arg.name}"
+        for kind in _subclasses(requests.Request)
+        if "build" not in vars(kind)
+        for arg in kind.ARGS
+        if fields_dict(kind)[arg.name].metadata.get(DECLARES) is not arg
+    ]
+
+    assert twice == []
