@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from domain.leaks import LeakGate
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.use_cases.commands import Command
 from domain.use_cases.request import Request
 from domain.use_cases.screening import host_named
@@ -60,7 +61,10 @@ def admitted(
     ]
     if problems:
         return _invalid(problems)
-    return row.kind.build(given)
+    try:
+        return row.kind.build(given)
+    except Refused as refused:
+        return refused.reply
 
 
 def unknown_command(commands: Sequence[str]) -> Reply:

@@ -16,6 +16,7 @@ from domain.policy import approvals
 from domain.policy.enforcement import busy, pace
 from domain.policy.pacing import Rates, buckets
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session, mode_required
 from domain.use_cases.admission import admitted, unknown_command
@@ -126,7 +127,10 @@ class Core:
             refusal = mode_required(session, request.TOOL)
             if refusal is not None:
                 return refusal
-        return self.handlers[type(request)](session, services, request)
+        try:
+            return self.handlers[type(request)](session, services, request)
+        except Refused as refused:  # the one place a refusal becomes the reply
+            return refused.reply
 
     def _pace(self, session: Session, request: Request) -> Reply | None:
         """Count `request` against the session's rate limit: None when it may go on, else the refusal."""

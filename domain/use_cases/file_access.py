@@ -20,6 +20,7 @@ from domain.failures import port_failure
 from domain.policy.enforcement import enforce
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import arguments as wire
@@ -95,14 +96,12 @@ class Edit(Request):
     diff_offset: int = 0
 
     @classmethod
-    def build(cls, args: Args) -> Self | Reply:
+    def build(cls, args: Args) -> Self:
         """One replacement (`old_string`, `new_string`) or several (`edits`), never both."""
         single = "old_string" in args or "new_string" in args
         if single == ("edits" in args) or (single and not {"old_string", "new_string"} <= args.keys()):
             problem = "give old_string and new_string, or edits, not both"
-            return ReplyBuilder().invalid(
-                "MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]}
-            )
+            raise Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
         edits = [args] if single else args["edits"]
         replacements = tuple(Replacement(e["old_string"], e["new_string"]) for e in edits)
         dry_run, diff_offset = args.get("dry_run", False), args.get("diff_offset", 0)

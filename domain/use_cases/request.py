@@ -41,9 +41,10 @@ class Request:
             )
 
     @classmethod
-    def build(cls, args: "Args") -> Self | Reply:
+    def build(cls, args: "Args") -> Self:
         """The request made from `args`, each field from the argument of its name (one not given takes the
-        field's default, or None). A request whose fields are not its arguments says how it is built."""
+        field's default, or None). A request whose fields are not its arguments says how it is built; one
+        whose arguments do not go together raises Refused."""
         given = {f.name: args.get(f.name) for f in fields(cls) if f.name in args or f.default is NOTHING}
         return cls(**given)
 
