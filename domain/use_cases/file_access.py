@@ -17,7 +17,7 @@ from domain.contracts.lifecycle import active_contract
 from domain.edits import SHAPE as EDIT
 from domain.edits import Matched, Missed, Replacement, apply, diff_lines, nearest
 from domain.failures import port_failure
-from domain.policy.enforcement import enforce
+from domain.policy.enforcement import permit
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.refusal import Refused
@@ -126,8 +126,6 @@ def read(session: Session, services: Services, request: Read) -> Reply:
             "MCP-VAL-I-001", {"errors": [{"field": "offset", "problem": "give offset/limit, head or tail"}]}
         )
     opened = _file(session, request.path, "read", must_exist=True)
-    if isinstance(opened, Reply):
-        return opened
     text = load(session.world, opened, FILE_LIMIT)
     if isinstance(text, Reply):
         return text
@@ -188,14 +186,10 @@ def write(session: Session, services: Services, request: Write) -> Reply:
     if len(data) > WRITE_LIMIT:
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     opened = governed(session, services, request.path, "write", Operation.WRITE, must_exist=False)
-    if isinstance(opened, Reply):
-        return opened
     created = opened.kind is None
     if request.create_only and not created:
         return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": opened.address})
     before = current(session.world, opened, request.expected_sha256, read=request.dry_run, replacing=True)
-    if isinstance(before, Reply):
-        return before
     existing = None if created else UNREAD
     return _land(
         (session, services),
@@ -218,17 +212,9 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
         problem = f"at most {MAX_EDITS} replacements, {WRITE_LIMIT} characters of text in all"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
     opened = governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
-    if isinstance(opened, Reply):
-        return opened
     text = current(session.world, opened, request.expected_sha256, read=True)
-    if (
-        isinstance(text, Reply) or len(text or "") > WRITE_LIMIT
-    ):  # a file too large to write back: not scanned
-        return (
-            text
-            if isinstance(text, Reply)
-            else ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
-        )
+    if len(text or "") > WRITE_LIMIT:  # a file too large to write back: not scanned
+        return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     edited = _edited(opened, text or "", request.replacements)
     if isinstance(edited, Reply):
         return edited
@@ -305,11 +291,7 @@ def _edited(
 def delete(session: Session, services: Services, request: Delete) -> Reply:
     """Remove a file."""
     opened = governed(session, services, request.path, "delete", Operation.DELETE, must_exist=True)
-    if isinstance(opened, Reply):
-        return opened
-    before = current(session.world, opened, request.expected_sha256, read=False)
-    if isinstance(before, Reply):
-        return before
+    current(session.world, opened, request.expected_sha256, read=False)
     existing = journal_before(session.world, opened)
     try:
         entry = journal.begin(session, services, opened, "delete", before=existing, after=None)
@@ -361,16 +343,15 @@ def _rest_of_diff(after: int | None, passed: int | None) -> str | None:
     return said + f"More of the diff follows: repeat the call with diff_offset={after}."
 
 
-def _file(session: Session, path: str | None, command: str, *, must_exist: bool) -> VisibilityRef | Reply:
-    reply, ref = session.world.resolve(path, session.home, must_exist=must_exist)
-    if ref is None:
-        return reply
+def _file(session: Session, path: str | None, command: str, *, must_exist: bool) -> VisibilityRef:
+    """The ref of the file `path` names (absent, unless `must_exist`); raises Refused for anything else."""
+    ref = session.world.ref(path, session.home, must_exist=must_exist)
     if ref.kind == "symlink":
-        return ReplyBuilder().invalid("WA-RES-I-012", {"address": ref.address})
+        raise Refused.invalid("WA-RES-I-012", {"address": ref.address})
     if ref.kind == "special":
-        return ReplyBuilder().invalid("WA-RES-I-013", {"address": ref.address})
+        raise Refused.invalid("WA-RES-I-013", {"address": ref.address})
     if ref.kind == "dir" or ref.address.endswith(":/"):
-        return ReplyBuilder().invalid("WA-RES-I-017", {"address": ref.address, "command": command})
+        raise Refused.invalid("WA-RES-I-017", {"address": ref.address, "command": command})
     return ref
 
 
@@ -382,17 +363,15 @@ def governed(  # noqa: PLR0913 - the call, the target and how it must stand
     operation: Operation,
     *,
     must_exist: bool,
-) -> VisibilityRef | Reply:
-    """Resolve, then enforce: the ref to execute through, or the first terminal reply."""
+) -> VisibilityRef:
+    """Resolve, then enforce: the ref to execute through; raises Refused with the first refusal."""
     opened = _file(session, path, command, must_exist=must_exist)
-    if isinstance(opened, Reply):
-        return opened
     contract = active_contract(session, services)
     kind = "delete" if operation is Operation.DELETE else "add" if opened.kind is None else "modify"
     local = tuple(mod.name for mod in session.world.view.mods if mod.root is RootCategory.ROOT_USER_DOCS)
     target = session.world.target(opened)
-    decision = enforce(session.mode, operation, target, contract, edit_kind=kind, copy_into=local)
-    return decision if decision.terminal else opened
+    permit(session.mode, operation, target, contract, edit_kind=kind, copy_into=local)
+    return opened
 
 
 def store(  # noqa: PLR0913 - the call, its result, and what to say of it

@@ -70,8 +70,6 @@ def _copy(session: Session, services: Services, log: VisibilityRef, target: str)
     except PortError as exc:
         return port_failure(exc, log.address)
     opened = file_access.governed(session, services, target, "write", Operation.WRITE, must_exist=False)
-    if isinstance(opened, Reply):
-        return opened
     return file_access.store(
         (session, services), opened, (None, data), created=True, notes=[], exclusive=True
     )

@@ -40,8 +40,6 @@ def override(session: Session, services: Services, request: Override) -> Reply:
     relative, data = source
     copy = canonical(request.name, relative, mod=True)
     opened = file_access.governed(session, services, copy, "write", Operation.WRITE, must_exist=False)
-    if isinstance(opened, Reply):
-        return opened
     if opened.kind is not None:
         return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": opened.address})
     return file_access.store(
