@@ -28,6 +28,7 @@ from domain.matches import hits, is_text
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.arguments import flag, given, number, text
@@ -111,11 +112,7 @@ class SearchContents(Request):
 def names(session: Session, services: Services, request: SearchNames) -> Reply:
     """Canonical addresses (and kinds) of the visible entries whose path matches the glob."""
     glob = _glob(request.glob, ignore_case=request.ignore_case)
-    if isinstance(glob, Reply):
-        return glob
     bases = _bases(session, request.path, request.cursor)
-    if isinstance(bases, Reply):
-        return bases
     matches: list[FrozenMap] = []
     scanned = [0]
     # a glob of a name alone lets the walk leave out a folder's other files at once (it counts them)
@@ -297,14 +294,8 @@ class _ContentSearch:
 def contents(session: Session, services: Services, request: SearchContents) -> Reply:
     """Each line (address, line number, column, the line's text) holding the pattern, file by file."""
     matcher = _matcher(services, request)
-    if isinstance(matcher, Reply):
-        return matcher
     glob = _glob(request.glob, ignore_case=request.ignore_case) if request.glob is not None else None
-    if isinstance(glob, Reply):
-        return glob
     bases = _bases(session, request.path, request.cursor)
-    if isinstance(bases, Reply):
-        return bases
     kinds = ("files", "files_matched", "bytes", "binary", "large", "unreadable")
     over = _budget(services, request.max_seconds)
     run = _ContentSearch(session, request, matcher, over, [], dict.fromkeys(kinds, 0))
@@ -367,38 +358,36 @@ def _budget(services: Services, seconds: int) -> Callable[[], bool]:
     return lambda: clock.now() >= deadline
 
 
-def _matcher(services: Services, request: SearchContents) -> Matcher | Reply:
+def _matcher(services: Services, request: SearchContents) -> Matcher:
     if not request.pattern or len(request.pattern) > MAX_PATTERN:
-        return _invalid("pattern", f"1 to {MAX_PATTERN} characters")
+        raise _refused("pattern", f"1 to {MAX_PATTERN} characters")
     if not 1 <= request.max_seconds <= MAX_SECONDS:
-        return _invalid("max_seconds", f"from 1 to {MAX_SECONDS}")
+        raise _refused("max_seconds", f"from 1 to {MAX_SECONDS}")
     patterns = services.patterns
     try:
         return patterns.compile(request.pattern, literal=not request.regex, ignore_case=request.ignore_case)
     except PatternRefused as exc:
-        return _invalid("pattern", f"not accepted in {patterns.syntax} syntax: {exc}")
+        raise _refused("pattern", f"not accepted in {patterns.syntax} syntax: {exc}") from None
 
 
-def _glob(pattern: str, *, ignore_case: bool) -> Glob | Reply:
+def _glob(pattern: str, *, ignore_case: bool) -> Glob:
     try:
         return compile_glob(pattern, ignore_case=ignore_case)
     except ValueError as exc:
-        return _invalid("glob", str(exc))
+        raise _refused("glob", str(exc)) from None
 
 
-def _bases(session: Session, under: str | None, cursor: str | None) -> list[VisibilityRef] | Reply:
-    """The folders to walk: the one `under` names (the call's `path`), or every place of the world; an
-    Invalid for a cursor no window gave."""
+def _bases(session: Session, under: str | None, cursor: str | None) -> list[VisibilityRef]:
+    """The folders to walk: the one `under` names (the call's `path`), or every place of the world; raises
+    Refused for a cursor no window gave, or a `path` that is no visible folder."""
     if budget.position(cursor) is None:
-        return _invalid("cursor", "must be the next_cursor of the same search before")
+        raise _refused("cursor", "must be the next_cursor of the same search before")
     world = session.world
     if under is not None:
-        reply, ref = world.resolve(under, session.home)
-        if ref is None:
-            return reply
-        if ref.kind != "dir":
-            return ReplyBuilder().invalid("WA-RES-I-014", {"address": ref.address})
-        return [ref]
+        folder = world.ref(under, session.home)
+        if folder.kind != "dir":
+            raise Refused.invalid("WA-RES-I-014", {"address": folder.address})
+        return [folder]
     bases: list[VisibilityRef] = []
     for address in world.places():
         _, ref = world.resolve(address, session.home)
@@ -411,5 +400,5 @@ def _skip(session: Session, services: Services, base: VisibilityRef, include_ign
     return skip_for(session, services, base, include_ignored=include_ignored)
 
 
-def _invalid(name: str, problem: str) -> Reply:
-    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})
+def _refused(name: str, problem: str) -> Refused:
+    return Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})
