@@ -22,6 +22,7 @@ from domain.failures import history_failure, port_failure
 from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.arguments import given, number, text, texts
@@ -98,8 +99,6 @@ def status(session: Session, services: Services, request: GitStatus) -> Reply:
         problem = "cursor is the next_cursor of an earlier status"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "cursor", "problem": problem}]})
     repo = _repository(session, services, request.path)
-    if isinstance(repo, Reply):
-        return repo
     try:
         head = services.history.head(repo.root, repo.folder)
         changes = services.history.changes_since(repo.root, head, repo.folder) if head else []
@@ -149,8 +148,6 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
 def log(session: Session, services: Services, request: GitLog) -> Reply:
     """The newest commits of the repository holding a visible address."""
     repo = _repository(session, services, request.path)
-    if isinstance(repo, Reply):
-        return repo
     try:
         if services.history.head(repo.root, repo.folder) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.path})
@@ -238,8 +235,6 @@ def _governed_contents(
     staged: list[tuple[VisibilityRef, bytes | None]] = []
     for ref in refs:
         content = _content(session, ref)
-        if isinstance(content, Reply):
-            return content
         staged.append((ref, content))
     return staged
 
@@ -258,18 +253,19 @@ def _kind_since_head(services: Services, root: str, parts: tuple[str, ...], *, e
     return "modify" if known else "add"
 
 
-def _content(session: Session, ref: VisibilityRef) -> bytes | Reply | None:
-    """What `add` stages for a ref: the file's bytes read by the file rules, None for a deleted file."""
+def _content(session: Session, ref: VisibilityRef) -> bytes | None:
+    """What `add` stages for a ref: the file's bytes read by the file rules, None for a deleted file;
+    raises Refused for what is no file or cannot be read."""
     if ref.kind is None:
         return None
     if ref.kind != "file":
-        return _not_a_file(ref, "add")
+        raise Refused(_not_a_file(ref, "add"))
     try:
         return session.world.read_file(ref, READ_LIMIT)
     except TooLarge:
-        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": READ_LIMIT})
+        raise Refused.invalid("WA-READ-I-002", {"address": ref.address, "limit": READ_LIMIT}) from None
     except PortError as exc:
-        return port_failure(exc, ref.address)
+        raise Refused(port_failure(exc, ref.address)) from None
 
 
 def _not_a_file(ref: VisibilityRef, command: str) -> Reply:
@@ -286,11 +282,7 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
     if problem is not None:
         return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": problem})
     repo = _repository(session, services, request.path)
-    if isinstance(repo, Reply):
-        return repo
     staged = _staged(services, repo)
-    if isinstance(staged, Reply):
-        return staged
     contract = active_contract(session, services)
     refusal = _governed(session, repo.root, staged, contract)
     if refusal is not None:
@@ -326,42 +318,43 @@ def _message_problem(services: Services, message: str) -> str | None:
     return None
 
 
-def _repository(session: Session, services: Services, text: str) -> Repository | Reply:
-    """The repository a root name or a visible address lies in."""
+def _repository(session: Session, services: Services, text: str) -> Repository:
+    """The repository a root name or a visible address lies in; raises Refused when there is none."""
     roots = {r.value for r in session.world.view.roots}
     folder: tuple[str, ...] = ()
     if text in roots:
         root = text
     elif text.startswith("ROOT_") and ":" not in text:  # meant as a root name, and none is configured so
-        return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(roots)})
+        raise Refused.invalid("WA-RES-I-009", {"roots": sorted(roots)})
     else:
-        reply, ref = session.world.resolve(text, session.home)
-        if ref is None:
-            return reply
+        ref = session.world.ref(text, session.home)
         target = session.world.target(ref)
         root, folder = target.root.value, target.parts if ref.kind == "dir" else target.parts[:-1]
     try:
         top = services.history.repository(root, folder)
     except PortError:
-        return history_failure(root)
+        raise Refused(history_failure(root)) from None
     if top is None:
-        return ReplyBuilder().invalid("WA-RES-I-018", {"root": text})
+        raise Refused.invalid("WA-RES-I-018", {"root": text})
     return Repository(root, top)
 
 
-def _staged(services: Services, repo: Repository) -> list[Change] | Reply:
-    """What the index holds beyond HEAD, or why it cannot be committed here."""
+def _staged(services: Services, repo: Repository) -> list[Change]:
+    """What the index holds beyond HEAD; raises Refused saying why it cannot be committed here."""
     try:
-        if services.history.head(repo.root, repo.folder) is None:
-            return ReplyBuilder().invalid("WA-RES-I-018", {"root": repo.root})
-        staging = services.history.staged(repo.root, repo.folder)
+        head = services.history.head(repo.root, repo.folder)
+        staging = services.history.staged(repo.root, repo.folder) if head is not None else None
     except PortError:
-        return history_failure(repo.root)
+        raise Refused(history_failure(repo.root)) from None
+    if staging is None:
+        raise Refused.invalid("WA-RES-I-018", {"root": repo.root})
     if staging.elsewhere:  # a commit takes the whole index: never the operator's work outside the root
-        return ReplyBuilder().invalid(
+        raise Refused.invalid(
             "WA-WRITE-I-005", {"problem": "files outside the root are staged in its repository"}
         )
-    return staging.changes or ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
+    if not staging.changes:
+        raise Refused.invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
+    return staging.changes
 
 
 def _governed(
