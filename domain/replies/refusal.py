@@ -7,7 +7,6 @@ a Reply.
 """
 
 from collections.abc import Mapping
-from typing import NoReturn
 
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
@@ -24,7 +23,10 @@ class Refused(Exception):
         super().__init__(reply.code)
         object.__setattr__(self, "reply", reply)
 
-    def __setattr__(self, name: str, value: object) -> NoReturn:
+    def __setattr__(self, name: str, value: object) -> None:
+        if name.startswith("__"):  # the interpreter's own (traceback, cause, context, notes), as it raises
+            super().__setattr__(name, value)
+            return
         raise AttributeError(f"a refusal is frozen: {name} cannot be set")
 
     @classmethod

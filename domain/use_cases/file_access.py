@@ -127,8 +127,6 @@ def read(session: Session, services: Services, request: Read) -> Reply:
         )
     opened = _file(session, request.path, "read", must_exist=True)
     text = load(session.world, opened, FILE_LIMIT)
-    if isinstance(text, Reply):
-        return text
     lines = text.splitlines(keepends=True)
     first, last = _window(len(lines), request)
     shown, cut = _bounded(lines[first:last])
@@ -215,11 +213,8 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
     text = current(session.world, opened, request.expected_sha256, read=True)
     if len(text or "") > WRITE_LIMIT:  # a file too large to write back: not scanned
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
-    edited = _edited(opened, text or "", request.replacements)
-    if isinstance(edited, Reply):
-        return edited
+    data, matched = _edited(opened, text or "", request.replacements)
     existing = (text or "").encode("utf-8", "surrogatepass")
-    data, matched = edited
     return _land(
         (session, services),
         opened,
@@ -273,18 +268,20 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
 
 def _edited(
     ref: VisibilityRef, text: str, replacements: tuple[Replacement, ...]
-) -> tuple[bytes, list[Matched]] | Reply:
+) -> tuple[bytes, list[Matched]]:
+    """The file's new bytes and how each replacement matched; raises Refused when one does not match or
+    the result is too large to write."""
     applied = apply(text, replacements)
     if isinstance(applied, Missed):
         missed: dict[str, object] = {"address": ref.address, "count": applied.count, "edit": applied.edit}
         close = nearest(text, replacements[applied.edit - 1].old) if applied.count == 0 else None
         if close is not None:  # the old text is not there: show what is most like it, and where
             missed["nearest"] = {"line": close[0], "text": close[1]}
-        return ReplyBuilder().invalid("WA-WRITE-I-002", missed)
+        raise Refused.invalid("WA-WRITE-I-002", missed)
     after, matched = applied
     data = after.encode("utf-8", "surrogatepass")
     if len(data) > WRITE_LIMIT:
-        return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
+        raise Refused.invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     return data, matched
 
 

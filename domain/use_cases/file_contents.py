@@ -90,16 +90,18 @@ def file_bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | Reply:
         return port_failure(exc, ref.address)
 
 
-def load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> str | Reply:
+def load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> str:
+    """The file's text, up to `limit` bytes; raises Refused for a larger file, one that cannot be read, or
+    one that is no text."""
     try:
         data = world.read_file(ref, limit)
     except TooLarge:
-        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": limit})
+        raise Refused.invalid("WA-READ-I-002", {"address": ref.address, "limit": limit}) from None
     except PortError as exc:
-        return port_failure(exc, ref.address)
+        raise Refused(port_failure(exc, ref.address)) from None
     text = text_of(data)
     if text is None:
-        return ReplyBuilder().invalid("WA-READ-I-001", {"address": ref.address})
+        raise Refused.invalid("WA-READ-I-001", {"address": ref.address})
     return text
 
 

@@ -38,3 +38,12 @@ def test_a_refusal_cannot_be_changed_once_made():
         refused.reply = ReplyBuilder().invalid("WA-RES-I-001", {"address": "ROOT_REPO:/"})
     with pytest.raises(TypeError):
         refused.data["address"] = "ROOT_REPO:/"  # type: ignore[index]
+
+
+def test_a_refusal_keeps_what_the_interpreter_sets_on_a_raised_exception():
+    refused = Refused.invalid("WA-RES-I-001", {"address": "ROOT_REPO:/gone"})
+
+    refused.__traceback__ = None
+    refused.add_note("raised in a handler")
+
+    assert refused.__notes__ == ["raised in a handler"]
