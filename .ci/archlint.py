@@ -57,6 +57,7 @@ ORACLE = re.compile(r"^(can_\w+|is_\w*(allow|writ|edit|permit|deni|deny)\w*)$")
 CODE = re.compile(r"^(WA|EN|CT|MCP)-[A-Z]+-[SIDE]-\d{3}$")
 ENFORCEMENT_MODULE = "enforcement.py"
 REGISTRY_MODULE = "registry.py"  # where codes are declared, not used
+REGISTRY_PARTS = "_codes.py"  # domain/replies/<area>_codes.py: the registry's codes, one area a file
 
 
 class Finding:
@@ -127,6 +128,12 @@ def _check_builder(path: Path, node: ast.AST, builders: set[str]) -> Iterator[Fi
         yield Finding(path, node, "deny-outside-en", "denied(...) outside enforcement")
 
 
+def _declares_codes(path: Path) -> bool:
+    return path.name == REGISTRY_MODULE or (
+        path.parent.name == "replies" and path.name.endswith(REGISTRY_PARTS)
+    )
+
+
 def _check_constant(path: Path, node: ast.Constant) -> Iterator[Finding]:
     value = node.value
     if not isinstance(value, str):
@@ -137,7 +144,7 @@ def _check_constant(path: Path, node: ast.Constant) -> Iterator[Finding]:
         layer, _, kind, _ = value.split("-")
         if layer == "EN" and kind == "I":
             yield Finding(path, node, "invalid-from-en", value)
-        if kind == "D" and path.name not in {ENFORCEMENT_MODULE, REGISTRY_MODULE}:
+        if kind == "D" and not _declares_codes(path) and path.name != ENFORCEMENT_MODULE:
             yield Finding(path, node, "deny-outside-en", value)
         if value not in REGISTRY:
             yield Finding(path, node, "unregistered-code", value)

@@ -14,7 +14,7 @@ from fastmcp.server.auth import AuthProvider
 from adapters.after_reply import AfterReply
 from adapters.call_facts import ServerCalls
 from adapters.elicitation import Elicitor
-from adapters.mcp_dispatch import Dispatcher, HumanLoop, Routes
+from adapters.mcp_dispatch import Dispatcher, HumanLoop
 from adapters.mcp_tools import (
     MUTATION_TOOLS,
     READ_TOOLS,
@@ -25,7 +25,6 @@ from adapters.mcp_tools import (
     add_token_tool,
 )
 from adapters.reply_middleware import ReplyMiddleware
-from adapters.tool_routes import ROUTES
 from domain.leaks import LeakGate
 from domain.use_cases.core import Core
 
@@ -42,7 +41,6 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
     core: Core,
     gate: LeakGate,
     *,
-    routes: Routes = ROUTES,
     version: str = "0",
     auth: AuthProvider | None = None,
     read_only: bool = False,
@@ -68,7 +66,7 @@ def build_server(  # noqa: PLR0913 - the core, its gate, and how the server is o
         on_duplicate="error",
     )
     server.add_middleware(middleware)
-    dispatcher = Dispatcher(core, routes, one_client=one_client, session_idle_seconds=session_idle_seconds)
+    dispatcher = Dispatcher(core, one_client=one_client, session_idle_seconds=session_idle_seconds)
     loop = HumanLoop(
         dispatcher, Elicitor(lambda approval_id, approve: core.decide_approval(approval_id, approve=approve))
     )

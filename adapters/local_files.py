@@ -8,10 +8,9 @@ time with O_NOFOLLOW. When openat2 refuses for any reason but a missing folder, 
 so a link, a file on the way or a failure is reported exactly as the walk reports it. On a root whose
 filesystem ignores case (probed when it is pinned, adapters.local_spelling), `kind`, `write` and `delete`
 also hold each existing segment to the spelling its folder lists. Host paths live only inside this module
-and its helpers (local_walks, local_writes, local_spelling, local_survey, openat2).
+and its helpers (local_segments, local_walks, local_writes, local_spelling, local_survey, openat2).
 """
 
-import errno
 import os
 import stat
 import time
@@ -19,17 +18,15 @@ from collections.abc import Callable, Collection, Generator, Iterator, Mapping
 from contextlib import suppress
 from pathlib import Path
 
-from adapters import local_spelling, local_survey, openat2
+from adapters import local_segments, local_spelling, local_survey, openat2
 from adapters.local_walks import DIR_FLAGS, entries_of, kind_of, walk, walk_all
 from adapters.local_writes import replace_atomically, sweep
 from ports.errors import (
     LinkRefused,
     Misspelled,
-    NotADirectory,
     NotFound,
     PortError,
     SpecialFile,
-    TooLarge,
     Unavailable,
 )
 from ports.files import Entry, Files, FolderSift, Kind, Location, Part, Sift, Stat, SurveyRow, below
@@ -106,7 +103,7 @@ class LocalFiles(Files):
                 raise NotFound("no such entry")
             return found
         with self._parent(location) as parent:
-            return kind_of(_lstat(location.parts[-1], parent))
+            return kind_of(local_segments.lstat(location.parts[-1], parent))
 
     def list_dir(self, location: Location, named: Callable[[str], bool] | None = None) -> list[Entry]:
         with self._dir(location) as fd:
@@ -120,13 +117,13 @@ class LocalFiles(Files):
         if not location.parts:
             raise SpecialFile("a root is not a file")
         with self._parent(location) as parent:
-            return _read_in(parent, location.parts[-1], limit)
+            return local_segments.read_in(parent, location.parts[-1], limit)
 
     def read_part(self, location: Location, offset: int, size: int) -> Part:
         if not location.parts:
             raise SpecialFile("a root is not a file")
         with self._parent(location) as parent:
-            fd = _open_file(location.parts[-1], parent)
+            fd = local_segments.open_file(location.parts[-1], parent)
             try:
                 info = os.fstat(fd)
                 if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
@@ -143,7 +140,7 @@ class LocalFiles(Files):
         with self._dir(folder) as parent:
             for name in names:
                 try:
-                    found.append(_read_in(parent, name, limit))
+                    found.append(local_segments.read_in(parent, name, limit))
                 except PortError as exc:
                     found.append(exc)
         return found
@@ -155,7 +152,7 @@ class LocalFiles(Files):
             _spelled_kind(self._root(location.root).fd, location.parts)
         with self._dir(Location(location.root, location.parts[:-1]), create=True) as parent:
             name = location.parts[-1]
-            mode = _replaceable_mode(name, parent)
+            mode = local_segments.replaceable_mode(name, parent)
             replace_atomically(parent, name, data, mode, exclusive=exclusive)
 
     def delete(self, location: Location) -> None:
@@ -165,7 +162,7 @@ class LocalFiles(Files):
             _spelled_kind(self._root(location.root).fd, location.parts)
         with self._parent(location) as parent:
             name = location.parts[-1]
-            kind = kind_of(_lstat(name, parent))
+            kind = kind_of(local_segments.lstat(name, parent))
             if kind == "symlink":
                 raise LinkRefused("the target is a symbolic link")
             if kind != "file":
@@ -251,7 +248,7 @@ class LocalFiles(Files):
         with O_NOFOLLOW, which can neither cross a link nor leave `top`: openat2 pays from two on)."""
         if len(parts) > 1 and self._beneath is not None:
             for name in parts:
-                _check_segment(name)
+                local_segments.check_segment(name)
             try:
                 return self._beneath(top, "/".join(parts), DIR_FLAGS)
             except FileNotFoundError as exc:
@@ -261,7 +258,7 @@ class LocalFiles(Files):
                     raise NotFound("no such folder") from exc
             except OSError:
                 pass  # a link, a file, an escape, a race or a failure on the way: the walk says which
-        return _walk_below(top, parts, create=create)
+        return local_segments.walk_below(top, parts, create=create)
 
 
 def _spelled_kind(top: int, parts: tuple[str, ...]) -> Kind | None:
@@ -272,7 +269,7 @@ def _spelled_kind(top: int, parts: tuple[str, ...]) -> Kind | None:
     try:
         for name in parts[:-1]:
             try:
-                child = _open_dir(name, fd)
+                child = local_segments.open_dir(name, fd)
             except NotFound:
                 return _unless_misspelled(parts, spelled, None)
             parent, fd = fd, child  # from here the child is closed below, whatever happens
@@ -291,7 +288,7 @@ def _spelled_kind(top: int, parts: tuple[str, ...]) -> Kind | None:
 def _spelled_leaf(folder: int, name: str, spelled: list[str | None]) -> Kind | None:
     """What stands at `name` in the open `folder` (None: nothing), its spelling added to `spelled`."""
     try:
-        found = kind_of(_lstat(name, folder))
+        found = kind_of(local_segments.lstat(name, folder))
     except NotFound:
         return None
     spelled.append(local_spelling.spelled_in(folder, name))
@@ -305,119 +302,3 @@ def _unless_misspelled(parts: tuple[str, ...], spelled: list[str | None], found:
     if None in spelled:
         raise Misspelled(None)
     raise Misspelled(tuple(name for name in spelled if name is not None) + parts[len(spelled) :])
-
-
-def _walk_below(top: int, parts: tuple[str, ...], *, create: bool) -> int:
-    """The folder `parts` below the open folder `top`, one segment at a time, as a new descriptor."""
-    fd = top
-    try:
-        for name in parts:
-            if create:
-                _make_dir(name, fd)
-            child = _open_dir(name, fd)
-            if fd != top:
-                os.close(fd)
-            fd = child
-    except BaseException:
-        if fd != top:
-            os.close(fd)
-        raise
-    return os.dup(top) if fd == top else fd
-
-
-def _open_dir(name: str, parent: int) -> int:
-    _check_segment(name)
-    try:
-        return os.open(name, DIR_FLAGS, dir_fd=parent)
-    except OSError as exc:
-        if exc.errno == errno.ENOENT:
-            raise NotFound("no such folder") from exc
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            kind = kind_of(_lstat(name, parent))
-            if kind == "symlink":
-                raise LinkRefused("a symbolic link stands on the way") from exc
-            raise NotADirectory("not a folder") from exc
-        raise Unavailable("a folder cannot be opened") from exc
-
-
-def _make_dir(name: str, parent: int) -> None:
-    _check_segment(name)
-    try:
-        os.mkdir(name, 0o755, dir_fd=parent)
-    except FileExistsError:
-        pass  # whatever stands there is checked when it is opened with O_NOFOLLOW
-    except OSError as exc:
-        raise Unavailable("a folder cannot be created") from exc
-
-
-def _replaceable_mode(name: str, parent: int) -> int:
-    """The permission bits the new file gets: those of the file it replaces, else 0o644."""
-    try:
-        info = _lstat(name, parent)
-    except NotFound:
-        return 0o644
-    if stat.S_ISLNK(info.st_mode):
-        raise LinkRefused("the target is a symbolic link")
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
-        raise SpecialFile("not a regular file with a single link")
-    return stat.S_IMODE(info.st_mode)
-
-
-def _open_file(name: str, parent: int) -> int:
-    _check_segment(name)
-    try:
-        # O_NONBLOCK: opening a FIFO must not hang; fstat then refuses it.
-        return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
-    except OSError as exc:
-        if exc.errno == errno.ENOENT:
-            raise NotFound("no such file") from exc
-        if exc.errno == errno.ELOOP:
-            raise LinkRefused("the target is a symbolic link") from exc
-        if exc.errno in (errno.ENXIO, errno.ENODEV):
-            raise SpecialFile("a socket or device") from exc
-        raise Unavailable("a file cannot be opened") from exc
-
-
-def _read_in(parent: int, name: str, limit: int) -> bytes:
-    """The content of the regular, singly linked file `name` in the open folder `parent`."""
-    fd = _open_file(name, parent)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
-            raise SpecialFile("not a regular file with a single link")
-        if info.st_size > limit:
-            raise TooLarge("the file is larger than the limit")
-        return _read_all(fd, limit)
-    finally:
-        os.close(fd)
-
-
-def _read_all(fd: int, limit: int) -> bytes:
-    chunks, size = [], 0
-    try:
-        while chunk := os.read(fd, 1 << 20):
-            size += len(chunk)
-            if size > limit:  # grew since fstat
-                raise TooLarge("the file is larger than the limit")
-            chunks.append(chunk)
-    except OSError as exc:
-        raise Unavailable("a file cannot be read") from exc
-    return b"".join(chunks)
-
-
-def _lstat(name: str, parent: int) -> os.stat_result:
-    _check_segment(name)
-    try:
-        return os.stat(name, dir_fd=parent, follow_symlinks=False)
-    except FileNotFoundError as exc:
-        raise NotFound("no such entry") from exc
-    except NotADirectoryError as exc:
-        raise NotADirectory("not a folder") from exc
-    except OSError as exc:
-        raise Unavailable("an entry cannot be examined") from exc
-
-
-def _check_segment(name: str) -> None:
-    # The World Adapter validated every segment; this is a second wall, not the first.
-    if not name or name in {".", ".."} or "/" in name or "\0" in name:
-        raise ValueError("an unvalidated path segment reached the filesystem adapter")

@@ -1,11 +1,10 @@
-"""How a tool call reaches the core: the caller's session, the command's route, and the human loop.
+"""How a tool call reaches the core: the caller's session, the core's door, and the human loop.
 
 `Dispatcher` answers one command in the caller's governance session (`adapters.mcp_sessions`), one call
 of a session at a time. `HumanLoop` answers a command whose reply may ask a human: through the client's
 elicitation when it can, else the reply names the approval id for the operator's terminal.
 """
 
-import contextlib
 import functools
 from collections.abc import Mapping
 from typing import Any, Final
@@ -17,31 +16,27 @@ from mcp.types import InputRequiredResult
 from adapters.elicitation import Elicitor
 from adapters.mcp_sessions import MAX_WAITING, McpSessions, SessionSlot
 from adapters.reply_middleware import CALL, ReplyResult
-from adapters.tool_routes import Route
-from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.builder import Reply
 from domain.use_cases.core import Core
 from domain.use_cases.request import Request
 from ports.audit import CallFacts
 
-Routes = Mapping[str, Mapping[str, Route]]
-
 
 class Dispatcher:
-    """Answers one tool command in the caller's session: route, per-command arguments, session lock.
-    `one_client`: the server serves a single client (stdio), so a command that reads files alone may be
-    answered on the event loop (`answer_at_once`), unless it reports progress (each report waits on the
-    loop); a server of many clients keeps file work off it."""
+    """Answers one tool command in the caller's session, one call of a session at a time: the core admits
+    the call (its request, or the refusal) and decides it; this adds what is MCP's, the session's slot, its
+    lock and thread, and the call's facts. `one_client`: the server serves a single client (stdio), so a
+    command that reads files alone may be answered on the event loop (`answer_at_once`), unless it reports
+    progress (each report waits on the loop); a server of many clients keeps file work off it."""
 
     def __init__(
         self,
         core: Core,
-        routes: Routes,
         *,
         one_client: bool = False,
         session_idle_seconds: float | None = None,
     ) -> None:
         self.core = core
-        self._routes = routes
         self._sessions = McpSessions(core.start_session, idle_seconds=session_idle_seconds)
         self._one_client = one_client
 
@@ -59,11 +54,21 @@ class Dispatcher:
         paced: bool = False,
     ) -> Reply:
         """The reply in the caller's session (or in `slot`, the session an approval was asked in). The
-        rate limit is counted before the session's lock is waited for (`paced`: counted already)."""
-        reply = self._answer(ctx, (tool, command, args), slot, paced=paced, at_once=False)
-        if reply is None:  # pragma: no cover - only an answer at once may decline
-            raise RuntimeError("a call to be answered was declined")
-        return reply
+        call is admitted, and so counted against the rate limit, before the session's lock is waited for
+        (`paced`: counted already)."""
+        slot = slot or self._sessions.slot(ctx)
+        with slot.pacing:
+            request = self.core.admit(slot.session, tool, command, args, paced=paced, lasting=slot.lasting)
+        if isinstance(request, Reply):
+            return request
+        waiting = slot.enter()
+        if waiting is None:
+            return self.core.busy(MAX_WAITING)
+        try:
+            with slot.lock:  # one call of a session at a time
+                return self._decided(slot, command, request)
+        finally:
+            slot.leave()
 
     def answer_at_once(self, ctx: Context, tool: str, command: str, args: Mapping[str, Any]) -> Reply | None:
         """The reply, made on the caller's thread (the event loop), of a command that reads the session
@@ -73,73 +78,41 @@ class Dispatcher:
         thread hop would cost a small read more than its own work (a tree of depth 3 about a tenth of its
         time). None, having counted and changed nothing, for any other call: answer it with `answer` on a
         worker thread."""
-        return self._answer(ctx, (tool, command, args), None, paced=False, at_once=True)
-
-    def _answer(
-        self,
-        ctx: Context,
-        call: tuple[str, str, Mapping[str, Any]],
-        slot: SessionSlot | None,
-        *,
-        paced: bool,
-        at_once: bool,
-    ) -> Reply | None:
-        tool, command, args = call
-        route = self._routes[tool][command]
-        if at_once and not self._at_once(route.kind, args):  # declined before any work: `answer` does it all
+        row = self.core.commands.get(tool, {}).get(command)
+        if row is None or not self._at_once(row.kind, args):  # declined before any work
             return None
-        given = {name: value for name, value in args.items() if value is not None}
-        refusal = self.core.screen(given, route.relative)
-        if refusal is not None:
-            return refusal
-        request = route.request(command, given)
-        if isinstance(request, Reply):
-            return request
-        slot = slot or self._sessions.slot(ctx)
-        if at_once and not slot.lock.acquire(blocking=False):
-            return None
-        if at_once and slot.session.contract_id is not None:  # read with the lock held: no call changes it
-            slot.lock.release()
+        slot = self._sessions.slot(ctx)
+        if not slot.lock.acquire(blocking=False):
             return None
         try:
-            return self._decided(slot, command, request, paced=paced, locked=at_once)
+            if slot.session.contract_id is not None:  # read with the lock held: no call changes it
+                return None
+            with slot.pacing:
+                request = self.core.admit(slot.session, tool, command, args, lasting=slot.lasting)
+            if isinstance(request, Reply):
+                return request
+            waiting = slot.enter()
+            if waiting is None:
+                return self.core.busy(MAX_WAITING)
+            try:
+                return self._decided(slot, command, request)
+            finally:
+                slot.leave()
         finally:
-            if at_once:
-                slot.lock.release()
+            slot.lock.release()
 
     def _at_once(self, kind: type[Request], args: Mapping[str, Any]) -> bool:
         # a command reporting progress waits on the loop for each report: it must not be on the loop
         alone = self._one_client and kind.FILES_ALONE and args.get("progress") is None
         return kind.SESSION_ONLY or alone
 
-    def _decided(
-        self, slot: SessionSlot, command: str, request: Request, *, paced: bool, locked: bool
-    ) -> Reply:
-        """The decision, once the rate limit is counted (unless `paced`) and the session's lock is held (taken
-        here unless `locked` already); a command whose success the session cannot keep is refused first."""
-        if not slot.lasting and (request.TOOL, command) in STATEFUL:
-            return _not_kept(request.TOOL, command)
-        if not paced:
-            with slot.pacing:
-                refusal = self.core.pace(slot.session, request)
-            if refusal is not None:
-                return refusal
-        waiting = slot.enter()
-        if waiting is None:
-            return self.core.busy(MAX_WAITING)
-        try:
-            with contextlib.nullcontext() if locked else slot.lock:  # one call of a session at a time
-                facts = CALL.get()
-                decision = self.core.decide(
-                    slot.session, request, paced=True, call=_call(facts, request, command)
-                )
-                if facts is not None:  # for the audit row: the contract the call was decided under
-                    facts.update(
-                        command=command, session_id=decision.session_id, contract_id=decision.contract_id
-                    )
-                return decision.reply
-        finally:
-            slot.leave()
+    def _decided(self, slot: SessionSlot, command: str, request: Request) -> Reply:
+        """The decision of an admitted request, the session's lock held."""
+        facts = CALL.get()
+        decision = self.core.decide(slot.session, request, paced=True, call=_call(facts, request, command))
+        if facts is not None:  # for the audit row: the contract the call was decided under
+            facts.update(command=command, session_id=decision.session_id, contract_id=decision.contract_id)
+        return decision.reply
 
 
 def _call(facts: dict[str, Any] | None, request: Request, command: str) -> CallFacts:
@@ -153,29 +126,6 @@ def _call(facts: dict[str, Any] | None, request: Request, command: str) -> CallF
         facts.get("server_id"),
         facts.get("call"),
         facts.get("client"),
-    )
-
-
-STATEFUL: Final = frozenset(
-    {
-        ("ck3_mode", "cd"),
-        ("ck3_mode", "init"),
-        ("ck3_playset", "switch"),
-        ("ck3_contract", "open"),
-        ("ck3_contract", "renew"),
-    }
-)
-"""Commands whose success is a session state later calls rely on: refused where the session ends with the
-call (`SessionSlot.lasting`), so no reply promises what the next call cannot find (SPEC §13)."""
-
-
-def _not_kept(tool: str, command: str) -> Reply:
-    hint = (
-        "send the request with a client token (`ck3raven token add NAME`) as its bearer token, or open an "
-        "MCP session with the 2025-11-25 handshake"
-    )
-    return ReplyBuilder().invalid(
-        "MCP-CFG-I-005", {"command": f"{tool} {command}", "hint": hint, "required": "credential"}
     )
 
 

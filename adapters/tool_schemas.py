@@ -4,7 +4,7 @@
 An argument several commands take is listed once; its description says what each command does with it
 ("list: entries per page; tree: folders (what fits)"), or, when the argument is `plain`, the one thing
 it is for all. Every argument may be null or left out except those the tool itself requires; whether a
-command needs one is the route's check (adapters.tool_routes), not the schema's.
+command needs one is the core's check (domain.use_cases.admission), not the schema's.
 """
 
 from collections.abc import Mapping
@@ -12,8 +12,8 @@ from typing import Any, Final
 
 from attrs import frozen
 
-from adapters.tool_routes import ROUTES
 from domain.use_cases.arguments import Arg
+from domain.use_cases.commands import CARRIED, COMMANDS
 
 
 @frozen
@@ -23,20 +23,18 @@ class Face:
     default: str | None = None
     """The command when none is given; None: `command` is required."""
     command: str = "what to do"
-    required: tuple[str, ...] = ()
-    """Arguments every call must carry (they may still be null)."""
     commanded: bool = True
     """False: the tool has one command and no `command` argument."""
 
 
 FACES: Final[Mapping[str, Face]] = {
     "ck3_dir": Face("pwd"),
-    "ck3_read": Face(required=("path",), commanded=False),
+    "ck3_read": Face(commanded=False),
     "ck3_search": Face(command="what to search"),
     "ck3_git": Face(command="what to show"),
     "ck3_mode": Face("status"),
     "ck3_playset": Face("list"),
-    "ck3_file": Face(required=("path",)),
+    "ck3_file": Face(),
     "ck3_commit": Face(),
     "ck3_contract": Face(),
     "ck3_token": Face(),
@@ -46,17 +44,18 @@ FACES: Final[Mapping[str, Face]] = {
 def input_schema(tool: str) -> dict[str, Any]:
     """The JSON schema of `tool`'s arguments."""
     face = FACES[tool]
-    routes = ROUTES[tool]
+    carried = CARRIED.get(tool, ())  # every call carries them, if only as null
+    commands = COMMANDS[tool]
     taken: dict[str, list[tuple[str, Arg]]] = {}
-    for command, route in routes.items():
-        for arg in route.kind.ARGS:
+    for command, row in commands.items():
+        for arg in row.kind.ARGS:
             taken.setdefault(arg.name, []).append((command, arg))
     properties: dict[str, Any] = {}
     if face.commanded:
         default = {} if face.default is None else {"default": face.default}
         properties["command"] = {
             "type": "string",
-            "enum": list(routes),
+            "enum": list(commands),
             "description": face.command,
         } | default
     for name, uses in taken.items():
@@ -64,8 +63,8 @@ def input_schema(tool: str) -> dict[str, Any]:
             "anyOf": [_shape(name, uses), {"type": "null"}],
             "description": _about(uses, commanded=face.commanded),
         }
-        properties[name] = listed | ({} if name in face.required else {"default": None})
-    required = (["command"] if face.commanded and face.default is None else []) + list(face.required)
+        properties[name] = listed | ({} if name in carried else {"default": None})
+    required = (["command"] if face.commanded and face.default is None else []) + list(carried)
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     return schema | ({"required": required} if required else {})
 

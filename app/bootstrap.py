@@ -25,7 +25,6 @@ from adapters.json_playsets import JsonPlaysets
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
 from adapters.lxe_files import LxeFiles
-from adapters.mcp_dispatch import Routes
 from adapters.mcp_tools import ASKS_HUMAN, REPORTS_PROGRESS
 from adapters.re2_patterns import Re2Patterns
 from adapters.ruff_linter import RuffLinter
@@ -34,7 +33,6 @@ from adapters.sqlite_index import SqliteIndex
 from adapters.sqlite_state import SqliteState
 from adapters.system_clock import RandomIds, SystemClock
 from adapters.tiger_validator import TigerValidator
-from adapters.tool_routes import ROUTES
 from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
 from domain.leaks import LeakGate
@@ -263,7 +261,6 @@ def build(  # noqa: PLR0913 - the settings, and what a test or the command line 
     settings: Settings,
     *,
     core: Core | None = None,
-    routes: Routes = ROUTES,
     token: str | None = None,
     calls: ServerCalls | None = None,
     clients: ClientTokens | None = None,
@@ -277,7 +274,6 @@ def build(  # noqa: PLR0913 - the settings, and what a test or the command line 
     return build_server(
         core,
         core.services.leaks,
-        routes=routes,
         version=_version(),
         auth=auth,
         read_only=settings.read_only,

@@ -4,8 +4,8 @@
 folders), no repository (`MemoryHistory`), a linter of no rules (`MemoryLinter`) and in-memory state
 (`MemoryState`: contracts, approvals, the journal, the audit log), with a fresh Sigil. A host calls it as
 an MCP client calls the server, by tool, command and arguments (`ck3_file`, `write`, `path=…`,
-`content=…`), and each call is answered by the same handlers through the same route table; the answer is
-the domain's `Reply` (`reply_type`, `code`, `data`, `message()`).
+`content=…`), and each call goes through the same door of the core (`Core.admit`, then `Core.decide`); the
+answer is the domain's `Reply` (`reply_type`, `code`, `data`, `message()`).
 """
 
 from collections.abc import Mapping
@@ -20,10 +20,9 @@ from adapters.memory_linter import MemoryLinter
 from adapters.memory_state import MemoryState
 from adapters.re2_patterns import Re2Patterns
 from adapters.system_clock import RandomIds, SystemClock
-from adapters.tool_routes import ROUTES, Route
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
-from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.core import Core, Defaults
@@ -32,9 +31,6 @@ from domain.world.view import WorldView
 from ports.audit import CallFacts
 from ports.clock import Clock
 
-Routes = Mapping[str, Mapping[str, Route]]
-"""Each tool's commands and their routes (the MCP server's table, without the MCP stack)."""
-_UNSHAPED: Final = {"field": "arguments", "problem": "not of the shapes the tool's input schema gives"}
 APPROVE: Final = "the host's approval of {id}"
 """What a reply that asks a human names as the way to approve (the host decides through `approve`)."""
 
@@ -44,11 +40,10 @@ class Embedded:
     mode, home and contract); `call` answers one command in it; `files` and `state` are the memory the core
     works on (the host may look, and should change files only through calls)."""
 
-    def __init__(self, core: Core, files: MemoryFiles, state: MemoryState, routes: Routes = ROUTES) -> None:
+    def __init__(self, core: Core, files: MemoryFiles, state: MemoryState) -> None:
         self.core = core
         self.files = files
         self.state = state
-        self._routes = routes
 
     def session(self, session_id: str = "embedded") -> Session:
         """A fresh governance session at the defaults given to `in_memory`."""
@@ -56,29 +51,12 @@ class Embedded:
 
     def call(self, session: Session, tool: str, command: str, **args: Any) -> Reply:  # noqa: ANN401 - a tool's arguments, as JSON gives them
         """The one reply to `tool`'s `command` with these arguments, as the MCP tool would answer it (an
-        unknown tool: MCP-VAL-I-002; an unknown command or an argument out of place: MCP-VAL-I-001; an
-        argument naming something by a host path: Invalid, before any handler)."""
-        commands = self._routes.get(tool)
-        if commands is None:
-            return ReplyBuilder().invalid("MCP-VAL-I-002")
-        route = commands.get(command)
-        if route is None:
-            problem = {"field": "command", "problem": f"one of: {', '.join(sorted(commands))}"}
-            return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [problem]})
-        given = {name: value for name, value in args.items() if value is not None}
-        refusal = self.core.screen(given, route.relative)
-        if refusal is not None:
-            return refusal
-        try:
-            request = route.request(command, given)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            # Over MCP, FastMCP holds the arguments to the tool's input schema before a route builds its
-            # request; here nothing did, so a builder that meets an argument of another shape (a target
-            # with no path, a number for a list) is the Invalid that schema would have answered.
-            return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [_UNSHAPED]})
+        unknown tool: MCP-VAL-I-002; an unknown command, or an argument out of its shape or place:
+        MCP-VAL-I-001; an argument naming something by a host path: Invalid, before any handler)."""
+        request = self.core.admit(session, tool, command, args)
         if isinstance(request, Reply):
             return request
-        return self.core.decide(session, request, call=CallFacts(tool, command)).reply
+        return self.core.decide(session, request, paced=True, call=CallFacts(tool, command)).reply
 
     def approve(self, approval_id: str, *, approve: bool = True) -> bool:
         """Record the host's human decision on an approval a reply asked for; False if undecidable."""

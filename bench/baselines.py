@@ -39,9 +39,9 @@ from app.config import Settings  # noqa: E402
 from domain.contracts import baseline, reconciliation  # noqa: E402
 from domain.contracts.lifecycle import OpenRequest  # noqa: E402
 from domain.policy.pacing import Rates  # noqa: E402
+from domain.use_cases.commands import HANDLERS  # noqa: E402
 from domain.use_cases.contract_work import Open  # noqa: E402
 from domain.use_cases.file_access import Write  # noqa: E402
-from domain.use_cases.handlers import HANDLERS  # noqa: E402
 from domain.vocabulary import Mode, RootCategory  # noqa: E402
 from ports.contracts import TargetRecord  # noqa: E402
 from ports.journal import JournalEntry  # noqa: E402

@@ -33,13 +33,13 @@ from timing import clocked, interleave
 
 prepare_checkout_imports()
 from adapters.sqlite_index import SqliteIndex  # noqa: E402
-from adapters.tool_routes import ROUTES  # noqa: E402
 from app.bootstrap import build_core  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.parse_workers import processors  # noqa: E402
 from domain.ck3 import content_index, definitions  # noqa: E402
 from domain.replies.builder import Reply  # noqa: E402
 from domain.use_cases import content_queries  # noqa: E402
+from domain.use_cases.commands import COMMANDS  # noqa: E402
 from domain.vocabulary import Mode, RootCategory  # noqa: E402
 from domain.world.adapter import WorldAdapter  # noqa: E402
 
@@ -163,7 +163,7 @@ def _pwd_row(game: Path, scratch: Path) -> Row:
     builder = core.services.index_builder
     assert builder is not None
     session = core.start_session("bench")
-    request = ROUTES["ck3_dir"]["pwd"].request("pwd", {})
+    request = COMMANDS["ck3_dir"]["pwd"].kind.build({})
     assert not isinstance(request, Reply)
 
     def pwd() -> float:

@@ -12,7 +12,7 @@ timing (its build is bench/index_build.py's), and kept in the scratch folder for
 The floor, measured in the same run, is the read of every file the index reads (open, read): what any
 answer that looked at the files themselves would pay at least.
 
-Each question is answered by the core in this process (the route's typed request, as the MCP adapter
+Each question is answered by the core in this process (admitted and decided, as the MCP adapter
 makes it: `Core.answer`), its stat re-check of the folders it concerns included; that re-check alone
 (nothing changed) has rows of its own, as it is a share of every answer.
 
@@ -35,7 +35,6 @@ from common import HERE, ensure_world, prepare_checkout_imports
 from report import Row, Target, table
 
 prepare_checkout_imports()
-from adapters.tool_routes import ROUTES  # noqa: E402
 from app.bootstrap import build_core  # noqa: E402
 from app.config import Settings  # noqa: E402
 from domain.ck3 import content_index, definitions  # noqa: E402
@@ -101,15 +100,14 @@ def settings(game: Path, scratch: Path, playset: str | None) -> Settings:
 
 
 def asker(core: Core) -> Callable[[Mapping[str, Any]], Reply]:
-    """A question to `ck3_playset` answered by the core, its request made by the tool's route."""
+    """A question to `ck3_playset` answered by the core, admitted and decided as any host's call."""
     session = core.start_session("bench")
 
     def ask(args: Mapping[str, Any]) -> Reply:
         command = str(args["command"])
-        request = ROUTES["ck3_playset"][command].request(
-            command, {k: v for k, v in args.items() if k != "command"}
-        )
-        return request if isinstance(request, Reply) else core.answer(session, request)
+        given = {k: v for k, v in args.items() if k != "command"}
+        request = core.admit(session, "ck3_playset", command, given)
+        return request if isinstance(request, Reply) else core.answer(session, request, paced=True)
 
     return ask
 

@@ -1,8 +1,8 @@
 """In-process hooks built from the public composition (app.bootstrap), for the parts of a call that no
 server exposes on its own:
 
-- `Direct`: a tool command answered straight by the core (`Core.answer` with the route's typed
-  request, as the MCP adapter routes it), no MCP, no middleware. The core is built from the bench's
+- `Direct`: a tool command answered straight by the core (`Core.admit`, then `Core.answer`, as the MCP
+  adapter calls them), no MCP, no middleware. The core is built from the bench's
   config with in-memory state, so it never shares a database with a running server.
 - `Middleware`: the reply middleware (`ReplyMiddleware`: trace id, envelope, leak gate, the tool result;
   its log line and audit row follow the reply on the writer thread, settled between rounds) of a server
@@ -32,7 +32,6 @@ from adapters.log_setup import configure_logging  # noqa: E402
 from adapters.memory_state import MemoryState  # noqa: E402
 from adapters.reply_middleware import ReplyMiddleware, ReplyResult  # noqa: E402
 from adapters.sqlite_state import SqliteState  # noqa: E402
-from adapters.tool_routes import ROUTES  # noqa: E402
 from adapters.wire import envelope_text  # noqa: E402
 from app.bootstrap import build, build_core  # noqa: E402
 from app.config import Settings, load  # noqa: E402
@@ -54,11 +53,10 @@ class Direct:
     def answer(self, tool: str, args: Mapping[str, Any]) -> Reply:
         command = args.get("command", "read")
         given = {name: value for name, value in args.items() if name != "command" and value is not None}
-        route = ROUTES[tool][command]
-        request = route.request(command, given)
+        request = self.core.admit(self.session, tool, command, given)
         if isinstance(request, Reply):
             return request
-        return self.core.answer(self.session, request)
+        return self.core.answer(self.session, request, paced=True)
 
 
 class Middleware:

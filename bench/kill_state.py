@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from adapters.sqlite_state import SqliteState
-from adapters.tool_routes import ROUTES
 from app.bootstrap import build_core
 from app.config import Settings
 from domain.policy.pacing import Rates

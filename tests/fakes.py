@@ -21,8 +21,8 @@ def list_answered_by(handler, core):
 
 
 def answered_by(request_type, handler, core):
+    from domain.use_cases.commands import HANDLERS
     from domain.use_cases.core import Core
-    from domain.use_cases.handlers import HANDLERS
 
     return Core(core.services, core.defaults, {**HANDLERS, request_type: handler})
 

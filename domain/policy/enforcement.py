@@ -2,8 +2,9 @@
 
 `pace` answers D for a call over its session's rate limit (SPEC §9), before anything else is looked at.
 
-`enforce` takes the mode, the operation, a resolved target and the active contract (already verified by
-the contract layer) and answers S or D. The order: matrix row, then contract present, then the contract's
+`permit` takes the mode, the operation, a resolved target and the active contract (already verified by
+the contract layer) and gives a Permit, or raises Refused with the D (`enforce` answers the same as S or
+D). The order: matrix row, then contract present, then the contract's
 root, then its declared operations, then a human approval for a protected target. The first failure is a
 D carrying `data.required` (contract, human_approval, mode, or null when nothing could permit it) and
 `data.rule`. It never raises for policy and never answers Invalid.
@@ -22,6 +23,7 @@ from domain.policy.capabilities import MATRIX, Condition, row_for
 from domain.policy.pacing import Bucket
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.vocabulary import Mode, Operation, RootCategory
 
 
@@ -46,6 +48,38 @@ class ActiveContract:
     approvals: frozenset[str] = frozenset()
 
 
+@frozen
+class Permit:
+    """Enforcement's leave for one operation on one target, and the rule of the matrix that gives it."""
+
+    address: str
+    operation: Operation
+    rule: str
+
+    def reply(self) -> Reply:
+        """The S a caller that answers with the decision itself gives (`enforce`)."""
+        return ReplyBuilder().success(
+            "EN-WRITE-S-001", {"address": self.address, "operation": self.operation.value, "rule": self.rule}
+        )
+
+
+def permit(  # noqa: PLR0913 - the facts of one decision
+    mode: Mode | None,
+    operation: Operation,
+    target: Target,
+    contract: ActiveContract | None,
+    *,
+    edit_kind: str = "modify",
+    copy_into: tuple[str, ...] = (),
+) -> Permit:
+    """The leave for `operation` on `target` now; raises Refused with the first failing check's D
+    otherwise (the checks, and what a D names, as `enforce` says)."""
+    decision = _decision(mode, operation, target, contract, edit_kind, copy_into)
+    if not isinstance(decision, Permit):
+        raise Refused(decision)
+    return decision
+
+
 def enforce(  # noqa: PLR0913 - the facts of one decision
     mode: Mode | None,
     operation: Operation,
@@ -63,7 +97,8 @@ def enforce(  # noqa: PLR0913 - the facts of one decision
     The decision is a pure function of its frozen arguments, so it is made once for each of them and
     handed out again: the target's facts and the contract are gathered afresh at every call by the
     callers, and a changed fact is another argument."""
-    return _decision(mode, operation, target, contract, edit_kind, copy_into)
+    decision = _decision(mode, operation, target, contract, edit_kind, copy_into)
+    return decision.reply() if isinstance(decision, Permit) else decision
 
 
 @lru_cache(maxsize=4096)
@@ -74,7 +109,7 @@ def _decision(  # noqa: PLR0911, PLR0913, PLR0917 - one return per check, in the
     contract: ActiveContract | None,
     edit_kind: str,
     copy_into: tuple[str, ...],
-) -> Reply:
+) -> Permit | Reply:
     facts = {"address": target.address, "operation": operation.value}
     row = row_for(mode, target.root, target.parts, in_local_mod=target.in_local_mod) if mode else None
     condition = row.condition(operation) if row else None
@@ -90,7 +125,7 @@ def _decision(  # noqa: PLR0911, PLR0913, PLR0917 - one return per check, in the
         return ReplyBuilder().denied("EN-WRITE-D-001", data)
     facts["rule"] = row.rule
     if condition is Condition.ALWAYS and not target.protected:
-        return ReplyBuilder().success("EN-WRITE-S-001", facts)
+        return Permit(target.address, operation, row.rule)
     way_out = {"required": "contract", "root_category": target.root.value}
     if contract is None:
         return _contract_needed(facts, target.root, operation, [(target.address, edit_kind)])
@@ -103,7 +138,7 @@ def _decision(  # noqa: PLR0911, PLR0913, PLR0917 - one return per check, in the
     approval_needed = target.protected or condition is Condition.CONTRACT_AND_APPROVAL
     if approval_needed and place_of(target) not in contract.approvals:  # exactly the place approved
         return ReplyBuilder().denied("EN-WRITE-D-005", {**facts, "required": "human_approval"})
-    return ReplyBuilder().success("EN-WRITE-S-001", facts)
+    return Permit(target.address, operation, row.rule)
 
 
 def enforce_each(

@@ -1,17 +1,17 @@
-"""The arguments a command takes on the wire, declared once on its request class (`ARGS`).
+"""The arguments a command takes on the wire, declared once on its request class: each with the field that
+holds it (`given`), or, for a request whose fields are not its arguments, in its `ARGS`.
 
 Each argument has a name, the JSON schema of a value it may be given (never null: every argument may be
-left out), what this command does with it, and whether this command needs it. A driving adapter derives
-a tool's input schema from its commands' arguments and refuses an argument a command does not take; the
-domain only declares them. An argument `plain` says the same for every command, so its description
-names none.
+left out), what this command does with it, and whether this command needs it. The core's door holds a
+call to them (domain.use_cases.admission), and a driving adapter derives a tool's input schema from them.
+An argument `plain` says the same for every command, so its description names none.
 """
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from attrs import field, frozen
+from attrs import NOTHING, field, frozen
 
 from domain.replies import budget
 
@@ -108,8 +108,18 @@ def expected_sha256() -> Arg:
 
 
 ADDRESS = "ROOT_X:/rel/path, mod:<Name>:/rel/path or a path relative to the home"
-PAGES = (
-    text("cursor", "next_cursor of the page before", plain=True),
-    number("limit", "rows per page", high=budget.MOST_ROWS, plain=True),
-)
+CURSOR = text("cursor", "next_cursor of the page before", plain=True)
+LIMIT = number("limit", "rows per page", high=budget.MOST_ROWS, plain=True)
+PAGES = (CURSOR, LIMIT)
 """A paged query's arguments."""
+
+
+def given(arg: Arg, *, default: object = NOTHING) -> Any:  # noqa: ANN401 - an attrs field, as attrs.field is
+    """The request field that holds the argument `arg` (`default`: its value when the argument is not
+    given; none: the field is required): the argument is declared once, with its field, and the request
+    class lists it in `ARGS` (domain.use_cases.request)."""
+    return field(default=default, metadata={DECLARES: arg})
+
+
+DECLARES = "argument"
+"""The key of a field's metadata that holds the argument it is made from."""

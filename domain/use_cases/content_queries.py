@@ -6,7 +6,7 @@ the folders it concerns and indexes what changed (at most content_index.INLINE f
 the request path (at start, after a playset switch)."""
 
 import re
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from attrs import frozen
 
@@ -15,10 +15,11 @@ from domain.ck3 import content_index, key_queries, merge_rules, merged
 from domain.ck3 import definitions as defs
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import PAGES, Arg, text
-from domain.use_cases.request import Request
+from domain.use_cases.arguments import CURSOR, LIMIT, given, text
+from domain.use_cases.request import Args, Request
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
 from domain.world.visibility import VisibilityRef
@@ -38,64 +39,50 @@ KIND = "traits, event, localisation…"
 @frozen
 class Define(Request):
     TOOL: ClassVar[str] = _TOOL
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("key", "e.g. brave", required=True),
-        text("kind", KIND),
-    )
-    key: str
-    kind: str | None = None
+    key: str = given(text("key", "e.g. brave", required=True))
+    kind: str | None = given(text("kind", KIND), default=None)
 
 
 @frozen
 class Conflicts(Request):
     TOOL: ClassVar[str] = _TOOL
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("kind", KIND),
-        *PAGES,
-    )
-    kind: str | None = None
-    cursor: str | None = None
-    limit: int | None = None
+    kind: str | None = given(text("kind", KIND), default=None)
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int | None = given(LIMIT, default=None)
     """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
 
 
 @frozen
 class Mentions(Request):
     TOOL: ClassVar[str] = _TOOL
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("key", "e.g. brave", required=True),
-        *PAGES,
-    )
-    key: str
-    cursor: str | None = None
-    limit: int | None = None
+    key: str = given(text("key", "e.g. brave", required=True))
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int | None = given(LIMIT, default=None)
     """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
 
 
 @frozen
 class Missing(Request):
     TOOL: ClassVar[str] = _TOOL
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("language", "e.g. french (against english)", required=True),
-        *PAGES,
-    )
-    language: str
+    language: str = given(text("language", "e.g. french (against english)", required=True))
     reference: str = "english"
-    cursor: str | None = None
-    limit: int | None = None
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int | None = given(LIMIT, default=None)
     """Rows per page; None: PAGE, and only what fits the reply budget (a limit asked: up to PAGE_BYTES)."""
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        """Against english, the one reference language."""
+        return cls(args["language"], "english", args.get("cursor"), args.get("limit"))
 
 
 def define(session: Session, services: Services, request: Define) -> Reply:
     """Every definition of a key (of a kind) in the playset, and the one the game uses, by which rule."""
-    ready = _named(key=request.key, kind=request.kind) or _ready(
-        session,
-        services,
-        _scope([request.kind] if request.kind else _kinds_of(services, session, request.key)),
-    )
-    if isinstance(ready, Reply):
-        return ready
-    playset, pending = ready
+    bad = _named(key=request.key, kind=request.kind)
+    if bad is not None:
+        return bad
+    asked: list[str | None] = [request.kind] if request.kind else _kinds_of(services, session, request.key)
+    playset, pending = _ready(session, services, _scope(asked))
     try:
         found = playset.index.defined(playset.folders, request.key, request.kind)
     except PortError:
@@ -118,9 +105,9 @@ def define(session: Session, services: Services, request: Define) -> Reply:
 def conflicts(session: Session, services: Services, request: Conflicts) -> Reply:
     """Keys more than one source of the playset defines, with the winner and the rule, a page at a time."""
     bad = _named(kind=request.kind) or page_arguments(request.cursor, request.limit)
-    ready = bad or _ready(session, services, _scope([request.kind]))
-    if isinstance(ready, Reply):
-        return ready
+    if bad is not None:
+        return bad
+    ready = _ready(session, services, _scope([request.kind]))
     playset, pending = ready
     try:
         found = key_queries.conflicts(playset, request.kind)
@@ -142,9 +129,9 @@ def conflicts(session: Session, services: Services, request: Conflicts) -> Reply
 def mentions(session: Session, services: Services, request: Mentions) -> Reply:
     """The script and GUI files of the playset that mention a key (its first line in each)."""
     bad = _named(key=request.key) or page_arguments(request.cursor, request.limit)
-    ready = bad or _ready(session, services, _MENTIONED_IN)
-    if isinstance(ready, Reply):
-        return ready
+    if bad is not None:
+        return bad
+    ready = _ready(session, services, _MENTIONED_IN)
     playset, pending = ready
     try:
         found = playset.index.mentions(playset.folders, request.key)
@@ -160,9 +147,9 @@ def mentions(session: Session, services: Services, request: Mentions) -> Reply:
 def missing(session: Session, services: Services, request: Missing) -> Reply:
     """Localisation keys the playset has in the reference language but not in `language`."""
     bad = _named(language=request.language) or page_arguments(request.cursor, request.limit)
-    ready = bad or _ready(session, services, _scope([defs.LOCALISATION]))
-    if isinstance(ready, Reply):
-        return ready
+    if bad is not None:
+        return bad
+    ready = _ready(session, services, _scope([defs.LOCALISATION]))
     playset, pending = ready
     try:
         keys: list[object] = list(key_queries.missing(playset, request.language, request.reference))
@@ -174,19 +161,17 @@ def missing(session: Session, services: Services, request: Missing) -> Reply:
     return ReplyBuilder().success("WA-READ-S-015", data)
 
 
-def _ready(
-    session: Session, services: Services, folders: tuple[str, ...]
-) -> tuple[key_queries.Playset, int] | Reply:
+def _ready(session: Session, services: Services, folders: tuple[str, ...]) -> tuple[key_queries.Playset, int]:
     """The playset over the index, after `folders` (below each source) were re-checked by stat (files left
-    not indexed counted)."""
+    not indexed counted); raises Refused when there is no index to ask."""
     index = services.index
     if index is None:
-        return _unavailable()
+        raise Refused(_unavailable())
     found = content_index.sources_of(session.world)
     try:
         done = content_index.refresh(session.world, index, found, folders, budget=content_index.INLINE)
     except PortError:
-        return _unavailable()
+        raise Refused(_unavailable()) from None
     return key_queries.Playset(index, found), done.pending
 
 

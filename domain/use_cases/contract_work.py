@@ -5,18 +5,20 @@ Each handler decides one command; the gates in `domain.contracts` do the work. A
 the session that opened it.
 """
 
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from attrs import frozen
 
 from domain.contracts import closing, lifecycle, opening, records, stash
 from domain.contracts import revert as reverting
 from domain.contracts.lifecycle import OpenRequest
+from domain.contracts.records import DEFAULT_TTL_MINUTES
 from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg, contract_id, flag, number, objects, record, text
-from domain.use_cases.request import Request
+from domain.use_cases.arguments import Arg, contract_id, flag, given, number, objects, record, text
+from domain.use_cases.request import Args, Request
+from ports.contracts import TargetRecord
 
 ROOT_OF_WORK = "the root the work is in"
 TTL = "minutes it lasts (120)"
@@ -55,35 +57,45 @@ class Open(Request):
     )
     declared: OpenRequest
 
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        """The agent's declaration, as the arguments give it."""
+        targets = tuple(TargetRecord(t["path"], t["edit_kind"]) for t in args.get("targets", ()))
+        declared = OpenRequest(
+            args.get("root_category", ""),
+            args.get("intent", ""),
+            tuple(args.get("operations", ())),
+            targets,
+            args.get("work_declaration", ""),
+            "agent",
+            args.get("ttl_minutes", DEFAULT_TTL_MINUTES),
+        )
+        return cls(declared)
+
 
 @frozen
 class Close(Request):
     TOOL: ClassVar[str] = "ck3_contract"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        contract_id(),
-        text("cursor", "the next_cursor of a refusal, for the rest of its list"),
+    contract_id: str | None = given(contract_id(), default=None)
+    cursor: str | None = given(
+        text("cursor", "the next_cursor of a refusal, for the rest of its list"), default=None
     )
-    contract_id: str | None = None
-    cursor: str | None = None
     """Where a refusal's list goes on (the `next_cursor` of the refusal before)."""
 
 
 @frozen
 class Cancel(Request):
     TOOL: ClassVar[str] = "ck3_contract"
-    ARGS: ClassVar[tuple[Arg, ...]] = (contract_id(),)
-    contract_id: str | None = None
+    contract_id: str | None = given(contract_id(), default=None)
 
 
 @frozen
 class Renew(Request):
     TOOL: ClassVar[str] = "ck3_contract"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        contract_id(),
-        number("ttl_minutes", TTL, high=MOST_MINUTES),
+    contract_id: str | None = given(contract_id())
+    ttl_minutes: int = given(
+        number("ttl_minutes", TTL, high=MOST_MINUTES), default=records.DEFAULT_TTL_MINUTES
     )
-    contract_id: str | None
-    ttl_minutes: int = records.DEFAULT_TTL_MINUTES
 
 
 @frozen
@@ -107,17 +119,17 @@ class StashCarryOver(Request):
     root: str = "ROOT_REPO"
     cluster: str | None = None
 
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        return cls(args.get("root_category", "ROOT_REPO"), args.get("contract_id"))
+
 
 @frozen
 class Revert(Request):
     TOOL: ClassVar[str] = "ck3_contract"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        contract_id(),
-        flag("dry_run", "only show what it would do"),
-    )
     MUTATES: ClassVar[bool] = True
-    contract_id: str | None = None
-    dry_run: bool = False
+    contract_id: str | None = given(contract_id(), default=None)
+    dry_run: bool = given(flag("dry_run", "only show what it would do"), default=False)
 
 
 def revert(session: Session, services: Services, request: Revert) -> Reply:

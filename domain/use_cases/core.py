@@ -1,8 +1,9 @@
-"""The core's entry point: sessions made from the operator's defaults, and one way to answer a request.
+"""The core's entry point: sessions made from the operator's defaults, and one door for every host.
 
-A handler is a function `(session, services, request) -> Reply` for one command, found by its request's
-type (domain.use_cases.handlers); the request type says which tool it belongs to and whether it answers
-before a mode is initialised (SPEC §2).
+A host hands a call to `admit` (tool, command, arguments: its request, or the one refusal) and the request
+to `decide` (its one reply). The command table (domain.use_cases.commands) gives each command its
+request type and its handler, a function `(session, services, request) -> Reply`; the request type says
+which tool it belongs to and whether it answers before a mode is initialised (SPEC §2).
 """
 
 from collections.abc import Mapping
@@ -14,15 +15,16 @@ from domain.contracts.lifecycle import governing
 from domain.policy import approvals
 from domain.policy.enforcement import busy, pace
 from domain.policy.pacing import Rates, buckets
-from domain.replies.builder import Reply
+from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session, mode_required
 from domain.trail import HUMAN
+from domain.use_cases.admission import admitted, unknown_command
+from domain.use_cases.commands import CARRIED, COMMANDS, HANDLERS, Command
 from domain.use_cases.decision import Decision, KeptContracts, NotedJournal, trailed
-from domain.use_cases.handlers import HANDLERS
 from domain.use_cases.mode_switch import initialise
 from domain.use_cases.request import Handler, Request
-from domain.use_cases.screening import host_named
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
@@ -53,7 +55,9 @@ class Core:
         self.services = services
         self.defaults = defaults
         self.handlers = handlers
-        """Each request type's handler (domain.use_cases.handlers)."""
+        """Each request type's handler (domain.use_cases.commands)."""
+        self.commands: Mapping[str, Mapping[str, Command]] = COMMANDS
+        """Every tool's commands."""
 
     def start_session(self, session_id: str) -> Session:
         """A fresh session at the operator's defaults (the operator's mode is a human initialisation)."""
@@ -65,6 +69,34 @@ class Core:
         if defaults.mode is not None:
             initialise(session, defaults.mode, "operator", self.services.authority)
         return session
+
+    def admit(  # noqa: PLR0913 - the call, and what the host knows of it
+        self,
+        session: Session,
+        tool: str,
+        command: str,
+        args: Mapping[str, object],
+        *,
+        paced: bool = False,
+        lasting: bool = True,
+    ) -> Request | Reply:
+        """The request `tool`'s `command` makes of `args` in `session`, or its one refusal: an unknown
+        tool (MCP-VAL-I-002) or command, an argument out of its declared shape, carrying a host path, not
+        taken or missing (MCP-VAL-I-001); a command whose success is a session state, where the session
+        ends with the call (`lasting` False: MCP-CFG-I-005); over the session's rate limit. An admitted
+        request has been counted against the rate limit (unless `paced`: counted already), so it is
+        decided with `decide(..., paced=True)`."""
+        row = self.commands.get(tool, {}).get(command)
+        if row is None:
+            known = self.commands.get(tool)
+            return ReplyBuilder().invalid("MCP-VAL-I-002") if known is None else unknown_command(list(known))
+        request = admitted(self.services.leaks, row, command, args, CARRIED.get(tool, ()))
+        if isinstance(request, Reply):
+            return request
+        if row.stateful and not lasting:
+            return not_kept(tool, command)
+        refusal = None if paced else self._pace(session, request)
+        return refusal if refusal is not None else request
 
     def decide(
         self, session: Session, request: Request, *, paced: bool = False, call: CallFacts | None = None
@@ -93,21 +125,19 @@ class Core:
         return self.decide(session, request, paced=paced).reply
 
     def _reply(self, session: Session, services: Services, request: Request, *, paced: bool) -> Reply:
-        refusal = None if paced else self.pace(session, request)
+        refusal = None if paced else self._pace(session, request)
         if refusal is not None:
             return refusal
         if not request.MODELESS:
             refusal = mode_required(session, request.TOOL)
             if refusal is not None:
                 return refusal
-        return self.handlers[type(request)](session, services, request)
+        try:
+            return self.handlers[type(request)](session, services, request)
+        except Refused as refused:  # the one place a refusal becomes the reply
+            return refused.reply
 
-    def screen(self, args: Mapping[str, object], relative: frozenset[str] = frozenset()) -> Reply | None:
-        """Invalid when an argument naming something carries a host path (`relative`: arguments of the
-        command that are never absolute); None when every one may be used."""
-        return host_named(self.services.leaks, args, relative=relative)
-
-    def pace(self, session: Session, request: Request) -> Reply | None:
+    def _pace(self, session: Session, request: Request) -> Reply | None:
         """Count `request` against the session's rate limit: None when it may go on, else the refusal."""
         bucket = session.allowance.get(request.MUTATES)
         if bucket is None:
@@ -144,3 +174,14 @@ class Core:
         if record is None or not approvals.genuine(record, self.services.authority.signer):
             return None
         return record.summary
+
+
+def not_kept(tool: str, command: str) -> Reply:
+    """The refusal of a command whose success the session could not keep: it ends with the call."""
+    hint = (
+        "send the request with a client token (`ck3raven token add NAME`) as its bearer token, or open an "
+        "MCP session with the 2025-11-25 handshake"
+    )
+    return ReplyBuilder().invalid(
+        "MCP-CFG-I-005", {"command": f"{tool} {command}", "hint": hint, "required": "credential"}
+    )

@@ -8,7 +8,7 @@ appeared or vanished), `create_only` refuses to replace, and `dry_run` answers e
 with a unified diff, and writes nothing.
 """
 
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from attrs import frozen
 
@@ -17,9 +17,10 @@ from domain.contracts.lifecycle import active_contract
 from domain.edits import SHAPE as EDIT
 from domain.edits import Matched, Missed, Replacement, apply, diff_lines, nearest
 from domain.failures import port_failure
-from domain.policy.enforcement import enforce
+from domain.policy.enforcement import permit
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import arguments as wire
@@ -33,7 +34,7 @@ from domain.use_cases.file_contents import (
     load,
 )
 from domain.use_cases.game_writes import UNREAD, game_rules
-from domain.use_cases.request import Request
+from domain.use_cases.request import Args, Request
 from domain.vocabulary import Operation, RootCategory
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
@@ -52,38 +53,25 @@ class Read(Request):
 
     TOOL: ClassVar[str] = "ck3_read"
     FILES_ALONE: ClassVar[bool] = True
-    ARGS: ClassVar[tuple[wire.Arg, ...]] = (
-        wire.address(),
-        wire.number("offset", "the first line (1-based)"),
-        wire.number("limit", "how many lines from offset"),
-        wire.number("head", "the first N lines"),
-        wire.number("tail", "the last N lines"),
-    )
-    path: str | None
-    offset: int | None = None
-    limit: int | None = None
-    head: int | None = None
-    tail: int | None = None
+    path: str | None = wire.given(wire.address())
+    offset: int | None = wire.given(wire.number("offset", "the first line (1-based)"), default=None)
+    limit: int | None = wire.given(wire.number("limit", "how many lines from offset"), default=None)
+    head: int | None = wire.given(wire.number("head", "the first N lines"), default=None)
+    tail: int | None = wire.given(wire.number("tail", "the last N lines"), default=None)
 
 
 @frozen
 class Write(Request):
     TOOL: ClassVar[str] = "ck3_file"
-    ARGS: ClassVar[tuple[wire.Arg, ...]] = (
-        wire.address(),
-        wire.text("content", "the whole new text", required=True),
-        wire.expected_sha256(),
-        wire.flag("create_only", "refuse if the file exists (false)"),
-        wire.flag("dry_run", DRY_RUN),
-        wire.number("diff_offset", DIFF_OFFSET, low=0, plain=True),
-    )
     MUTATES: ClassVar[bool] = True
-    path: str | None
-    content: str
-    expected_sha256: str | None = None
-    create_only: bool = False
-    dry_run: bool = False
-    diff_offset: int = 0
+    path: str | None = wire.given(wire.address())
+    content: str = wire.given(wire.text("content", "the whole new text", required=True))
+    expected_sha256: str | None = wire.given(wire.expected_sha256(), default=None)
+    create_only: bool = wire.given(
+        wire.flag("create_only", "refuse if the file exists (false)"), default=False
+    )
+    dry_run: bool = wire.given(wire.flag("dry_run", DRY_RUN), default=False)
+    diff_offset: int = wire.given(wire.number("diff_offset", DIFF_OFFSET, low=0, plain=True), default=0)
 
 
 @frozen
@@ -107,14 +95,25 @@ class Edit(Request):
     dry_run: bool = False
     diff_offset: int = 0
 
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        """One replacement (`old_string`, `new_string`) or several (`edits`), never both."""
+        single = "old_string" in args or "new_string" in args
+        if single == ("edits" in args) or (single and not {"old_string", "new_string"} <= args.keys()):
+            problem = "give old_string and new_string, or edits, not both"
+            raise Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
+        edits = [args] if single else args["edits"]
+        replacements = tuple(Replacement(e["old_string"], e["new_string"]) for e in edits)
+        dry_run, diff_offset = args.get("dry_run", False), args.get("diff_offset", 0)
+        return cls(args.get("path"), replacements, args.get("expected_sha256"), dry_run, diff_offset)
+
 
 @frozen
 class Delete(Request):
     TOOL: ClassVar[str] = "ck3_file"
-    ARGS: ClassVar[tuple[wire.Arg, ...]] = (wire.address(), wire.expected_sha256())
     MUTATES: ClassVar[bool] = True
-    path: str | None
-    expected_sha256: str | None = None
+    path: str | None = wire.given(wire.address())
+    expected_sha256: str | None = wire.given(wire.expected_sha256(), default=None)
 
 
 def read(session: Session, services: Services, request: Read) -> Reply:
@@ -127,11 +126,7 @@ def read(session: Session, services: Services, request: Read) -> Reply:
             "MCP-VAL-I-001", {"errors": [{"field": "offset", "problem": "give offset/limit, head or tail"}]}
         )
     opened = _file(session, request.path, "read", must_exist=True)
-    if isinstance(opened, Reply):
-        return opened
     text = load(session.world, opened, FILE_LIMIT)
-    if isinstance(text, Reply):
-        return text
     lines = text.splitlines(keepends=True)
     first, last = _window(len(lines), request)
     shown, cut = _bounded(lines[first:last])
@@ -189,14 +184,10 @@ def write(session: Session, services: Services, request: Write) -> Reply:
     if len(data) > WRITE_LIMIT:
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     opened = governed(session, services, request.path, "write", Operation.WRITE, must_exist=False)
-    if isinstance(opened, Reply):
-        return opened
     created = opened.kind is None
     if request.create_only and not created:
         return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": opened.address})
     before = current(session.world, opened, request.expected_sha256, read=request.dry_run, replacing=True)
-    if isinstance(before, Reply):
-        return before
     existing = None if created else UNREAD
     return _land(
         (session, services),
@@ -219,22 +210,11 @@ def edit(session: Session, services: Services, request: Edit) -> Reply:
         problem = f"at most {MAX_EDITS} replacements, {WRITE_LIMIT} characters of text in all"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "edits", "problem": problem}]})
     opened = governed(session, services, request.path, "edit", Operation.WRITE, must_exist=True)
-    if isinstance(opened, Reply):
-        return opened
     text = current(session.world, opened, request.expected_sha256, read=True)
-    if (
-        isinstance(text, Reply) or len(text or "") > WRITE_LIMIT
-    ):  # a file too large to write back: not scanned
-        return (
-            text
-            if isinstance(text, Reply)
-            else ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
-        )
-    edited = _edited(opened, text or "", request.replacements)
-    if isinstance(edited, Reply):
-        return edited
+    if len(text or "") > WRITE_LIMIT:  # a file too large to write back: not scanned
+        return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
+    data, matched = _edited(opened, text or "", request.replacements)
     existing = (text or "").encode("utf-8", "surrogatepass")
-    data, matched = edited
     return _land(
         (session, services),
         opened,
@@ -288,29 +268,27 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
 
 def _edited(
     ref: VisibilityRef, text: str, replacements: tuple[Replacement, ...]
-) -> tuple[bytes, list[Matched]] | Reply:
+) -> tuple[bytes, list[Matched]]:
+    """The file's new bytes and how each replacement matched; raises Refused when one does not match or
+    the result is too large to write."""
     applied = apply(text, replacements)
     if isinstance(applied, Missed):
         missed: dict[str, object] = {"address": ref.address, "count": applied.count, "edit": applied.edit}
         close = nearest(text, replacements[applied.edit - 1].old) if applied.count == 0 else None
         if close is not None:  # the old text is not there: show what is most like it, and where
             missed["nearest"] = {"line": close[0], "text": close[1]}
-        return ReplyBuilder().invalid("WA-WRITE-I-002", missed)
+        raise Refused.invalid("WA-WRITE-I-002", missed)
     after, matched = applied
     data = after.encode("utf-8", "surrogatepass")
     if len(data) > WRITE_LIMIT:
-        return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
+        raise Refused.invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     return data, matched
 
 
 def delete(session: Session, services: Services, request: Delete) -> Reply:
     """Remove a file."""
     opened = governed(session, services, request.path, "delete", Operation.DELETE, must_exist=True)
-    if isinstance(opened, Reply):
-        return opened
-    before = current(session.world, opened, request.expected_sha256, read=False)
-    if isinstance(before, Reply):
-        return before
+    current(session.world, opened, request.expected_sha256, read=False)
     existing = journal_before(session.world, opened)
     try:
         entry = journal.begin(session, services, opened, "delete", before=existing, after=None)
@@ -362,16 +340,15 @@ def _rest_of_diff(after: int | None, passed: int | None) -> str | None:
     return said + f"More of the diff follows: repeat the call with diff_offset={after}."
 
 
-def _file(session: Session, path: str | None, command: str, *, must_exist: bool) -> VisibilityRef | Reply:
-    reply, ref = session.world.resolve(path, session.home, must_exist=must_exist)
-    if ref is None:
-        return reply
+def _file(session: Session, path: str | None, command: str, *, must_exist: bool) -> VisibilityRef:
+    """The ref of the file `path` names (absent, unless `must_exist`); raises Refused for anything else."""
+    ref = session.world.ref(path, session.home, must_exist=must_exist)
     if ref.kind == "symlink":
-        return ReplyBuilder().invalid("WA-RES-I-012", {"address": ref.address})
+        raise Refused.invalid("WA-RES-I-012", {"address": ref.address})
     if ref.kind == "special":
-        return ReplyBuilder().invalid("WA-RES-I-013", {"address": ref.address})
+        raise Refused.invalid("WA-RES-I-013", {"address": ref.address})
     if ref.kind == "dir" or ref.address.endswith(":/"):
-        return ReplyBuilder().invalid("WA-RES-I-017", {"address": ref.address, "command": command})
+        raise Refused.invalid("WA-RES-I-017", {"address": ref.address, "command": command})
     return ref
 
 
@@ -383,17 +360,15 @@ def governed(  # noqa: PLR0913 - the call, the target and how it must stand
     operation: Operation,
     *,
     must_exist: bool,
-) -> VisibilityRef | Reply:
-    """Resolve, then enforce: the ref to execute through, or the first terminal reply."""
+) -> VisibilityRef:
+    """Resolve, then enforce: the ref to execute through; raises Refused with the first refusal."""
     opened = _file(session, path, command, must_exist=must_exist)
-    if isinstance(opened, Reply):
-        return opened
     contract = active_contract(session, services)
     kind = "delete" if operation is Operation.DELETE else "add" if opened.kind is None else "modify"
     local = tuple(mod.name for mod in session.world.view.mods if mod.root is RootCategory.ROOT_USER_DOCS)
     target = session.world.target(opened)
-    decision = enforce(session.mode, operation, target, contract, edit_kind=kind, copy_into=local)
-    return decision if decision.terminal else opened
+    permit(session.mode, operation, target, contract, edit_kind=kind, copy_into=local)
+    return opened
 
 
 def store(  # noqa: PLR0913 - the call, its result, and what to say of it

@@ -9,6 +9,7 @@ from typing import Final
 from domain.contracts import journal
 from domain.failures import port_failure
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
 from ports.errors import NotFound, PortError, TooLarge
@@ -36,29 +37,48 @@ def journal_before(world: WorldAdapter, ref: VisibilityRef) -> bytes | str | Non
 
 def current(
     world: WorldAdapter, ref: VisibilityRef, expected: str | None, *, read: bool, replacing: bool = False
-) -> str | Reply | None:
+) -> str | None:
     """The file's text now when it is needed (`read`), None for a file that does not exist. With
     `expected`, the file's bytes must have that SHA-256 (and a file that exists against an expected
-    absence, or the reverse, fails too): otherwise Invalid, since the file changed since it was read.
+    absence, or the reverse, fails too): otherwise Refused (Invalid), since the file changed since it
+    was read; a file that cannot be read, or is no text, is refused as well.
     `replacing` (a write's dry run): a file that is no text, or too large to read, is shown as empty,
     since the write would replace it all the same."""
     if not read and expected is None:
         return None
-    data = file_bytes(world, ref) if ref.kind is not None else None
-    if isinstance(data, Reply):
-        return "" if replacing and expected is None and data.code in UNREADABLE_TEXT else data
+    try:
+        data = bytes_of(world, ref) if ref.kind is not None else None
+    except Refused as refused:
+        if replacing and expected is None and refused.code in UNREADABLE_TEXT:
+            return ""
+        raise
     if expected is not None:
-        actual = None if data is None else hashlib.sha256(data).hexdigest()
-        if actual != expected.lower():
-            return ReplyBuilder().invalid(
-                "WA-WRITE-I-006", {"address": ref.address, "expected_sha256": expected, "sha256": actual}
-            )
+        _unchanged(ref, data, expected)
     if not read or data is None:
         return None
     text = text_of(data)
-    if text is None:
-        return "" if replacing else ReplyBuilder().invalid("WA-READ-I-001", {"address": ref.address})
-    return text
+    if text is None and not replacing:
+        raise Refused.invalid("WA-READ-I-001", {"address": ref.address})
+    return text or ""
+
+
+def _unchanged(ref: VisibilityRef, data: bytes | None, expected: str) -> None:
+    """Refused unless the file's bytes (None: no file) have the SHA-256 `expected`."""
+    actual = None if data is None else hashlib.sha256(data).hexdigest()
+    if actual != expected.lower():
+        raise Refused.invalid(
+            "WA-WRITE-I-006", {"address": ref.address, "expected_sha256": expected, "sha256": actual}
+        )
+
+
+def bytes_of(world: WorldAdapter, ref: VisibilityRef) -> bytes:
+    """The file's bytes, up to FILE_LIMIT; raises Refused for a larger file or one that cannot be read."""
+    try:
+        return world.read_file(ref, FILE_LIMIT)
+    except TooLarge:
+        raise Refused.invalid("WA-READ-I-002", {"address": ref.address, "limit": FILE_LIMIT}) from None
+    except PortError as exc:
+        raise Refused(port_failure(exc, ref.address)) from None
 
 
 def file_bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | Reply:
@@ -70,16 +90,18 @@ def file_bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | Reply:
         return port_failure(exc, ref.address)
 
 
-def load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> str | Reply:
+def load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> str:
+    """The file's text, up to `limit` bytes; raises Refused for a larger file, one that cannot be read, or
+    one that is no text."""
     try:
         data = world.read_file(ref, limit)
     except TooLarge:
-        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": limit})
+        raise Refused.invalid("WA-READ-I-002", {"address": ref.address, "limit": limit}) from None
     except PortError as exc:
-        return port_failure(exc, ref.address)
+        raise Refused(port_failure(exc, ref.address)) from None
     text = text_of(data)
     if text is None:
-        return ReplyBuilder().invalid("WA-READ-I-001", {"address": ref.address})
+        raise Refused.invalid("WA-READ-I-001", {"address": ref.address})
     return text
 
 

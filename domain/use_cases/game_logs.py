@@ -20,7 +20,7 @@ from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg, choice, number, text
+from domain.use_cases.arguments import choice, given, number, text
 from domain.use_cases.log_attribution import Attribution
 from domain.use_cases.request import Request
 from domain.world.visibility import VisibilityRef
@@ -40,24 +40,14 @@ class LogQuery(Request):
     """A question about one log of the game (or a kept copy)."""
 
     TOOL: ClassVar[str] = "ck3_search"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        choice("view", "default summary", VIEWS),
-        text("path", "a log (default ROOT_USER_DOCS:/logs/error.log)"),
-        text("pattern", "text to hold"),
-        text("glob", "a named file's address matches"),
-        choice("level", "this level only", LEVELS),
-        number("offset", "emission: its number; raw: first line"),
-        number("limit", "rows", high=MOST),
-        text("cursor", "next_cursor of the search before"),
-    )
-    view: str | None = None
-    path: str | None = None
-    pattern: str | None = None
-    glob: str | None = None
-    level: str | None = None
-    offset: int | None = None
-    limit: int | None = None
-    cursor: str | None = None
+    view: str | None = given(choice("view", "default summary", VIEWS), default=None)
+    path: str | None = given(text("path", "a log (default ROOT_USER_DOCS:/logs/error.log)"), default=None)
+    pattern: str | None = given(text("pattern", "text to hold"), default=None)
+    glob: str | None = given(text("glob", "a named file's address matches"), default=None)
+    level: str | None = given(choice("level", "this level only", LEVELS), default=None)
+    offset: int | None = given(number("offset", "emission: its number; raw: first line"), default=None)
+    limit: int | None = given(number("limit", "rows", high=MOST), default=None)
+    cursor: str | None = given(text("cursor", "next_cursor of the search before"), default=None)
 
 
 @frozen

@@ -12,7 +12,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import file_access
-from domain.use_cases.arguments import Arg, address
+from domain.use_cases.arguments import address, given
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation
 from domain.world.visibility import VisibilityRef
@@ -28,9 +28,8 @@ class KeepLogs(Request):
     """Copy the logs at `path` (the log folder ROOT_USER_DOCS:/logs, or one log) into a dated folder."""
 
     TOOL: ClassVar[str] = "ck3_file"
-    ARGS: ClassVar[tuple[Arg, ...]] = (address(),)
     MUTATES: ClassVar[bool] = True
-    path: str | None
+    path: str | None = given(address())
 
 
 def keep(session: Session, services: Services, request: KeepLogs) -> Reply:
@@ -71,8 +70,6 @@ def _copy(session: Session, services: Services, log: VisibilityRef, target: str)
     except PortError as exc:
         return port_failure(exc, log.address)
     opened = file_access.governed(session, services, target, "write", Operation.WRITE, must_exist=False)
-    if isinstance(opened, Reply):
-        return opened
     return file_access.store(
         (session, services), opened, (None, data), created=True, notes=[], exclusive=True
     )

@@ -13,10 +13,11 @@ from attrs import frozen
 from domain.addresses import canonical
 from domain.failures import port_failure
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import file_access
-from domain.use_cases.arguments import Arg, address, text
+from domain.use_cases.arguments import address, given, text
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation, RootCategory
 from ports.errors import PortError, TooLarge
@@ -27,25 +28,16 @@ class Override(Request):
     """Copy the game or workshop file at `path` into the local mod `name`, at the same game path."""
 
     TOOL: ClassVar[str] = "ck3_file"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        address(),
-        text("name", "the local mod to copy into", required=True),
-    )
     MUTATES: ClassVar[bool] = True
-    path: str | None
-    name: str
+    path: str | None = given(address())
+    name: str = given(text("name", "the local mod to copy into", required=True))
 
 
 def override(session: Session, services: Services, request: Override) -> Reply:
     """Write a copy of a game or workshop file into a local mod (a new file), governed and journaled."""
-    source = _source(session, request)
-    if isinstance(source, Reply):
-        return source
-    relative, data = source
+    relative, data = _source(session, request)
     copy = canonical(request.name, relative, mod=True)
     opened = file_access.governed(session, services, copy, "write", Operation.WRITE, must_exist=False)
-    if isinstance(opened, Reply):
-        return opened
     if opened.kind is not None:
         return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": opened.address})
     return file_access.store(
@@ -53,31 +45,29 @@ def override(session: Session, services: Services, request: Override) -> Reply:
     )
 
 
-def _source(session: Session, request: Override) -> tuple[tuple[str, ...], bytes] | Reply:  # noqa: PLR0911
-    """The source file's game-relative path and bytes; Invalid for anything but a game or workshop file,
-    or a mod that is not a local mod of the playset."""
+def _source(session: Session, request: Override) -> tuple[tuple[str, ...], bytes]:
+    """The source file's game-relative path and bytes; raises Refused (Invalid) for anything but a game or
+    workshop file, or a mod that is not a local mod of the playset."""
     world = session.world
-    reply, ref = world.resolve(request.path, session.home)
-    if ref is None:
-        return reply
+    ref = world.ref(request.path, session.home)
     if ref.kind != "file":
-        return ReplyBuilder().invalid("WA-RES-I-017", {"address": ref.address, "command": "override"})
+        raise Refused.invalid("WA-RES-I-017", {"address": ref.address, "command": "override"})
     place = world.location_of(ref)
     relative = _game_relative(session, place.root, place.parts)
     if relative is None:
         problem = "override copies a file of ROOT_GAME or of a workshop mod of the playset"
-        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "path", "problem": problem}]})
+        raise Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": "path", "problem": problem}]})
     local = [mod.name for mod in world.view.mods if mod.root is RootCategory.ROOT_USER_DOCS]
     if request.name not in local and any(mod.name == request.name for mod in world.view.mods):
-        return ReplyBuilder().invalid("WA-RES-I-020", {"name": request.name, "local_mods": local})
+        raise Refused.invalid("WA-RES-I-020", {"name": request.name, "local_mods": local})
     if request.name not in local:
-        return ReplyBuilder().invalid("WA-RES-I-010", {"mods": local})
+        raise Refused.invalid("WA-RES-I-010", {"mods": local})
     try:
         return relative, world.read_file(ref, file_access.WRITE_LIMIT)
     except TooLarge:
-        return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": file_access.WRITE_LIMIT})
+        raise Refused.invalid("WA-WRITE-I-001", {"limit": file_access.WRITE_LIMIT}) from None
     except PortError as exc:
-        return port_failure(exc, ref.address)
+        raise Refused(port_failure(exc, ref.address)) from None
 
 
 def _game_relative(session: Session, root: str, parts: tuple[str, ...]) -> tuple[str, ...] | None:

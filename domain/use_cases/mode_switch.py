@@ -6,7 +6,7 @@ Invalid with the approval id; once a human approves it, the same call consumes t
 consumed before the mode changes, so one approval never works twice — and this session's mode is set.
 """
 
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from attrs import evolve, frozen
 
@@ -15,8 +15,8 @@ from domain.policy.approvals import Authority, State
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session, mode_initialisation
-from domain.use_cases.arguments import Arg, choice
-from domain.use_cases.request import Request
+from domain.use_cases.arguments import choice, given
+from domain.use_cases.request import Args, Request
 from domain.vocabulary import Mode
 
 KIND = "mode"
@@ -31,11 +31,12 @@ class ModeStatus(Request):
 @frozen
 class ModeInit(Request):
     TOOL: ClassVar[str] = "ck3_mode"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        choice("mode", "the mode to ask for", [m.value for m in Mode], required=True),
-    )
     MODELESS: ClassVar[bool] = True
-    mode: Mode
+    mode: Mode = given(choice("mode", "the mode to ask for", [m.value for m in Mode], required=True))
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        return cls(Mode(args["mode"]))
 
 
 def status(session: Session, services: Services, _: ModeStatus) -> Reply:

@@ -18,9 +18,10 @@ from domain.globs import Glob, compile_glob
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session, home_address
-from domain.use_cases.arguments import Arg, address, flag, number, text
+from domain.use_cases.arguments import address, flag, given, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.vocabulary import RootCategory
@@ -51,8 +52,7 @@ class Pwd(Request):
 @frozen
 class Cd(Request):
     TOOL: ClassVar[str] = "ck3_mode"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("root_category", "the root to make home, e.g. ROOT_GAME"),)
-    root_category: str | None
+    root_category: str | None = given(text("root_category", "the root to make home, e.g. ROOT_GAME"))
 
 
 @frozen
@@ -61,39 +61,25 @@ class ListFolder(Request):
 
     TOOL: ClassVar[str] = "ck3_dir"
     FILES_ALONE: ClassVar[bool] = True  # the folder, and the repository's ignore rules
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        address(),
-        text("glob", "only names matching, e.g. *.yml"),
-        text("cursor", "next_cursor of the page before"),
-        number("limit", "entries per page", high=LIST_CAP),
-        flag("include_ignored", IGNORED),
-    )
-    path: str | None
-    glob: str | None = None
-    cursor: str | None = None
-    limit: int | None = None
+    path: str | None = given(address())
+    glob: str | None = given(text("glob", "only names matching, e.g. *.yml"), default=None)
+    cursor: str | None = given(text("cursor", "next_cursor of the page before"), default=None)
+    limit: int | None = given(number("limit", "entries per page", high=LIST_CAP), default=None)
     """Entries per page; None: what fits the reply budget, at most LIST_PAGE."""
-    include_ignored: bool = False
+    include_ignored: bool = given(flag("include_ignored", IGNORED), default=False)
 
 
 @frozen
 class Tree(Request):
     TOOL: ClassVar[str] = "ck3_dir"
     FILES_ALONE: ClassVar[bool] = True  # the folders, and the repository's ignore rules
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        address(),
-        number("depth", "folder levels to descend (3)", high=MAX_DEPTH),
-        flag("include_ignored", IGNORED),
-        number("limit", "folders (what fits)", high=TREE_CAP),
-        text("cursor", "next_cursor of the page before"),
-    )
-    path: str | None
-    depth: int = 3
+    path: str | None = given(address())
+    depth: int = given(number("depth", "folder levels to descend (3)", high=MAX_DEPTH), default=3)
     progress: Progress | None = field(default=None, eq=False)
-    include_ignored: bool = False
-    limit: int | None = None
+    include_ignored: bool = given(flag("include_ignored", IGNORED), default=False)
+    limit: int | None = given(number("limit", "folders (what fits)", high=TREE_CAP), default=None)
     """The most folders (up to TREE_CAP); None: what fits the reply budget."""
-    cursor: str | None = None
+    cursor: str | None = given(text("cursor", "next_cursor of the page before"), default=None)
     """The next_cursor of the window before: the folders already shown are skipped."""
 
 
@@ -125,13 +111,9 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
     that match and the cursor of the next page. Unless the call names a `limit`, a page is what fits the
     reply budget."""
     if request.limit is not None and not 1 <= request.limit <= LIST_CAP:
-        return _invalid("limit", f"must be from 1 to {LIST_CAP}")
+        raise _refused("limit", f"must be from 1 to {LIST_CAP}")
     glob = _glob(request.glob)
-    if isinstance(glob, Reply):
-        return glob
     opened = _folder(session, request.path)
-    if isinstance(opened, Reply):
-        return opened
     skip = skip_for(session, services, opened, include_ignored=request.include_ignored)
     try:
         listed = session.world.list_dir(opened, None if glob is None else lambda name: glob.matches((name,)))
@@ -171,10 +153,9 @@ def list_folder(session: Session, services: Services, request: ListFolder) -> Re
 def tree(session: Session, services: Services, request: Tree) -> Reply:
     """Visible folders below a folder, `depth` levels down, depth-first, capped at TREE_CAP."""
     skipped = budget.position(request.cursor)
-    opened = _tree_problem(request, skipped) or _folder(session, request.path)
-    if isinstance(opened, Reply):
-        return opened
-    skipped = skipped or 0  # a cursor no window gave is a problem, answered above
+    _hold_tree(request, skipped)
+    opened = _folder(session, request.path)
+    skipped = skipped or 0  # a cursor no window gave is refused above
     skip = skip_for(session, services, opened, include_ignored=request.include_ignored)
     walk = session.world.walk_dirs(
         opened, request.depth, skip
@@ -217,38 +198,37 @@ def _gathered(walk: Iterator[str], progress: Progress | None) -> list[str]:
     return folders
 
 
-def _tree_problem(request: Tree, skipped: int | None) -> Reply | None:
+def _hold_tree(request: Tree, skipped: int | None) -> None:
+    """Refused unless the tree's depth, limit and cursor are ones it can take."""
     if not 1 <= request.depth <= MAX_DEPTH:
-        return _invalid("depth", f"must be from 1 to {MAX_DEPTH}")
+        raise _refused("depth", f"must be from 1 to {MAX_DEPTH}")
     if request.limit is not None and not 1 <= request.limit <= TREE_CAP:
-        return _invalid("limit", f"must be from 1 to {TREE_CAP}")
+        raise _refused("limit", f"must be from 1 to {TREE_CAP}")
     if skipped is None:
-        return _invalid("cursor", "must be the next_cursor of a tree before")
-    return None
+        raise _refused("cursor", "must be the next_cursor of a tree before")
 
 
-def _folder(session: Session, path: str | None) -> VisibilityRef | Reply:
-    reply, ref = session.world.resolve(path, session.home)
-    if ref is None:
-        return reply
+def _folder(session: Session, path: str | None) -> VisibilityRef:
+    """The ref of the folder `path` names; raises Refused for anything else."""
+    ref = session.world.ref(path, session.home)
     if ref.kind == "symlink":
-        return ReplyBuilder().invalid("WA-RES-I-012", {"address": ref.address})
+        raise Refused.invalid("WA-RES-I-012", {"address": ref.address})
     if ref.kind != "dir":
-        return ReplyBuilder().invalid("WA-RES-I-014", {"address": ref.address})
+        raise Refused.invalid("WA-RES-I-014", {"address": ref.address})
     return ref
 
 
-def _glob(pattern: str | None) -> Glob | Reply | None:
+def _glob(pattern: str | None) -> Glob | None:
     if pattern is None:
         return None
     try:
         return compile_glob(pattern)
     except ValueError as exc:
-        return _invalid("glob", str(exc))
+        raise _refused("glob", str(exc)) from None
 
 
-def _invalid(name: str, problem: str) -> Reply:
-    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})
+def _refused(name: str, problem: str) -> Refused:
+    return Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})
 
 
 def _hint(truncated: bool) -> str | None:  # noqa: FBT001 - a plain flag from the caller's own count

@@ -11,10 +11,11 @@ from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import governing
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import content_queries
-from domain.use_cases.arguments import PAGES, Arg, text
+from domain.use_cases.arguments import CURSOR, LIMIT, given, text
 from domain.use_cases.request import Request
 from domain.world import catalog
 from domain.world.catalog import Catalog
@@ -32,8 +33,7 @@ class ListPlaysets(Request):
 @frozen
 class ShowPlayset(Request):
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("name", "a playset"),)
-    name: str | None = None
+    name: str | None = given(text("name", "a playset"), default=None)
 
 
 @frozen
@@ -42,10 +42,9 @@ class Which(Request):
     a time (`cursor`, `limit`: a file's sources come whole)."""
 
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", GAME_PATH, required=True), *PAGES)
-    path: str
-    cursor: str | None = None
-    limit: int | None = None
+    path: str = given(text("path", GAME_PATH, required=True))
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int | None = given(LIMIT, default=None)
     """Files per page; None: what fits the reply budget (a limit asked: up to key_queries.PAGE_BYTES)."""
 
 
@@ -54,29 +53,21 @@ class Overrides(Request):
     """Recursively, what a mod (or every mod) overrides below a game-relative folder, a page at a time."""
 
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("name", "a mod"),
-        text("path", GAME_PATH),
-        *PAGES,
-    )
-    name: str | None = None
-    path: str | None = None
-    cursor: str | None = None
-    limit: int = overrides_view.PAGE
+    name: str | None = given(text("name", "a mod"), default=None)
+    path: str | None = given(text("path", GAME_PATH), default=None)
+    cursor: str | None = given(CURSOR, default=None)
+    limit: int = given(LIMIT, default=overrides_view.PAGE)
 
 
 @frozen
 class SwitchPlayset(Request):
     TOOL: ClassVar[str] = "ck3_playset"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("name", "a playset", required=True),)
-    name: str
+    name: str = given(text("name", "a playset", required=True))
 
 
 def list_playsets(session: Session, services: Services, _: ListPlaysets) -> Reply:
     """Every playset file: its name, whether it is valid and active, and its mod count."""
     loaded = _catalog(session, services)
-    if isinstance(loaded, Reply):
-        return loaded
     leaks = services.leaks
     return catalog.list_playsets(
         loaded, lambda text: not (leaks.findings(text) or leaks.leaks_in_content(text))
@@ -86,8 +77,6 @@ def list_playsets(session: Session, services: Services, _: ListPlaysets) -> Repl
 def show(session: Session, services: Services, request: ShowPlayset) -> Reply:
     """One playset (default: the active one), mods in load order with their addresses."""
     loaded = _catalog(session, services)
-    if isinstance(loaded, Reply):
-        return loaded
     reply = catalog.show_playset(
         loaded, request.name, session.mode, lambda folder: _described(session, folder)
     )
@@ -124,12 +113,10 @@ def which(session: Session, services: Services, request: Which) -> Reply:
     """Every source of a game-relative path, vanilla then mods in load order, and what the game loads;
     what a replace_path hid and whose it was, and the rules the answer relied on. A folder's files come a
     page at a time."""
-    parsed = content_queries.page_arguments(request.cursor, request.limit) or _game_path(
-        request.path, session
-    )
-    if isinstance(parsed, Reply):
-        return parsed
-    path, found = parsed, _sources(session)
+    bad = content_queries.page_arguments(request.cursor, request.limit)
+    if bad is not None:
+        return bad
+    path, found = _game_path(request.path, session), _sources(session)
     world = session.world
     shown = "/".join(path)
     if not path or _is_folder(session, path, found):
@@ -170,8 +157,6 @@ def overrides(session: Session, _: Services, request: Overrides) -> Reply:
         problem = f"must be from 1 to {overrides_view.MAX_PAGE}"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "limit", "problem": problem}]})
     under = _game_path(request.path or "", session)
-    if isinstance(under, Reply):
-        return under
     found = _sources(session)
     chosen = _chosen(found, request.name)
     if chosen is None:
@@ -193,10 +178,13 @@ def overrides(session: Session, _: Services, request: Overrides) -> Reply:
     return ReplyBuilder().success("WA-READ-S-011", data)
 
 
-def _game_path(text: str, session: Session) -> tuple[str, ...] | Reply:
-    """The parts of a game-relative path, checked by the address grammar."""
+def _game_path(text: str, session: Session) -> tuple[str, ...]:
+    """The parts of a game-relative path, checked by the address grammar (raises Refused with its
+    refusal)."""
     parsed = parse(f"ROOT_GAME:/{text.strip('/')}", session.home.value)
-    return parsed.parts if isinstance(parsed, Parsed) else parsed
+    if not isinstance(parsed, Parsed):
+        raise Refused(parsed)
+    return parsed.parts
 
 
 def _sources(session: Session) -> list[merged.Source]:
@@ -229,8 +217,6 @@ def switch(session: Session, services: Services, request: SwitchPlayset) -> Repl
     if current is not None:
         return ReplyBuilder().invalid("CT-GATE-I-002", {"contract_id": current.contract_id})
     loaded = _catalog(session, services)
-    if isinstance(loaded, Reply):
-        return loaded
     record = loaded.usable(request.name)
     if isinstance(record, Reply):
         return record
@@ -245,8 +231,9 @@ def switch(session: Session, services: Services, request: SwitchPlayset) -> Repl
     return reply
 
 
-def _catalog(session: Session, services: Services) -> Catalog | Reply:
+def _catalog(session: Session, services: Services) -> Catalog:
+    """The playsets; raises Refused (Error) when their folder cannot be read."""
     try:
         return Catalog(tuple(services.playsets.load()), session.playset)
     except Unavailable:
-        return ReplyBuilder().error("WA-IO-E-001", {"address": "ROOT_CK3RAVEN_DATA:/playsets"})
+        raise Refused.error("WA-IO-E-001", {"address": "ROOT_CK3RAVEN_DATA:/playsets"}) from None

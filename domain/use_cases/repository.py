@@ -11,7 +11,7 @@ it, and `diff` shows only regular-file content the agent could read.
 import difflib
 import json
 from contextlib import suppress
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from attrs import frozen
 
@@ -22,11 +22,12 @@ from domain.failures import history_failure, port_failure
 from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg, number, text, texts
+from domain.use_cases.arguments import given, number, text, texts
 from domain.use_cases.file_contents import READ_LIMIT
-from domain.use_cases.request import Request
+from domain.use_cases.request import Args, Request
 from domain.vocabulary import Operation
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError, TooLarge
@@ -41,54 +42,44 @@ LOG_LIMIT: Final = 20
 @frozen
 class GitStatus(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("path", IN_REPOSITORY),
-        text("cursor", "next_cursor of the status before"),
-    )
-    path: str = "ROOT_REPO"
+    path: str = given(text("path", IN_REPOSITORY), default="ROOT_REPO")
     """A root, or any visible address: the repository holding it is the one read."""
-    cursor: str | None = None
+    cursor: str | None = given(text("cursor", "next_cursor of the status before"), default=None)
     """The next_cursor of the status before: the changes it showed are passed over."""
 
 
 @frozen
 class GitDiff(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    ARGS: ClassVar[tuple[Arg, ...]] = (text("path", "the file"),)
-    path: str | None
+    path: str | None = given(text("path", "the file"))
 
 
 @frozen
 class GitLog(Request):
     TOOL: ClassVar[str] = "ck3_git"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("path", IN_REPOSITORY),
-        number("limit", "newest commits (20)", high=200),
-    )
-    path: str = "ROOT_REPO"
-    limit: int | None = None
+    path: str = given(text("path", IN_REPOSITORY), default="ROOT_REPO")
+    limit: int | None = given(number("limit", "newest commits (20)", high=200), default=None)
     """The newest commits; None: LOG_LIMIT, and only those that fit the reply budget."""
 
 
 @frozen
 class GitAdd(Request):
     TOOL: ClassVar[str] = "ck3_commit"
-    ARGS: ClassVar[tuple[Arg, ...]] = (texts("paths", "the files' addresses"),)
     MUTATES: ClassVar[bool] = True
-    paths: tuple[str, ...]
+    paths: tuple[str, ...] = given(texts("paths", "the files' addresses"))
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        return cls(tuple(args.get("paths", ())))
 
 
 @frozen
 class GitCommit(Request):
     TOOL: ClassVar[str] = "ck3_commit"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("path", "an address in the repository (ROOT_REPO)"),
-        text("message", "the commit message"),
-    )
     MUTATES: ClassVar[bool] = True
-    message: str
-    path: str = "ROOT_REPO"
+    path: str = given(text("path", "an address in the repository (ROOT_REPO)"), default="ROOT_REPO")
     """A root, or any visible address: the repository holding it is the one committed to."""
+    message: str = given(text("message", "the commit message"), default="")
 
 
 @frozen
@@ -108,8 +99,6 @@ def status(session: Session, services: Services, request: GitStatus) -> Reply:
         problem = "cursor is the next_cursor of an earlier status"
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "cursor", "problem": problem}]})
     repo = _repository(session, services, request.path)
-    if isinstance(repo, Reply):
-        return repo
     try:
         head = services.history.head(repo.root, repo.folder)
         changes = services.history.changes_since(repo.root, head, repo.folder) if head else []
@@ -159,8 +148,6 @@ def diff(session: Session, services: Services, request: GitDiff) -> Reply:
 def log(session: Session, services: Services, request: GitLog) -> Reply:
     """The newest commits of the repository holding a visible address."""
     repo = _repository(session, services, request.path)
-    if isinstance(repo, Reply):
-        return repo
     try:
         if services.history.head(repo.root, repo.folder) is None:
             return ReplyBuilder().invalid("WA-RES-I-018", {"root": request.path})
@@ -248,8 +235,6 @@ def _governed_contents(
     staged: list[tuple[VisibilityRef, bytes | None]] = []
     for ref in refs:
         content = _content(session, ref)
-        if isinstance(content, Reply):
-            return content
         staged.append((ref, content))
     return staged
 
@@ -268,18 +253,19 @@ def _kind_since_head(services: Services, root: str, parts: tuple[str, ...], *, e
     return "modify" if known else "add"
 
 
-def _content(session: Session, ref: VisibilityRef) -> bytes | Reply | None:
-    """What `add` stages for a ref: the file's bytes read by the file rules, None for a deleted file."""
+def _content(session: Session, ref: VisibilityRef) -> bytes | None:
+    """What `add` stages for a ref: the file's bytes read by the file rules, None for a deleted file;
+    raises Refused for what is no file or cannot be read."""
     if ref.kind is None:
         return None
     if ref.kind != "file":
-        return _not_a_file(ref, "add")
+        raise Refused(_not_a_file(ref, "add"))
     try:
         return session.world.read_file(ref, READ_LIMIT)
     except TooLarge:
-        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": READ_LIMIT})
+        raise Refused.invalid("WA-READ-I-002", {"address": ref.address, "limit": READ_LIMIT}) from None
     except PortError as exc:
-        return port_failure(exc, ref.address)
+        raise Refused(port_failure(exc, ref.address)) from None
 
 
 def _not_a_file(ref: VisibilityRef, command: str) -> Reply:
@@ -296,11 +282,7 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
     if problem is not None:
         return ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": problem})
     repo = _repository(session, services, request.path)
-    if isinstance(repo, Reply):
-        return repo
     staged = _staged(services, repo)
-    if isinstance(staged, Reply):
-        return staged
     contract = active_contract(session, services)
     refusal = _governed(session, repo.root, staged, contract)
     if refusal is not None:
@@ -336,42 +318,43 @@ def _message_problem(services: Services, message: str) -> str | None:
     return None
 
 
-def _repository(session: Session, services: Services, text: str) -> Repository | Reply:
-    """The repository a root name or a visible address lies in."""
+def _repository(session: Session, services: Services, text: str) -> Repository:
+    """The repository a root name or a visible address lies in; raises Refused when there is none."""
     roots = {r.value for r in session.world.view.roots}
     folder: tuple[str, ...] = ()
     if text in roots:
         root = text
     elif text.startswith("ROOT_") and ":" not in text:  # meant as a root name, and none is configured so
-        return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(roots)})
+        raise Refused.invalid("WA-RES-I-009", {"roots": sorted(roots)})
     else:
-        reply, ref = session.world.resolve(text, session.home)
-        if ref is None:
-            return reply
+        ref = session.world.ref(text, session.home)
         target = session.world.target(ref)
         root, folder = target.root.value, target.parts if ref.kind == "dir" else target.parts[:-1]
     try:
         top = services.history.repository(root, folder)
     except PortError:
-        return history_failure(root)
+        raise Refused(history_failure(root)) from None
     if top is None:
-        return ReplyBuilder().invalid("WA-RES-I-018", {"root": text})
+        raise Refused.invalid("WA-RES-I-018", {"root": text})
     return Repository(root, top)
 
 
-def _staged(services: Services, repo: Repository) -> list[Change] | Reply:
-    """What the index holds beyond HEAD, or why it cannot be committed here."""
+def _staged(services: Services, repo: Repository) -> list[Change]:
+    """What the index holds beyond HEAD; raises Refused saying why it cannot be committed here."""
     try:
-        if services.history.head(repo.root, repo.folder) is None:
-            return ReplyBuilder().invalid("WA-RES-I-018", {"root": repo.root})
-        staging = services.history.staged(repo.root, repo.folder)
+        head = services.history.head(repo.root, repo.folder)
+        staging = services.history.staged(repo.root, repo.folder) if head is not None else None
     except PortError:
-        return history_failure(repo.root)
+        raise Refused(history_failure(repo.root)) from None
+    if staging is None:
+        raise Refused.invalid("WA-RES-I-018", {"root": repo.root})
     if staging.elsewhere:  # a commit takes the whole index: never the operator's work outside the root
-        return ReplyBuilder().invalid(
+        raise Refused.invalid(
             "WA-WRITE-I-005", {"problem": "files outside the root are staged in its repository"}
         )
-    return staging.changes or ReplyBuilder().invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
+    if not staging.changes:
+        raise Refused.invalid("WA-WRITE-I-005", {"problem": "nothing is staged"})
+    return staging.changes
 
 
 def _governed(

@@ -28,9 +28,10 @@ from domain.matches import hits, is_text
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases.arguments import Arg, flag, number, text
+from domain.use_cases.arguments import flag, given, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.world.adapter import FileNames, Found, Skip
@@ -65,11 +66,10 @@ HINTS: Final = {
     "max_bytes": "Search under a folder or with a glob; max_bytes caps the bytes read.",
 }
 LIMIT_CAP: Final = 10_000
-_SCOPE: Final = (
-    text("path", "the folder to search, an address (default: the whole world)", plain=True),
-    flag("include_ignored", "include git-ignored files and .git (false)", plain=True),
-    flag("ignore_case", "match case-insensitively (false)", plain=True),
-)
+_PATH: Final = text("path", "the folder to search, an address (default: the whole world)", plain=True)
+_IGNORED: Final = flag("include_ignored", "include git-ignored files and .git (false)", plain=True)
+_CASE: Final = flag("ignore_case", "match case-insensitively (false)", plain=True)
+_CURSOR: Final = text("cursor", "next_cursor of the search before")
 
 
 @frozen
@@ -77,19 +77,13 @@ class SearchNames(Request):
     """Files and folders whose path below the searched folder matches `glob`."""
 
     TOOL: ClassVar[str] = "ck3_search"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("glob", "the glob to match", required=True),
-        *_SCOPE,
-        number("limit", "matches (500)", high=LIMIT_CAP),
-        text("cursor", "next_cursor of the search before"),
-    )
-    glob: str
-    path: str | None = None
-    include_ignored: bool = False
-    ignore_case: bool = False
-    limit: int | None = None
+    glob: str = given(text("glob", "the glob to match", required=True))
+    path: str | None = given(_PATH, default=None)
+    include_ignored: bool = given(_IGNORED, default=False)
+    ignore_case: bool = given(_CASE, default=False)
+    limit: int | None = given(number("limit", "matches (500)", high=LIMIT_CAP), default=None)
     """The most matches; None: NAMES_LIMIT, and only what fits the reply budget."""
-    cursor: str | None = None
+    cursor: str | None = given(_CURSOR, default=None)
     """The next_cursor of the window before: the matches already shown are skipped."""
 
 
@@ -98,40 +92,27 @@ class SearchContents(Request):
     """Lines of text files that hold `pattern` (a literal, or a regex), in files `glob` matches."""
 
     TOOL: ClassVar[str] = "ck3_search"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        text("pattern", "the text to find", required=True),
-        flag("regex", "pattern is an RE2 regex, no lookaround (false)"),
-        text("glob", "only in files it matches"),
-        *_SCOPE,
-        number("limit", "lines (200)", high=LIMIT_CAP),
-        number("max_files", "files read (20000)", high=200_000),
-        number("max_bytes", "bytes read", high=2**31),
-        number("max_seconds", "time budget in seconds (2)", high=MAX_SECONDS),
-        text("cursor", "next_cursor of the search before"),
-    )
-    pattern: str
-    regex: bool = False
-    ignore_case: bool = False
-    glob: str | None = None
-    path: str | None = None
-    include_ignored: bool = False
-    max_files: int = 20_000
-    limit: int | None = None
+    pattern: str = given(text("pattern", "the text to find", required=True))
+    regex: bool = given(flag("regex", "pattern is an RE2 regex, no lookaround (false)"), default=False)
+    ignore_case: bool = given(_CASE, default=False)
+    glob: str | None = given(text("glob", "only in files it matches"), default=None)
+    path: str | None = given(_PATH, default=None)
+    include_ignored: bool = given(_IGNORED, default=False)
+    max_files: int = given(number("max_files", "files read (20000)", high=200_000), default=20_000)
+    limit: int | None = given(number("limit", "lines (200)", high=LIMIT_CAP), default=None)
     """The most lines; None: HITS_LIMIT, and only what fits the reply budget."""
-    max_bytes: int = 256 * 1024 * 1024
-    max_seconds: int = SECONDS
-    cursor: str | None = None
+    max_bytes: int = given(number("max_bytes", "bytes read", high=2**31), default=256 * 1024 * 1024)
+    max_seconds: int = given(
+        number("max_seconds", "time budget in seconds (2)", high=MAX_SECONDS), default=SECONDS
+    )
+    cursor: str | None = given(_CURSOR, default=None)
     """The next_cursor of the window before: the lines already shown are skipped."""
 
 
 def names(session: Session, services: Services, request: SearchNames) -> Reply:
     """Canonical addresses (and kinds) of the visible entries whose path matches the glob."""
     glob = _glob(request.glob, ignore_case=request.ignore_case)
-    if isinstance(glob, Reply):
-        return glob
     bases = _bases(session, request.path, request.cursor)
-    if isinstance(bases, Reply):
-        return bases
     matches: list[FrozenMap] = []
     scanned = [0]
     # a glob of a name alone lets the walk leave out a folder's other files at once (it counts them)
@@ -313,14 +294,8 @@ class _ContentSearch:
 def contents(session: Session, services: Services, request: SearchContents) -> Reply:
     """Each line (address, line number, column, the line's text) holding the pattern, file by file."""
     matcher = _matcher(services, request)
-    if isinstance(matcher, Reply):
-        return matcher
     glob = _glob(request.glob, ignore_case=request.ignore_case) if request.glob is not None else None
-    if isinstance(glob, Reply):
-        return glob
     bases = _bases(session, request.path, request.cursor)
-    if isinstance(bases, Reply):
-        return bases
     kinds = ("files", "files_matched", "bytes", "binary", "large", "unreadable")
     over = _budget(services, request.max_seconds)
     run = _ContentSearch(session, request, matcher, over, [], dict.fromkeys(kinds, 0))
@@ -383,38 +358,36 @@ def _budget(services: Services, seconds: int) -> Callable[[], bool]:
     return lambda: clock.now() >= deadline
 
 
-def _matcher(services: Services, request: SearchContents) -> Matcher | Reply:
+def _matcher(services: Services, request: SearchContents) -> Matcher:
     if not request.pattern or len(request.pattern) > MAX_PATTERN:
-        return _invalid("pattern", f"1 to {MAX_PATTERN} characters")
+        raise _refused("pattern", f"1 to {MAX_PATTERN} characters")
     if not 1 <= request.max_seconds <= MAX_SECONDS:
-        return _invalid("max_seconds", f"from 1 to {MAX_SECONDS}")
+        raise _refused("max_seconds", f"from 1 to {MAX_SECONDS}")
     patterns = services.patterns
     try:
         return patterns.compile(request.pattern, literal=not request.regex, ignore_case=request.ignore_case)
     except PatternRefused as exc:
-        return _invalid("pattern", f"not accepted in {patterns.syntax} syntax: {exc}")
+        raise _refused("pattern", f"not accepted in {patterns.syntax} syntax: {exc}") from None
 
 
-def _glob(pattern: str, *, ignore_case: bool) -> Glob | Reply:
+def _glob(pattern: str, *, ignore_case: bool) -> Glob:
     try:
         return compile_glob(pattern, ignore_case=ignore_case)
     except ValueError as exc:
-        return _invalid("glob", str(exc))
+        raise _refused("glob", str(exc)) from None
 
 
-def _bases(session: Session, under: str | None, cursor: str | None) -> list[VisibilityRef] | Reply:
-    """The folders to walk: the one `under` names (the call's `path`), or every place of the world; an
-    Invalid for a cursor no window gave."""
+def _bases(session: Session, under: str | None, cursor: str | None) -> list[VisibilityRef]:
+    """The folders to walk: the one `under` names (the call's `path`), or every place of the world; raises
+    Refused for a cursor no window gave, or a `path` that is no visible folder."""
     if budget.position(cursor) is None:
-        return _invalid("cursor", "must be the next_cursor of the same search before")
+        raise _refused("cursor", "must be the next_cursor of the same search before")
     world = session.world
     if under is not None:
-        reply, ref = world.resolve(under, session.home)
-        if ref is None:
-            return reply
-        if ref.kind != "dir":
-            return ReplyBuilder().invalid("WA-RES-I-014", {"address": ref.address})
-        return [ref]
+        folder = world.ref(under, session.home)
+        if folder.kind != "dir":
+            raise Refused.invalid("WA-RES-I-014", {"address": folder.address})
+        return [folder]
     bases: list[VisibilityRef] = []
     for address in world.places():
         _, ref = world.resolve(address, session.home)
@@ -427,5 +400,5 @@ def _skip(session: Session, services: Services, base: VisibilityRef, include_ign
     return skip_for(session, services, base, include_ignored=include_ignored)
 
 
-def _invalid(name: str, problem: str) -> Reply:
-    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})
+def _refused(name: str, problem: str) -> Refused:
+    return Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})

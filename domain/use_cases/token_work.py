@@ -9,7 +9,7 @@ reason; once approved the server writes it, signed, to `policy/tokens/` of the c
 import hashlib
 import json
 import re
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from attrs import frozen
 
@@ -21,11 +21,12 @@ from domain.policy import approvals
 from domain.policy.approvals import State
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.trail import token_row
-from domain.use_cases.arguments import Arg, contract_id, number, objects, optional, record, text, texts
-from domain.use_cases.request import Request
+from domain.use_cases.arguments import contract_id, given, number, objects, optional, record, text, texts
+from domain.use_cases.request import Args, Request
 from domain.world.visibility import VisibilityRef
 from ports.contracts import ContractRecord
 from ports.errors import PortError
@@ -49,14 +50,16 @@ class DeclareNst(Request):
     """Symbols (name, and optionally the address of the file it is in) intended as new, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        objects("symbols", "the symbols intended as new", SYMBOL, required=True),
-        text("reason", "why", required=True),
-        contract_id(),
+    symbols: tuple[tuple[str, str | None], ...] = given(
+        objects("symbols", "the symbols intended as new", SYMBOL, required=True)
     )
-    symbols: tuple[tuple[str, str | None], ...]
-    reason: str
-    contract_id: str | None = None
+    reason: str = given(text("reason", "why", required=True))
+    contract_id: str | None = given(contract_id(), default=None)
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        symbols = tuple((s["name"], s.get("path")) for s in args["symbols"])
+        return cls(symbols, args["reason"], args.get("contract_id"))
 
 
 @frozen
@@ -64,18 +67,18 @@ class ProposeLxe(Request):
     """An exception from lint rules for paths, up to a number of violations, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        texts("rules", "rule codes, e.g. F401, CK3-BOM", required=True),
-        texts("paths", "addresses in the contract's root", required=True),
-        number("max_violations", "at most this many", high=MAX_VIOLATIONS, required=True),
-        text("reason", "why", required=True),
-        contract_id(),
+    rules: tuple[str, ...] = given(texts("rules", "rule codes, e.g. F401, CK3-BOM", required=True))
+    paths: tuple[str, ...] = given(texts("paths", "addresses in the contract's root", required=True))
+    max_violations: int = given(
+        number("max_violations", "at most this many", high=MAX_VIOLATIONS, required=True)
     )
-    rules: tuple[str, ...]
-    paths: tuple[str, ...]
-    max_violations: int
-    reason: str
-    contract_id: str | None = None
+    reason: str = given(text("reason", "why", required=True))
+    contract_id: str | None = given(contract_id(), default=None)
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        rules, paths = tuple(args["rules"]), tuple(args["paths"])
+        return cls(rules, paths, args["max_violations"], args["reason"], args.get("contract_id"))
 
 
 @frozen
@@ -83,36 +86,33 @@ class DeclareRemoval(Request):
     """Keys (name, kind, the address of the file they leave) the work removes on purpose, and why."""
 
     TOOL: ClassVar[str] = "ck3_token"
-    ARGS: ClassVar[tuple[Arg, ...]] = (
-        objects("symbols", None, SYMBOL, required=True),
-        text("reason", None, required=True),
-        contract_id(),
+    symbols: tuple[tuple[str, str | None, str | None], ...] = given(
+        objects("symbols", None, SYMBOL, required=True)
     )
-    symbols: tuple[tuple[str, str | None, str | None], ...]
-    reason: str
-    contract_id: str | None = None
+    reason: str = given(text("reason", None, required=True))
+    contract_id: str | None = given(contract_id(), default=None)
+
+    @classmethod
+    def build(cls, args: Args) -> Self:
+        symbols = tuple((s["name"], s.get("kind"), s.get("path")) for s in args["symbols"])
+        return cls(symbols, args["reason"], args.get("contract_id"))
 
 
 @frozen
 class ListTokens(Request):
     TOOL: ClassVar[str] = "ck3_token"
-    ARGS: ClassVar[tuple[Arg, ...]] = (contract_id(),)
-    contract_id: str | None = None
+    contract_id: str | None = given(contract_id(), default=None)
 
 
 def declare_nst(session: Session, services: Services, request: DeclareNst) -> Reply:
     """Record the symbols as intended for the open contract (added to those declared before)."""
-    record = own(session, services, request.contract_id)
-    if isinstance(record, Reply):
-        return record
+    record = _own(session, services, request.contract_id)
     problems = _nst_problems(request)
     if problems:
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems})
     declared: list[tokens.Nst] = []
     for name, address in request.symbols:
-        found = _symbols(session, record, name, address)
-        if isinstance(found, Reply):
-            return found  # nothing is stored
+        found = _symbols(session, record, name, address)  # a refusal stores nothing
         declared += [tokens.Nst(symbol, where, request.reason) for symbol, where in found]
     every = closeout.nsts_of(services, record.contract_id) + declared
     document = {
@@ -132,12 +132,8 @@ def declare_nst(session: Session, services: Services, request: DeclareNst) -> Re
 def declare_removal(session: Session, services: Services, request: DeclareRemoval) -> Reply:
     """Record removal tokens for the open contract (added to those declared before): close then accepts
     that these keys go though other files mention them (SPEC §14)."""
-    record = own(session, services, request.contract_id)
-    if isinstance(record, Reply):
-        return record
+    record = _own(session, services, request.contract_id)
     declared = _removals(session, record, request)
-    if isinstance(declared, Reply):
-        return declared
     every = closeout.removals_of(services, record.contract_id) + declared
     rows = [{"key": r.key, "kind": r.kind, "address": r.address} for r in every]
     document = {
@@ -156,43 +152,33 @@ def declare_removal(session: Session, services: Services, request: DeclareRemova
     )
 
 
-def _removals(
-    session: Session, record: ContractRecord, request: DeclareRemoval
-) -> list[tokens.Removal] | Reply:
-    """The removals declared, each file's address in root form, or the Invalid reply naming the problem."""
+def _removals(session: Session, record: ContractRecord, request: DeclareRemoval) -> list[tokens.Removal]:
+    """The removals declared, each file's address in root form; raises Refused naming the problem."""
     if not request.reason.strip() or not request.symbols:
-        return _invalid("reason" if request.symbols else "symbols", "name the keys and say why they go")
+        raise _refused("reason" if request.symbols else "symbols", "name the keys and say why they go")
     declared: list[tokens.Removal] = []
     for key, kind, address in request.symbols:
         if not key.strip() or len(key) > MAX_NAME or not kind or not address:
-            return _invalid(
-                "symbols", f"each removal names a key (1 to {MAX_NAME} characters), kind, address"
-            )
-        reply, ref = session.world.resolve(address, session.home, must_exist=False)
-        if ref is None:
-            return reply
+            raise _refused("symbols", f"each removal names a key (1 to {MAX_NAME} characters), kind, address")
+        ref = session.world.ref(address, session.home, must_exist=False)
         place = session.world.location_of(ref)
         if place.root != record.root_category:
-            return _invalid("symbols", f"{ref.address} is not in {record.root_category}, the contract's root")
+            raise _refused("symbols", f"{ref.address} is not in {record.root_category}, the contract's root")
         declared.append(tokens.Removal(key, kind, canonical(place.root, place.parts)))
     return declared
 
 
 def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Reply:
     """Ask a human for the exception; once approved, write it under policy/tokens/ of the contract's root."""
-    record = own(session, services, request.contract_id)
-    if isinstance(record, Reply):
-        return record
+    record = _own(session, services, request.contract_id)
     paths = _lxe_paths(session, record, request)
-    if isinstance(paths, Reply):
-        return paths
     summary = (
         f"Lint exception for contract {record.contract_id}: up to {request.max_violations} violations of "
         f"each of the rules {', '.join(request.rules)} in each of {', '.join(paths)}. "
         f"Reason: {request.reason}"
     )
     if not approvals.fits(summary):
-        return _invalid("reason", "the request is too long to show a person whole")
+        raise _refused("reason", "the request is too long to show a person whole")
     payload = json.dumps(
         [record.contract_id, list(request.rules), paths, request.max_violations, request.reason]
     )
@@ -249,9 +235,7 @@ def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Re
 
 def list_tokens(session: Session, services: Services, request: ListTokens) -> Reply:
     """The NSTs and live LXEs that count for the open contract."""
-    record = own(session, services, request.contract_id)
-    if isinstance(record, Reply):
-        return record
+    record = _own(session, services, request.contract_id)
     ids = closeout.lineage(services, record)
     stored = [closeout.stored_nsts(services, i) for i in ids]
     nsts = [{"name": n.name, "address": n.address, "reason": n.reason} for kept, _ in stored for n in kept]
@@ -293,49 +277,43 @@ def _nst_problems(request: DeclareNst) -> list[dict[str, str]]:
     return problems
 
 
-def _lxe_paths(session: Session, record: ContractRecord, request: ProposeLxe) -> list[str] | Reply:
-    """The paths as canonical addresses in the contract's root, or the Invalid reply naming the problem."""
+def _lxe_paths(session: Session, record: ContractRecord, request: ProposeLxe) -> list[str]:
+    """The paths as canonical addresses in the contract's root; raises Refused naming the problem."""
     if not request.rules or not all(_RULE.match(rule) for rule in request.rules):
-        return _invalid("rules", "rule codes such as F401 or CK3-BOM")
+        raise _refused("rules", "rule codes such as F401 or CK3-BOM")
     if not 1 <= request.max_violations <= MAX_VIOLATIONS:
-        return _invalid("max_violations", f"from 1 to {MAX_VIOLATIONS}")
+        raise _refused("max_violations", f"from 1 to {MAX_VIOLATIONS}")
     if not request.reason.strip() or not request.paths:
-        return _invalid("reason" if request.paths else "paths", "give the paths and why they are excepted")
+        raise _refused("reason" if request.paths else "paths", "give the paths and why they are excepted")
     paths = []
     for path in request.paths:
-        reply, ref = session.world.resolve(path, session.home, must_exist=False)
-        if ref is None:
-            return reply
+        ref = session.world.ref(path, session.home, must_exist=False)
         if session.world.location_of(ref).root != record.root_category:
-            return _invalid("paths", f"{ref.address} is not in {record.root_category}, the contract's root")
+            raise _refused("paths", f"{ref.address} is not in {record.root_category}, the contract's root")
         paths.append(ref.address)
     return paths
 
 
 def _symbols(
     session: Session, record: ContractRecord, name: str, address: str | None
-) -> list[tuple[str, str | None]] | Reply:
+) -> list[tuple[str, str | None]]:
     """The symbols one entry of an NST declares, each with its canonical address: the name given, or, for
     EVERY_SYMBOL, every symbol the file's analyser finds in it now (still recorded one by one). An address
     is checked like every address: Invalid when it does not resolve into the contract's root."""
     if address is None:
-        return (
-            _invalid("symbols", f"{EVERY_SYMBOL} needs the file's address")
-            if name == EVERY_SYMBOL
-            else [(name, None)]
-        )
-    reply, ref = session.world.resolve(address, session.home, must_exist=name == EVERY_SYMBOL)
-    if ref is None:
-        return reply
+        if name == EVERY_SYMBOL:
+            raise _refused("symbols", f"{EVERY_SYMBOL} needs the file's address")
+        return [(name, None)]
+    ref = session.world.ref(address, session.home, must_exist=name == EVERY_SYMBOL)
     place = session.world.location_of(ref)
     if place.root != record.root_category:
-        return _invalid("symbols", f"{ref.address} is not in {record.root_category}, the contract's root")
+        raise _refused("symbols", f"{ref.address} is not in {record.root_category}, the contract's root")
     if name != EVERY_SYMBOL:
         return [(name, ref.address)]
     return _every_symbol(session, ref)
 
 
-def _every_symbol(session: Session, ref: VisibilityRef) -> list[tuple[str, str | None]] | Reply:
+def _every_symbol(session: Session, ref: VisibilityRef) -> list[tuple[str, str | None]]:
     """Every symbol the analyser of the file behind `ref` finds in it now."""
     kind = symbols.kind_of(session.world.location_of(ref).parts)
     try:
@@ -343,13 +321,21 @@ def _every_symbol(session: Session, ref: VisibilityRef) -> list[tuple[str, str |
     except (PortError, UnicodeDecodeError):
         text = None
     if kind is None or text is None:
-        return _invalid("symbols", f"{ref.address} is no file whose symbols ck3raven reads")
+        raise _refused("symbols", f"{ref.address} is no file whose symbols ck3raven reads")
     try:
         parts = session.world.location_of(ref).parts
         return [(found, ref.address) for found in sorted(symbols.symbols_of(kind, text, parts))]
     except symbols.Unparsable:
-        return _invalid("symbols", f"{ref.address} does not parse, so its symbols cannot be named")
+        raise _refused("symbols", f"{ref.address} does not parse, so its symbols cannot be named") from None
 
 
-def _invalid(name: str, problem: str) -> Reply:
-    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})
+def _own(session: Session, services: Services, contract_id: str | None) -> ContractRecord:
+    """The contract the call is about, the session's own; raises Refused otherwise."""
+    record = own(session, services, contract_id)
+    if isinstance(record, Reply):  # the contract layer answers its refusal as a reply: raised here, once
+        raise Refused(record)
+    return record
+
+
+def _refused(name: str, problem: str) -> Refused:
+    return Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})

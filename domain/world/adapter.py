@@ -16,6 +16,7 @@ from domain.addresses import Parsed, addressable_name, canonical, parse
 from domain.policy.enforcement import Target
 from domain.policy.protection import MANIFEST, Protection
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.vocabulary import RootCategory
 from domain.world import _seal
 from domain.world.playsets import ModFolder
@@ -151,6 +152,15 @@ class WorldAdapter:
         if reply is None:
             reply = _kept(self._resolved, (address, kind), _resolved(address, kind))
         return reply, _seal.mint(address, located, kind)
+
+    def ref(
+        self, path: str | None, home: RootCategory, *, allow_mod: bool = True, must_exist: bool = True
+    ) -> VisibilityRef:
+        """The ref of what `path` names, as `resolve` finds it; raises Refused with its terminal reply."""
+        reply, ref = self.resolve(path, home, allow_mod=allow_mod, must_exist=must_exist)
+        if ref is None:
+            raise Refused(reply)
+        return ref
 
     def _place(
         self, path: str | None, home: RootCategory, *, allow_mod: bool

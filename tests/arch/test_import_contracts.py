@@ -68,10 +68,10 @@ HOST_ADAPTERS = {
     # the adapters that hold host files, folders, sockets or processes, and may name their paths
     "adapters.audit_anchors", "adapters.dulwich_history", "adapters.git_ignores", "adapters.git_index",
     "adapters.git_trees", "adapters.git_worktree", "adapters.http_door", "adapters.launcher_db",
-    "adapters.lazy_history", "adapters.local_files", "adapters.local_spelling", "adapters.local_survey",
-    "adapters.local_walks", "adapters.local_writes", "adapters.log_setup", "adapters.openat2",
-    "adapters.ruff_linter", "adapters.server_lock", "adapters.sqlite_index", "adapters.sqlite_state",
-    "adapters.tiger_validator", "adapters.unix_approval_channel",
+    "adapters.lazy_history", "adapters.local_files", "adapters.local_segments", "adapters.local_spelling",
+    "adapters.local_survey", "adapters.local_walks", "adapters.local_writes", "adapters.log_setup",
+    "adapters.openat2", "adapters.ruff_linter", "adapters.server_lock", "adapters.sqlite_index",
+    "adapters.sqlite_state", "adapters.tiger_validator", "adapters.unix_approval_channel",
 }  # fmt: skip
 
 

@@ -14,9 +14,9 @@ from fastmcp import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.tool_routes import ROUTES
 from app.bootstrap import build
 from app.config import Settings
+from domain.use_cases.commands import COMMANDS
 from domain.vocabulary import Mode, RootCategory
 from tests.e2e.test_fuzz_tools import on_disk
 from tests.worlds import sample_world_on_disk
@@ -40,7 +40,7 @@ def _wrapped(argument: str, value: str) -> object:
 
 CALLS = [
     (tool, command, argument)
-    for tool, commands in ROUTES.items()
+    for tool, commands in COMMANDS.items()
     for command, route in commands.items()
     for argument in NAMING
     if argument in route.takes

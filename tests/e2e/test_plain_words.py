@@ -9,10 +9,10 @@ import pytest
 from dulwich import porcelain
 from fastmcp import Client
 
-from adapters.tool_routes import ROUTES
 from app.bootstrap import build
 from app.config import Settings
 from app.playset_import import import_playsets
+from domain.use_cases.commands import COMMANDS
 from domain.vocabulary import RootCategory
 from tests.e2e.test_reply_budget_sweep import _big_playset
 from tests.worlds import sample_world_on_disk
@@ -87,12 +87,12 @@ def test_the_tables_of_the_tools_name_every_command_of_every_tool(document: str)
 
     missing = [
         (tool, command)
-        for tool, routes in ROUTES.items()
+        for tool, routes in COMMANDS.items()
         for command in routes
         if len(routes) > 1 and f"`{command}`" not in rows.get(tool, "")
     ]
 
-    assert sorted(rows) == sorted(ROUTES)
+    assert sorted(rows) == sorted(COMMANDS)
     assert missing == []
 
 

@@ -334,8 +334,8 @@ async def test_a_dry_run_whose_one_line_exceeds_the_budget_names_the_new_content
 
 
 def test_the_sweeps_call_every_command_of_every_tool():
-    from adapters.tool_routes import ROUTES
+    from domain.use_cases.commands import COMMANDS
 
     called = {(tool, args.get("command", "read")) for tool, args in CALLS + PLAYSET_CALLS}
 
-    assert {(tool, command) for tool, routes in ROUTES.items() for command in routes} <= called
+    assert {(tool, command) for tool, routes in COMMANDS.items() for command in routes} <= called

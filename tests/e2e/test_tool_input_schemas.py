@@ -83,14 +83,14 @@ def _refuses(envelope: dict[str, object], name: str) -> bool:
 
 
 async def test_every_maximum_tools_list_declares_is_the_one_the_server_enforces(tmp_path: Path):
-    from adapters.tool_routes import ROUTES
+    from domain.use_cases.commands import COMMANDS
     from tests.e2e.test_content_index import index_world
 
     wrong = []
     async with Client(build(index_world(tmp_path))) as client:
         for tool in await client.list_tools():
             for name, most in _bounded(tool).items():
-                for command, route in ROUTES[tool.name].items():
+                for command, route in COMMANDS[tool.name].items():
                     if name not in route.takes:
                         continue
                     args = {r: SAMPLES[r] for r in route.requires - {name}} | (

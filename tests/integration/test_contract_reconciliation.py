@@ -342,7 +342,7 @@ def test_a_file_the_contract_committed_then_wrote_back_is_its_own_change(tmp_pat
     bench.open(A)
     bench.write("src/a.py", "a = 2\n")
     assert bench.ask(GitAdd(("ROOT_REPO:/src/a.py",))).reply_type.value == "S"
-    assert bench.ask(GitCommit("a = 2")).reply_type.value == "S"
+    assert bench.ask(GitCommit(message="a = 2")).reply_type.value == "S"
     bench.write("src/a.py", "a = 1\n")
 
     assert seen(bench).changes == [change("ROOT_REPO:/src/a.py", "modify", "journal")]

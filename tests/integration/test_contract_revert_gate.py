@@ -126,7 +126,7 @@ def test_a_file_written_back_as_it_was_needs_no_revert(tmp_path: Path):
 def test_the_contracts_commits_are_listed_and_stay_in_history(tmp_path: Path):
     bench = worked(tmp_path)
     assert bench.ask(GitAdd(("ROOT_REPO:/src/a.py",))).reply_type.value == "S"
-    committed = bench.ask(GitCommit("a = 2"))
+    committed = bench.ask(GitCommit(message="a = 2"))
     assert committed.reply_type.value == "S", committed
     commits = thaw(bench.ask(Revert(dry_run=True)).data["commits"])
 

@@ -99,3 +99,25 @@ def test_an_argument_of_another_shape_than_the_tools_schema_is_invalid_not_a_cra
 
     assert (untargeted.code, unlisted.code) == ("MCP-VAL-I-001", "MCP-VAL-I-001")
     assert host.call(session, "ck3_contract", "status").data["active"] is None
+
+
+@pytest.mark.parametrize(
+    ("tool", "command", "args"),
+    [
+        ("ck3_file", "write", {"path": A_PY, "content": 5}),
+        ("ck3_read", "read", {"path": 5}),
+        ("ck3_read", "read", {"path": A_PY, "limit": "3"}),
+        ("ck3_read", "read", {"path": A_PY, "limit": True}),
+        ("ck3_read", "read", {"path": A_PY, "limit": 0}),
+        ("ck3_dir", "list", {"path": "ROOT_REPO:/", "include_ignored": "yes"}),
+        ("ck3_commit", "add", {"paths": [A_PY, 3]}),
+        ("ck3_token", "nst", {"symbols": [{"name": 1}], "reason": "new"}),
+    ],
+)
+def test_an_argument_of_another_type_than_its_declared_shape_is_invalid_naming_it(tool, command, args):
+    host = in_memory({"ROOT_REPO": {"src": {"a.py": b"a = 1\n"}}})
+
+    refused = host.call(host.session(), tool, command, **args)
+
+    assert (refused.reply_type.value, refused.code) == ("I", "MCP-VAL-I-001")
+    assert refused.data["errors"][0]["field"].split(".")[0] in args

@@ -3,8 +3,8 @@
 import re
 from pathlib import Path
 
-from adapters.tool_routes import ROUTES
 from app.cli import _parser as parser
+from domain.use_cases.commands import COMMANDS
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "operator-guide.md"
 
@@ -23,11 +23,11 @@ def test_the_agent_tool_table_names_every_command_of_every_tool():
 
     missing = [
         (tool, command)
-        for tool, commands in ROUTES.items()
+        for tool, commands in COMMANDS.items()
         for command in commands
         if f"`{command}`" not in rows.get(f"`{tool}`", "") and tool != "ck3_read"
     ]
-    assert set(rows) == {f"`{tool}`" for tool in ROUTES}
+    assert set(rows) == {f"`{tool}`" for tool in COMMANDS}
     assert missing == []
 
 

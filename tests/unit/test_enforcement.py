@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from domain.policy import capabilities
 from domain.policy.capabilities import MATRIX
-from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each
+from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each, permit
 from domain.replies.frozen import thaw
+from domain.replies.refusal import Refused
 from domain.vocabulary import Mode, Operation, ReplyType, RootCategory
 
 R = RootCategory
@@ -390,3 +391,18 @@ def test_enforcing_each_target_answers_the_first_refusal_a_contract_cannot_mend_
 
     assert reply is not None
     assert (reply.code, reply.data["address"]) == ("EN-WRITE-D-001", "ROOT_GAME:/x.txt")
+
+
+@given(modes, operations, targets, contracts)
+def test_a_permit_is_given_exactly_when_enforcement_answers_s_and_its_refusal_is_the_same_d(
+    mode, op, tgt, contract
+):
+    reply = enforce(mode, op, tgt, contract)
+
+    if reply.reply_type is ReplyType.SUCCESS:
+        given_permit = permit(mode, op, tgt, contract)
+        assert (given_permit.address, given_permit.rule) == (tgt.address, reply.data["rule"])
+    else:
+        with pytest.raises(Refused) as refused:
+            permit(mode, op, tgt, contract)
+        assert refused.value.reply == reply

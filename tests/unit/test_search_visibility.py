@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from adapters.memory_files import SPECIAL, Link, MemoryFiles
 from adapters.re2_patterns import Re2Patterns
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases import file_access, search
@@ -78,7 +79,10 @@ def session_over(roots: dict[str, dict[str, object]], mode: Mode) -> tuple[Sessi
 
 
 def readable(session: Session, services: Services, address: str) -> bool:
-    reply = file_access.read(session, services, file_access.Read(address))
+    try:
+        reply = file_access.read(session, services, file_access.Read(address))
+    except Refused:  # a use case raises its refusal; the core makes it the reply
+        return False
     return reply.code == "WA-READ-S-003"
 
 

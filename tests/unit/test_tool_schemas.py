@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.tool_routes import ROUTES
 from adapters.tool_schemas import FACES, input_schema
+from domain.use_cases.commands import COMMANDS
 
 KNOWN = json.loads(
     (Path(__file__).parents[1] / "e2e" / "tool_input_schemas.json").read_text(encoding="utf-8")
@@ -20,7 +20,7 @@ def test_a_tools_derived_input_schema_is_the_one_clients_know(tool: str):
 
 
 def test_every_tool_has_a_face_and_every_face_a_tool():
-    assert set(FACES) == set(ROUTES) == set(KNOWN)
+    assert set(FACES) == set(COMMANDS) == set(KNOWN)
 
 
 def test_commands_that_disagree_on_an_arguments_shape_cannot_share_one_schema(
@@ -37,9 +37,9 @@ def test_commands_that_disagree_on_an_arguments_shape_cannot_share_one_schema(
 def test_a_request_made_from_a_calls_arguments_keeps_its_defaults_for_those_not_given():
     from domain.use_cases import repository
 
-    log = ROUTES["ck3_git"]["log"]
-    diff = ROUTES["ck3_git"]["diff"]
+    log = COMMANDS["ck3_git"]["log"]
+    diff = COMMANDS["ck3_git"]["diff"]
 
-    assert log.request("log", {}) == repository.GitLog("ROOT_REPO")  # limit: its default
-    assert log.request("log", {"limit": 3}) == repository.GitLog("ROOT_REPO", 3)
-    assert diff.request("diff", {}) == repository.GitDiff(None)
+    assert log.kind.build({}) == repository.GitLog("ROOT_REPO")  # limit: its default
+    assert log.kind.build({"limit": 3}) == repository.GitLog("ROOT_REPO", 3)
+    assert diff.kind.build({}) == repository.GitDiff(None)
