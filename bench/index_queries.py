@@ -48,6 +48,8 @@ R = RootCategory
 MODS = ("Patch A", "Patch B")
 KEY_QUESTIONS = 200
 """Samples of each key question: the 99th percentile of 200 is the second slowest."""
+AFTER_EDITS = 20
+"""Key questions asked right after an edit of a file they concern."""
 
 
 def indexed_files(game: Path) -> list[str]:
@@ -140,7 +142,34 @@ def floor(game: Path, paths: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def world_rows(label: str, ask: Callable[[Mapping[str, Any]], Reply], rounds: int, low: float) -> list[Row]:
+def _after_edits(label: str, ask: Callable[[Mapping[str, Any]], Reply], touched: Path) -> list[Row]:
+    """`define` with no kind and `mentions`, each asked right after the file `touched` of a mod's
+    `common/traits/` was touched (outside the server): what a question pays when change notification says
+    its folder changed (the game's own files are never touched)."""
+    touched.parent.mkdir(parents=True, exist_ok=True)
+    touched.write_text("bench_touched_trait = {\n}\n", encoding="utf-8")
+    rows = []
+    for name, args in (
+        ("define, no kind", {"command": "define", "key": "brave"}),
+        ("mentions", {"command": "mentions", "key": "brave"}),
+    ):
+        samples = []
+        for _ in range(AFTER_EDITS):
+            os.utime(touched)
+            started = time.perf_counter()
+            ask(args)
+            samples.append(time.perf_counter() - started)
+        note = f"median {statistics.median(samples) * 1e3:.1f} ms; the slowest of {AFTER_EDITS}"
+        row = Row(f"{label}: {name}, right after an edit", max(samples), "ms", note=note)
+        row.target = Target("absolute", 50)
+        row.samples = {"ours": samples}
+        rows.append(row)
+    return rows
+
+
+def world_rows(
+    label: str, ask: Callable[[Mapping[str, Any]], Reply], rounds: int, low: float, touched: Path | None
+) -> list[Row]:
     """The rows of one world: the key questions (p99 of KEY_QUESTIONS) and the whole-playset ones (the
     slowest of `rounds`, first page and a page by cursor)."""
     rows: list[Row] = []
@@ -156,6 +185,8 @@ def world_rows(label: str, ask: Callable[[Mapping[str, Any]], Reply], rounds: in
         row = Row(f"{label}: {name}", p99(samples), "ms", target=Target("absolute", 50), note=note)
         row.samples = {"ours": samples}
         rows.append(row)
+    if touched is not None:
+        rows += _after_edits(label, ask, touched)
     whole = [
         ("conflicts", {"command": "conflicts"}),
         ("missing french", {"command": "missing", "language": "french"}),
@@ -200,7 +231,8 @@ def measure(rounds: int, game: Path | None = None, scratch: Path | None = None) 
         done = content_index.refresh(world, index, content_index.sources_of(world))
         print(f"{label}: index refreshed in {time.perf_counter() - started:.1f} s ({done})", file=sys.stderr)
         low = statistics.median(floor(game, paths) for _ in range(3))
-        rows += world_rows(label, asker(core), rounds, low)
+        touched = scratch / "docs" / "mod" / "PatchA" / "common" / "traits" / "zz_bench_touched.txt"
+        rows += world_rows(label, asker(core), rounds, low, touched if playset else None)
         for folders in (tuple(sorted(definitions.TOPS)), ("localization",), ("common", "events", "gui")):
             found = content_index.sources_of(world)
             samples = []
