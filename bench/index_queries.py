@@ -37,7 +37,7 @@ from report import Row, Target, table
 prepare_checkout_imports()
 from adapters.tool_routes import ROUTES  # noqa: E402
 from app.bootstrap import build_core  # noqa: E402
-from app.config import Settings  # noqa: E402
+from app.config import Rates, Settings  # noqa: E402
 from domain.ck3 import content_index, definitions  # noqa: E402
 from domain.replies.builder import Reply  # noqa: E402
 from domain.use_cases.core import Core  # noqa: E402
@@ -99,7 +99,15 @@ def settings(game: Path, scratch: Path, playset: str | None) -> Settings:
     (data / "playsets").mkdir(parents=True, exist_ok=True)
     (data / "playsets" / "bench.json").write_text(json.dumps({"name": "Bench", "mods": entries}), "utf-8")
     roots = {R.ROOT_GAME: game, R.ROOT_USER_DOCS: docs, R.ROOT_CK3RAVEN_DATA: data}
-    return Settings("bench", roots, R.ROOT_GAME, Mode.CK3RAVEN_DEV, playset, state_dir=scratch / "state")
+    return Settings(
+        "bench",
+        roots,
+        R.ROOT_GAME,
+        Mode.CK3RAVEN_DEV,
+        playset,
+        state_dir=scratch / "state",
+        limits=Rates(0, 0),
+    )
 
 
 def asker(core: Core) -> Callable[[Mapping[str, Any]], Reply]:
