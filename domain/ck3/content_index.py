@@ -214,9 +214,11 @@ def _surveyed(world: WorldAdapter, top: str, folder: str) -> dict[str, tuple[int
     found: dict[str, tuple[int, int]] = {}
     try:
         for parts, stat in world.survey(ref, lambda parts, _: parts[-1] == ".git"):
-            relative = parts[base:]
-            if stat.kind == "file" and definitions.file_kind(tuple(p.casefold() for p in relative)):
-                found["/".join(relative)] = (stat.size, stat.mtime_ns)
+            if stat.kind != "file":
+                continue
+            path = "/".join(parts[base:])  # case-folded whole: no name folds into a "/"
+            if definitions.file_kind(tuple(path.casefold().split("/"))):
+                found[path] = (stat.size, stat.mtime_ns)
     except PortError:
         return found
     return found
