@@ -2,16 +2,19 @@
 watched, with every folder below it, from its first question on; the events waiting are read whenever a
 generation is asked, and each bumps the generation of every watched folder above the file it names.
 
-Nothing is followed through a link below a watched folder (the content index's walk enters none). When
-the kernel's queue overflowed, events were lost: every watch is dropped and every folder is watched
-afresh at its next question, with a new generation. Where inotify is missing, or the watches would pass
-MAX_WATCHES, a folder's generation is None and the caller looks at its files itself.
+Only folders on a file system of this machine's own disks are watched (LOCAL): inotify says nothing of
+changes another machine or the host of a virtual machine makes (a network share, a WSL drive of Windows,
+FUSE). Nothing is followed through a link below a watched folder (the index's walk enters none). When the
+kernel's queue overflowed, events were lost: every watch is dropped and every folder is watched afresh at
+its next question, with a new generation. Where inotify is missing, or the watches would pass MAX_WATCHES, a
+folder's generation is None and the caller looks at its files itself.
 """
 
 import ctypes
 import errno
 import os
 import struct
+import sys
 import threading
 from pathlib import Path
 from typing import Final
@@ -29,6 +32,16 @@ _MASK: Final = (
 )
 _CLOEXEC, _NONBLOCK = os.O_CLOEXEC, os.O_NONBLOCK
 _EVENT: Final = struct.Struct("iIII")
+LOCAL: Final = frozenset({
+    0xEF53,  # ext2, ext3, ext4
+    0x58465342,  # xfs
+    0x9123683E,  # btrfs
+    0x01021994,  # tmpfs
+    0x794C7630,  # overlayfs
+    0x2FC12FC1,  # zfs
+    0xF2F52010,  # f2fs
+})  # fmt: skip
+"""The file systems (statfs's f_type) whose every change this machine's kernel makes itself."""
 
 
 class InotifyChanges:
@@ -65,8 +78,10 @@ class InotifyChanges:
 
     def _arm(self, top: Path) -> bool:
         """Watch `top` and every folder below it; False (nothing left watched for it) when it cannot be."""
+        if self._libc is None or _kind_of(self._libc, top) not in LOCAL:
+            return False
         if self._fd is None:
-            fd = self._libc.inotify_init1(_CLOEXEC | _NONBLOCK) if self._libc is not None else -1
+            fd = self._libc.inotify_init1(_CLOEXEC | _NONBLOCK)
             if fd < 0:
                 return False
             self._fd = fd
@@ -159,6 +174,14 @@ class InotifyChanges:
         self._tops.clear()
 
 
+def _kind_of(libc: ctypes.CDLL, folder: Path) -> int | None:
+    """The file system type (statfs's f_type, the first field of its answer) of `folder`, or None."""
+    answer = ctypes.create_string_buffer(256)  # struct statfs is 120 bytes on 64-bit Linux
+    if libc.statfs(os.fsencode(folder), answer) != 0:
+        return None
+    return int.from_bytes(answer.raw[: ctypes.sizeof(ctypes.c_long)], sys.byteorder, signed=True)
+
+
 def _libc() -> ctypes.CDLL | None:
     """The C library when it has inotify (Linux), else None."""
     try:
@@ -166,6 +189,7 @@ def _libc() -> ctypes.CDLL | None:
         libc.inotify_init1.argtypes = [ctypes.c_int]
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
+        libc.statfs.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     except (OSError, AttributeError):
         return None
     return libc

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters import inotify_changes
 from adapters.inotify_changes import InotifyChanges
 from ports.files import Location
 
@@ -68,3 +69,10 @@ def test_a_sibling_folders_changes_leave_a_generation_alone(changes, game: Path)
 def test_a_folder_that_does_not_exist_has_no_generation(changes):
     assert changes.generation(Location("ROOT_GAME", ("gui",))) is None
     assert changes.generation(Location("ROOT_STEAM", ("common",))) is None
+
+
+def test_a_folder_on_a_file_system_not_known_to_be_local_has_no_generation(
+    changes, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(inotify_changes, "LOCAL", frozenset())
+    assert changes.generation(COMMON) is None
