@@ -128,18 +128,19 @@ def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and ho
     again. Raises PortError only for the index itself."""
     total = Progress()
     left = budget
+    version = index.version() if rechecks is not None else 0
     for source in found:
         for folder in folders:
             if stop is not None and stop():
                 return total
             generation = _generation(world, rechecks, source.folder, folder)
-            if rechecks is not None and rechecks.unchanged(source.folder, folder, generation):
+            if rechecks is not None and rechecks.unchanged(source.folder, folder, generation, version):
                 continue
             done = _refresh_folder(
                 world, index, source.folder, folder, budget=left, parsing=parsing or InProcess()
             )
             if rechecks is not None and not done.pending:
-                rechecks.complete(source.folder, folder, generation)
+                rechecks.complete(source.folder, folder, generation, version)
             total += done
             if left is not None:
                 left = max(0, left - done.parsed)

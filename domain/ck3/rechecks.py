@@ -3,7 +3,8 @@ in the next answer): change notification says whether anything below the folder 
 re-check that found the index complete there; when nothing did, the files are as that re-check left them
 and looking at each again would find nothing. A folder whose changes cannot be known (no notification)
 is re-checked every time, as is one whose last re-check left files not indexed (no answer stands on half
-an index)."""
+an index), and every folder once another writer committed to the index (a build in its own process,
+another server): its rows may have changed though no file did."""
 
 from ports.changes import Changes
 from ports.files import Location
@@ -16,17 +17,19 @@ class Rechecks:
 
     def __init__(self, changes: Changes) -> None:
         self._changes = changes
-        self._held: dict[tuple[str, str], int] = {}
+        self._held: dict[tuple[str, str], tuple[int, int]] = {}
 
     def generation(self, place: Location) -> int | None:
         """The folder's generation now (None: its changes cannot be known), taken before its re-check."""
         return self._changes.generation(place)
 
-    def unchanged(self, source: str, folder: str, generation: int | None) -> bool:
-        """Whether `folder` of `source` was re-checked complete at `generation`, and nothing changed since."""
-        return generation is not None and self._held.get((source, folder)) == generation
+    def unchanged(self, source: str, folder: str, generation: int | None, version: int) -> bool:
+        """Whether `folder` of `source` was re-checked complete at `generation`, the index at `version`
+        (ContentIndex.version), and nothing changed since."""
+        return generation is not None and self._held.get((source, folder)) == (generation, version)
 
-    def complete(self, source: str, folder: str, generation: int | None) -> None:
-        """A re-check that began at `generation` found `folder` of `source` complete."""
+    def complete(self, source: str, folder: str, generation: int | None, version: int) -> None:
+        """A re-check that began at `generation`, the index at `version`, found `folder` of `source`
+        complete."""
         if generation is not None:
-            self._held[(source, folder)] = generation
+            self._held[(source, folder)] = (generation, version)

@@ -64,3 +64,14 @@ def test_a_recheck_that_left_files_not_indexed_is_made_again(game: Path):
     again = content_index.refresh(world, index, found, FOLDERS, rechecks=rechecks)
     assert partial.pending == 3
     assert (again.seen, again.parsed) == (4, 3)
+
+
+def test_every_folder_is_looked_at_again_once_another_writer_committed_to_the_index(game: Path):
+    world, index, rechecks = setup(game)
+    found = content_index.sources_of(world)
+    content_index.refresh(world, index, found, FOLDERS, rechecks=rechecks)
+    other = SqliteIndex(game.parent / "index.db")  # another server on the state directory
+    other.update("ROOT_GAME:/", [], {}, ["common/traits/00_traits.txt"])
+    again = content_index.refresh(world, index, found, FOLDERS, rechecks=rechecks)
+    assert (again.seen, again.parsed) == (4, 0)
+    assert [d.key for d in index.defined(["ROOT_GAME:/"], "trait_0")] == ["trait_0"]
