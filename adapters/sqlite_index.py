@@ -86,6 +86,10 @@ class SqliteIndex:
             }
         return found
 
+    def version(self) -> int:
+        """SQLite's `data_version`: it moves when another connection commits."""
+        return int(self._rows("PRAGMA data_version")[0][0])
+
     def update(
         self, source: str, files: list[IndexedFile], contents: dict[str, Parsed], gone: list[str]
     ) -> None:

@@ -21,6 +21,7 @@ from adapters.fastmcp_server import build_server
 from adapters.hmac_signer import HmacSigner
 from adapters.http_answers import Framing, OneBody, TalksBack
 from adapters.http_door import LOOPBACK, Door, new_token
+from adapters.inotify_changes import InotifyChanges
 from adapters.json_playsets import JsonPlaysets
 from adapters.lazy_history import LazyHistory
 from adapters.local_files import LocalFiles
@@ -35,6 +36,7 @@ from adapters.system_clock import RandomIds, SystemClock
 from adapters.tiger_validator import TigerValidator
 from adapters.unix_approval_channel import ApprovalChannel
 from app.config import ConfigError, Settings
+from domain.ck3.rechecks import Rechecks
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.policy.capabilities import WRITABLE
@@ -49,7 +51,7 @@ from domain.world.view import HIDDEN, WorldView
 from ports.approvals import ApprovalStore
 from ports.audit import AuditLog
 from ports.clock import Clock
-from ports.content_index import Build
+from ports.content_index import Build, ContentIndex
 from ports.contracts import ContractStore
 from ports.errors import PortError
 from ports.evidence import EvidenceStore
@@ -183,6 +185,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
         index=index,
         background=BackgroundWork(),
         index_builder=_child_builder(settings, files, index) if index_in_child else None,
+        rechecks=_rechecks(settings, files, index),
         budget=settings.budget_kib * 1024,
         language=settings.language,
         validator=_validator(settings),
@@ -193,6 +196,13 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     view = WorldView(settings.mode, frozenset(settings.roots), mods, (*HIDDEN, *settings.hidden))
     defaults = Defaults(settings.home, settings.mode, settings.active_playset, view, settings.limits)
     return Core(services, defaults)
+
+
+def _rechecks(settings: Settings, files: Files, index: ContentIndex | None) -> Rechecks | None:
+    """Change notification for the index's questions, over the host folders of local files only."""
+    if index is None or not isinstance(files, LocalFiles):
+        return None
+    return Rechecks(InotifyChanges({root.value: path for root, path in settings.roots.items()}))
 
 
 def sweep_in_background(core: Core, *, after: float = WARM_AFTER, read_only: bool = False) -> None:

@@ -6,13 +6,13 @@ between threads (a trivial call took about 6 ms more while it ran). A child proc
 its own: the server's thread only waits for its answer, and the operating system shares the processors
 between the two far more finely than the interpreter's lock does.
 
-The child reads and stores; it parses in processes of its own (app.parse_workers), one a processor, at a
-low priority, so the server's calls go first meanwhile. The child is started fresh (`spawn`: nothing of
-the server's threads, locks or open databases is copied), from the server's settings and the playset's
-view; it opens the index in the state directory itself. It ends when its build does, and at once when
-the server is gone (it watches its parent), so it never outlives the server by more than a second; its
-standard output is its standard error, so nothing it does reaches, or holds open, the protocol of a
-server over stdio.
+The child reads and stores; it parses in processes of its own (app.parse_workers), one a processor; the
+child and its workers run at a low priority (`nice` 10), so the server's calls go first meanwhile. The child
+is started fresh (`spawn`: nothing of the server's threads, locks or open databases is copied), from the
+server's settings and the playset's view; it opens the index in the state directory itself. It ends when its
+build does, and at once when the server is gone (it watches its parent), so it never outlives the server by
+more than a second; its standard output is its standard error, so nothing it does reaches, or holds open,
+the protocol of a server over stdio.
 """
 
 import multiprocessing
@@ -27,7 +27,7 @@ from adapters.sqlite_index import SqliteIndex
 from adapters.system_clock import SystemClock
 from app.collection import resumed
 from app.config import Settings
-from app.parse_workers import Workers, processors, watch_parent
+from app.parse_workers import Workers, lowered, processors, watch_parent
 from domain.use_cases.content_queries import build_into
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
@@ -69,6 +69,7 @@ def _child(  # noqa: PLR0913, PLR0917 - what a spawned process is given, by posi
     settings: Settings, view: WorldView, playset: str, index_path: Path, answer: Connection, parent: int
 ) -> None:
     _off_the_protocol()
+    lowered()  # its reading and storing are half a build's work: the server's calls go first
     watch_parent(parent)
     # a daemon, to its server; to its own workers a builder that may start them, and that ends them itself
     multiprocessing.current_process().daemon = False

@@ -52,8 +52,13 @@ class Workers:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _started(builder: int) -> None:
+def lowered() -> None:
+    """Run this process (and what it starts) at niceness NICE at least."""
     os.nice(max(0, NICE - os.nice(0)))
+
+
+def _started(builder: int) -> None:
+    lowered()
     watch_parent(builder)
     resumed(started=True)  # the spawned worker imported the command line's module, which paused it
 

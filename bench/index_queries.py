@@ -36,7 +36,7 @@ from report import Row, Target, table
 
 prepare_checkout_imports()
 from app.bootstrap import build_core  # noqa: E402
-from app.config import Settings  # noqa: E402
+from app.config import Rates, Settings  # noqa: E402
 from domain.ck3 import content_index, definitions  # noqa: E402
 from domain.replies.builder import Reply  # noqa: E402
 from domain.use_cases.core import Core  # noqa: E402
@@ -47,6 +47,8 @@ R = RootCategory
 MODS = ("Patch A", "Patch B")
 KEY_QUESTIONS = 200
 """Samples of each key question: the 99th percentile of 200 is the second slowest."""
+AFTER_EDITS = 20
+"""Key questions asked right after an edit of a file they concern."""
 
 
 def indexed_files(game: Path) -> list[str]:
@@ -96,7 +98,15 @@ def settings(game: Path, scratch: Path, playset: str | None) -> Settings:
     (data / "playsets").mkdir(parents=True, exist_ok=True)
     (data / "playsets" / "bench.json").write_text(json.dumps({"name": "Bench", "mods": entries}), "utf-8")
     roots = {R.ROOT_GAME: game, R.ROOT_USER_DOCS: docs, R.ROOT_CK3RAVEN_DATA: data}
-    return Settings("bench", roots, R.ROOT_GAME, Mode.CK3RAVEN_DEV, playset, state_dir=scratch / "state")
+    return Settings(
+        "bench",
+        roots,
+        R.ROOT_GAME,
+        Mode.CK3RAVEN_DEV,
+        playset,
+        state_dir=scratch / "state",
+        limits=Rates(0, 0),
+    )
 
 
 def asker(core: Core) -> Callable[[Mapping[str, Any]], Reply]:
@@ -138,7 +148,34 @@ def floor(game: Path, paths: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def world_rows(label: str, ask: Callable[[Mapping[str, Any]], Reply], rounds: int, low: float) -> list[Row]:
+def _after_edits(label: str, ask: Callable[[Mapping[str, Any]], Reply], touched: Path) -> list[Row]:
+    """`define` with no kind and `mentions`, each asked right after the file `touched` of a mod's
+    `common/traits/` was touched (outside the server): what a question pays when change notification says
+    its folder changed (the game's own files are never touched)."""
+    touched.parent.mkdir(parents=True, exist_ok=True)
+    touched.write_text("bench_touched_trait = {\n}\n", encoding="utf-8")
+    rows = []
+    for name, args in (
+        ("define, no kind", {"command": "define", "key": "brave"}),
+        ("mentions", {"command": "mentions", "key": "brave"}),
+    ):
+        samples = []
+        for _ in range(AFTER_EDITS):
+            os.utime(touched)
+            started = time.perf_counter()
+            ask(args)
+            samples.append(time.perf_counter() - started)
+        note = f"median {statistics.median(samples) * 1e3:.1f} ms; the slowest of {AFTER_EDITS}"
+        row = Row(f"{label}: {name}, right after an edit", max(samples), "ms", note=note)
+        row.target = Target("absolute", 50)
+        row.samples = {"ours": samples}
+        rows.append(row)
+    return rows
+
+
+def world_rows(
+    label: str, ask: Callable[[Mapping[str, Any]], Reply], rounds: int, low: float, touched: Path | None
+) -> list[Row]:
     """The rows of one world: the key questions (p99 of KEY_QUESTIONS) and the whole-playset ones (the
     slowest of `rounds`, first page and a page by cursor)."""
     rows: list[Row] = []
@@ -154,6 +191,8 @@ def world_rows(label: str, ask: Callable[[Mapping[str, Any]], Reply], rounds: in
         row = Row(f"{label}: {name}", p99(samples), "ms", target=Target("absolute", 50), note=note)
         row.samples = {"ours": samples}
         rows.append(row)
+    if touched is not None:
+        rows += _after_edits(label, ask, touched)
     whole = [
         ("conflicts", {"command": "conflicts"}),
         ("missing french", {"command": "missing", "language": "french"}),
@@ -198,7 +237,8 @@ def measure(rounds: int, game: Path | None = None, scratch: Path | None = None) 
         done = content_index.refresh(world, index, content_index.sources_of(world))
         print(f"{label}: index refreshed in {time.perf_counter() - started:.1f} s ({done})", file=sys.stderr)
         low = statistics.median(floor(game, paths) for _ in range(3))
-        rows += world_rows(label, asker(core), rounds, low)
+        touched = scratch / "docs" / "mod" / "PatchA" / "common" / "traits" / "zz_bench_touched.txt"
+        rows += world_rows(label, asker(core), rounds, low, touched if playset else None)
         for folders in (tuple(sorted(definitions.TOPS)), ("localization",), ("common", "events", "gui")):
             found = content_index.sources_of(world)
             samples = []

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from attrs import frozen
 
+from domain.ck3.rechecks import Rechecks
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.world.view import WorldView
@@ -62,6 +63,9 @@ class Services:
     index_builder: Callable[[WorldView, str], Build | None] | None = None
     """Builds the index of a playset (its view, its name) in a process of its own, for `background` to
     wait on; None: a build parses in this process."""
+    rechecks: Rechecks | None = None
+    """Spares a question the stat re-check of folders in which nothing changed (change notification);
+    None: every question re-checks its folders."""
     budget: int = 32 * 1024
     """The bytes one reply's envelope may take unless the call asks for more (SPEC §16)."""
     language: str = "english"

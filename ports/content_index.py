@@ -117,6 +117,11 @@ class ContentIndex(Protocol):
         """Those of `digests` whose content is stored already."""
         ...
 
+    def version(self) -> int:
+        """A number that moves whenever another writer (a build's process, another server) commits to the
+        index: what this one reads may have changed without any file changing."""
+        ...
+
     def update(
         self, source: str, files: list[IndexedFile], contents: dict[str, Parsed], gone: list[str]
     ) -> None:

@@ -16,6 +16,7 @@ from attrs import frozen
 from domain.ck3 import definitions, descriptors, fast_pass, merged
 from domain.ck3 import parse_findings as pf
 from domain.ck3.merged import Source, below
+from domain.ck3.rechecks import Rechecks
 from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
 from ports.content_index import ContentIndex, IndexedFile, Parsed, Parsing
@@ -119,23 +120,41 @@ def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and ho
     budget: int | None = None,
     stop: Callable[[], bool] | None = None,
     parsing: Parsing | None = None,
+    rechecks: Rechecks | None = None,
 ) -> Progress:
     """Bring the index up to date with the files below `folders` of every source: at most `budget` files
-    parsed (None: all), the rest counted as pending, parsed by `parsing` (None: in this process). Raises
-    PortError only for the index itself."""
+    parsed (None: all), the rest counted as pending, parsed by `parsing` (None: in this process). With
+    `rechecks`, a folder in which nothing changed since its last complete re-check is not looked at
+    again. Raises PortError only for the index itself."""
     total = Progress()
     left = budget
+    version = index.version() if rechecks is not None else 0
     for source in found:
         for folder in folders:
             if stop is not None and stop():
                 return total
+            generation = _generation(world, rechecks, source.folder, folder)
+            if rechecks is not None and rechecks.unchanged(source.folder, folder, generation, version):
+                continue
             done = _refresh_folder(
                 world, index, source.folder, folder, budget=left, parsing=parsing or InProcess()
             )
+            if rechecks is not None and not done.pending:
+                rechecks.complete(source.folder, folder, generation, version)
             total += done
             if left is not None:
                 left = max(0, left - done.parsed)
     return total
+
+
+def _generation(world: WorldAdapter, rechecks: Rechecks | None, top: str, folder: str) -> int | None:
+    """The generation of `folder` below the source at `top` (None: unknown, or no such folder)."""
+    if rechecks is None:
+        return None
+    _, ref = world.resolve(below(top, tuple(folder.split("/"))), _HOME)
+    if ref is None or ref.kind != "dir":
+        return None
+    return rechecks.generation(world.location_of(ref))
 
 
 def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, and who parses
@@ -196,9 +215,11 @@ def _surveyed(world: WorldAdapter, top: str, folder: str) -> dict[str, tuple[int
     found: dict[str, tuple[int, int]] = {}
     try:
         for parts, stat in world.survey(ref, lambda parts, _: parts[-1] == ".git"):
-            relative = parts[base:]
-            if stat.kind == "file" and definitions.file_kind(tuple(p.casefold() for p in relative)):
-                found["/".join(relative)] = (stat.size, stat.mtime_ns)
+            if stat.kind != "file":
+                continue
+            path = "/".join(parts[base:])  # case-folded whole: no name folds into a "/"
+            if definitions.file_kind(tuple(path.casefold().split("/"))):
+                found[path] = (stat.size, stat.mtime_ns)
     except PortError:
         return found
     return found

@@ -2,8 +2,9 @@
 `define` (where a key is defined and which definition the game uses), `conflicts`, `mentions`,
 `missing` (localisation keys a language lacks), `index` (the last build). Each first re-checks by stat
 the folders it concerns and indexes what changed (at most content_index.INLINE files; the reply's
-`pending` counts the rest). The index is written by the server alone: `build` runs a whole build off
-the request path (at start, after a playset switch)."""
+`pending` counts the rest); a folder in which change notification saw nothing change since its last
+complete re-check is not looked at again (domain.ck3.rechecks). The index is written by the server
+alone: `build` runs a whole build off the request path (at start, after a playset switch)."""
 
 import re
 from typing import ClassVar, Final, Self
@@ -169,7 +170,9 @@ def _ready(session: Session, services: Services, folders: tuple[str, ...]) -> tu
         raise Refused(_unavailable())
     found = content_index.sources_of(session.world)
     try:
-        done = content_index.refresh(session.world, index, found, folders, budget=content_index.INLINE)
+        done = content_index.refresh(
+            session.world, index, found, folders, budget=content_index.INLINE, rechecks=services.rechecks
+        )
     except PortError:
         raise Refused(_unavailable()) from None
     return key_queries.Playset(index, found), done.pending

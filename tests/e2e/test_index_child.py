@@ -102,6 +102,59 @@ async def test_the_server_answers_pwd_while_a_build_is_in_progress(world: Settin
     assert (status["code"], status["data"]["name"]) == ("MCP-DB-S-001", "Brave")
 
 
+def _descendants(parent: int) -> dict[int, str]:
+    """pid -> command line of every living process below `parent`."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _running(int(entry.name)):
+            try:
+                fields = (entry / "stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found: dict[int, str] = {}
+    pending = list(children.get(parent, []))
+    while pending:
+        pid = pending.pop()
+        try:
+            found[pid] = (Path(f"/proc/{pid}/cmdline").read_bytes()).decode(errors="replace")
+        except OSError:
+            continue
+        pending += children.get(pid, [])
+    return found
+
+
+def _nice(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[16])
+
+
+async def test_the_builder_and_its_parsing_workers_run_at_a_lower_priority_than_the_server(world: Settings):
+    core = build_core(world, index_in_child=True)
+    held = sqlite3.connect(_index(world), isolation_level=None)
+    held.execute("BEGIN IMMEDIATE")  # the build parses, then waits here to store: it stays in progress
+    try:
+        before = set(_descendants(os.getpid()))  # what earlier tests left running is not this build
+        async with Client(build(world, core=core)) as client:
+            await call(client, "ck3_playset", {"command": "switch", "name": "Brave"})
+            deadline = time.monotonic() + 60  # a guard against a hang, not a measure of speed
+            building: dict[int, str] = {}
+            while len(building) < 2 and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+                spawned = [
+                    pid
+                    for pid, line in _descendants(os.getpid()).items()
+                    if "spawn_main" in line and pid not in before
+                ]
+                building = {p: line for s in spawned for p, line in {s: "", **_descendants(s)}.items()}
+            niceness = {pid: _nice(pid) for pid in building}
+            held.execute("ROLLBACK")
+    finally:
+        held.close()
+
+    assert len(niceness) >= 2
+    assert min(niceness.values()) >= os.nice(0) + 10
+
+
 def test_an_index_that_cannot_be_kept_is_no_build(world: Settings, tmp_path: Path):
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the index's folder would be", encoding="utf-8")
