@@ -22,8 +22,15 @@ INDEX: Final = "closed-work"
 
 
 def digests(session: Session, root: str, changes: list[dict[str, object]]) -> dict[str, str | None]:
-    """Each change's address → the digest of its file's content now (None: absent or unreadable)."""
-    return {str(change["address"]): _digest(session, root, str(change["address"])) for change in changes}
+    """Each change's address → the digest of its file's content now, None for a file deleted; a file
+    that cannot be read now has none (nothing could tell later that it is still as it was)."""
+    found: dict[str, str | None] = {}
+    for change in changes:
+        address = str(change["address"])
+        digest = None if change["kind"] == "delete" else _digest(session, root, address)
+        if digest is not None or change["kind"] == "delete":
+            found[address] = digest
+    return found
 
 
 def index(services: Services, session: Session, root: str, contract_id: str, addresses: list[str]) -> None:
