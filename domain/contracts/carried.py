@@ -4,15 +4,18 @@ A file is carry-over when a repository in the scope shows it changed (uncommitte
 outside every repository, when the journal says a contract that ended (cancelled, or expired) changed it,
 it is still as that contract left it, and that is not as the contract found it. A contract and its
 renewals are one line of work, judged by the newest: work whose line is still open (another session's,
-another server's) is that line's, and work whose line closed S is never carry-over. The cluster of a
-file is the contract whose journaled work it still is; everything else is "unattributed", with the ended
-contract that declared it noted (law §13.3), since a stash sets aside only what the journal attributes.
+another server's) is that line's, and work whose line closed S is never carry-over: neither what the journal
+says it did, nor what its close reconciled as its declared work (a human's edit in a repository), while the
+file is as that close left it (`closed_work`); a later change by anyone else is carry-over again. The
+cluster of a file is the contract whose journaled work it still is; everything else is "unattributed", with
+the ended contract that declared it noted (law §13.3), since a stash sets aside only what the journal
+attributes.
 """
 
 from datetime import datetime
 
 from domain.compliance import closeout
-from domain.contracts import baseline, carry_over, journal, records
+from domain.contracts import baseline, carry_over, closed_work, journal, records
 from domain.contracts.baseline import parts_of
 from domain.contracts.records import Status
 from domain.services import Services
@@ -55,6 +58,8 @@ def carried_files(
         line = _newest(owner, renewals)
         if line is not None and (records.live(line, now) or line.status == Status.CLOSED):
             continue  # an open line of work's, or work a contract closed S: never carry-over
+        if closed_work.closed_with(session, services, name, address, path) is not None:
+            continue  # reconciled at an S close as declared work, and the file is still as it was then
         carried.append(carry_over.CarriedFile(address, kind, owner.contract_id if owner else None))
     return _declared(session, services, name, carried, [r for r in contracts.values() if _ended(r, now)])
 

@@ -17,7 +17,7 @@ from typing import Final, cast
 
 from domain.compliance import closeout
 from domain.compliance.tokens import EVERY_SYMBOL
-from domain.contracts import reconciliation, records
+from domain.contracts import closed_work, reconciliation, records
 from domain.contracts.baseline import BaselineChanged, ScopeTooDeep
 from domain.contracts.lifecycle import own, summary
 from domain.contracts.records import Status
@@ -64,10 +64,13 @@ def close_contract(
         "closed_at": closed.closed_at,
         "signature": closed.state_signature,
         "compliance": assessed.evidence(),
+        "digests": closed_work.digests(session, record.root_category, changes),
     }
+    addresses = [str(change["address"]) for change in changes]
     try:
         with services.transactions.atomic():  # the evidence and the closed record land together, or neither
             artifact = services.evidence.put("close", record.contract_id, json.dumps(evidence, indent=1))
+            closed_work.index(services, session, record.root_category, record.contract_id, addresses)
             services.contracts.put(closed)
     except PortError:
         return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})

@@ -643,6 +643,29 @@ async def test_work_a_contract_closed_s_left_uncommitted_is_never_carry_over(lay
     assert reopened["data"]["carry_over"] is None
 
 
+@pytest.mark.parametrize("layout", ["repository", "docs-git-mod", "docs-nested"], indirect=True)
+async def test_a_human_edit_a_contract_declared_and_closed_s_is_carry_over_only_once_changed_again(
+    layout: Layout,
+):
+    by_hand = layout.disk / layout.work / "a.txt"
+    async with Client(build(layout.settings)) as client:
+        await call(client, "ck3_contract", contract(layout, [("a.txt", "modify")]))
+        by_hand.write_text("the human's edit\n", encoding="utf-8")
+        closed = await call(client, "ck3_contract", {"command": "close"})
+        later = []
+        for _ in range(3):
+            later.append(await call(client, "ck3_contract", contract(layout, [("b.txt", "modify")])))
+            await call(client, "ck3_contract", {"command": "close"})
+        by_hand.write_text("another edit\n", encoding="utf-8")
+        again = await call(client, "ck3_contract", contract(layout, [("b.txt", "modify")]))
+
+    assert closed["code"] == "CT-GATE-S-002", closed
+    assert [(r["code"], r["data"]["carry_over"]) for r in later] == [("CT-GATE-S-001", None)] * 3
+    assert again["data"]["carry_over"]["clusters"] == {
+        "unattributed": [{"address": layout.address(layout.work, "a.txt"), "kind": "modify", "opens": 1}]
+    }
+
+
 # ------------------------------------------------------------------- history, and what a stat cannot prove
 
 

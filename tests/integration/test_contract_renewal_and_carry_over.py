@@ -2,6 +2,7 @@
 server process signed) is renewed, once, inheriting its declaration and its baseline; uncommitted work left
 out of an open is reported, counted per file, and from the third open refused until declared."""
 
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -213,3 +214,42 @@ def test_a_refusal_for_carry_over_lists_what_fits_a_third_of_the_room_and_counts
     template = [{"path": address, "edit_kind": "add"} for address in everything]
     assert section["count"] == 40
     assert section["template"] == template[: budget.rows_fitting(template, rest // 2)]
+
+
+def test_a_human_edit_a_contract_declared_and_closed_is_never_carry_over_until_it_changes_again(
+    tmp_path: Path,
+):
+    bench = desk(tmp_path)
+    by_hand = bench.repo / "src" / "a.py"
+    assert bench.open(A).code == "CT-GATE-S-001"
+    by_hand.write_text("a = 2\n", encoding="utf-8")
+    closed = bench.ask(Close())
+    later = []
+    for _ in range(3):
+        later.append(bench.open(("ROOT_REPO:/src/c.py", "add")))
+        bench.ask(Close())
+    by_hand.write_text("a = 3\n", encoding="utf-8")
+    again = bench.open(("ROOT_REPO:/src/c.py", "add"))
+
+    assert closed.code == "CT-GATE-S-002"
+    assert [(reply.code, reply.data["carry_over"]) for reply in later] == [("CT-GATE-S-001", None)] * 3
+    assert again.code == "CT-GATE-S-001"
+    assert thaw(again.data["carry_over"])["clusters"] == {
+        "unattributed": [{"address": A[0], "kind": "modify", "opens": 1}]
+    }
+
+
+def test_a_close_recorded_without_digests_attributes_nothing_to_its_contract(tmp_path: Path):
+    bench = desk(tmp_path)
+    contract_id = str(bench.open(A).data["contract_id"])
+    (bench.repo / "src" / "a.py").write_text("a = 2\n", encoding="utf-8")
+    assert bench.ask(Close()).code == "CT-GATE-S-002"
+    evidence = bench.core.services.evidence
+    stored = json.loads(evidence.document("close", contract_id) or "{}")
+    del stored["digests"]
+    evidence.put("close", contract_id, json.dumps(stored))
+    reopened = bench.open(("ROOT_REPO:/src/c.py", "add"))
+
+    assert thaw(reopened.data["carry_over"])["clusters"] == {
+        "unattributed": [{"address": A[0], "kind": "modify", "opens": 1}]
+    }
