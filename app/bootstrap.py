@@ -40,7 +40,7 @@ from domain.ck3.rechecks import Rechecks
 from domain.leaks import LeakGate
 from domain.policy.approvals import Authority
 from domain.policy.capabilities import WRITABLE
-from domain.replies.builder import Reply
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.use_cases import content_queries
 from domain.use_cases.core import Core, Defaults
@@ -261,9 +261,10 @@ def active_mods(store: PlaysetStore, name: str | None) -> tuple[ModFolder, ...]:
     """The enabled mod folders of the named playset; a ConfigError when it is missing or invalid."""
     if name is None:
         return ()
-    record = Catalog(tuple(store.load()), name).usable(name)
-    if isinstance(record, Reply):
-        raise ConfigError(f"playset {name!r}: {record.message()} {dict(record.data)}")
+    try:
+        record = Catalog(tuple(store.load()), name).usable(name)
+    except Refused as refused:
+        raise ConfigError(f"playset {name!r}: {refused.reply.message()} {dict(refused.data)}") from None
     return mod_folders(record)
 
 

@@ -11,11 +11,10 @@ from collections.abc import Callable
 
 from attrs import frozen
 
-from domain.addresses import canonical, parse
+from domain.addresses import Parsed, canonical, parse
 from domain.ck3 import definitions
 from domain.compliance import ck3_checks, game_rejects, key_changes, ruleset, symbols, tokens
 from domain.compliance.symbols import FileSymbols
-from domain.replies.builder import Reply
 from domain.services import Services
 from domain.session import Session
 from domain.vocabulary import RootCategory
@@ -170,7 +169,7 @@ def _optional(value: object) -> str | None:
 def _canonical_text(address: str) -> bool:
     """Whether `address` names its root or mod (a bare path does not); a host path never parses."""
     parsed = parse(address, RootCategory.ROOT_REPO.value)
-    return not isinstance(parsed, Reply) and ":/" in address
+    return isinstance(parsed, Parsed) and ":/" in address
 
 
 def lineage(services: Services, record: ContractRecord) -> list[str]:

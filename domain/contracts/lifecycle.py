@@ -16,6 +16,7 @@ from domain.contracts.records import Status
 from domain.policy.enforcement import ActiveContract
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session, Verified
 from ports.contracts import ContractRecord, TargetRecord
@@ -117,25 +118,32 @@ def expired_reply(record: ContractRecord) -> Reply:
     )
 
 
-def own(session: Session, services: Services, contract_id: str | None) -> ContractRecord | Reply:
-    """The governing contract when `contract_id` names it (or is empty); Invalid otherwise (the session's
-    own contract that expired is named, with the call that renews it)."""
+def owned(session: Session, services: Services, contract_id: str | None) -> ContractRecord:
+    """The governing contract when `contract_id` names it (or is empty); raises Refused (Invalid) otherwise
+    (the session's own contract that expired is named, with the call that renews it)."""
     record = governing(session, services)
     expired = expired_here(session, services) if record is None else None
     if expired is not None and contract_id in {None, "", expired.contract_id}:
-        return expired_reply(expired)
+        raise Refused(expired_reply(expired))
     if record is None or (contract_id and record.contract_id != contract_id):
-        return ReplyBuilder().invalid(
+        raise Refused.invalid(
             "CT-GATE-I-006", {"contract_id": contract_id, "problem": "not the open contract"}
         )
     return record
 
 
+def own(session: Session, services: Services, contract_id: str | None) -> ContractRecord | Reply:
+    """`owned`, its refusal answered as the reply, for callers that answer with replies."""
+    try:
+        return owned(session, services, contract_id)
+    except Refused as refused:
+        return refused.reply
+
+
 def cancel(session: Session, services: Services, contract_id: str | None) -> Reply:
-    """Close a contract without reconciliation (its work stays as it is, and is carried over)."""
-    record = own(session, services, contract_id)
-    if isinstance(record, Reply):
-        return record
+    """Close a contract without reconciliation (its work stays as it is, and is carried over); raises
+    Refused when it is not the session's open contract."""
+    record = owned(session, services, contract_id)
     authority = services.authority
     services.contracts.put(
         records.with_status(record, Status.CANCELLED, authority.clock.now(), authority.signer)

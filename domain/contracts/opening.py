@@ -33,6 +33,7 @@ from domain.policy.capabilities import Condition, row_for
 from domain.policy.enforcement import place_of
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.vocabulary import Operation, RootCategory
@@ -54,16 +55,11 @@ class AdmittedTarget:
 def open_contract(
     session: Session, services: Services, request: OpenRequest, *, renewed_from: ContractRecord | None = None
 ) -> Reply:
-    """Open a contract for `request` (inheriting the baseline of `renewed_from` when renewing)."""
-    admitted = _admit(session, services, request)
-    if isinstance(admitted, Reply):
-        return admitted
-    targets, approved = admitted
+    """Open a contract for `request` (inheriting the baseline of `renewed_from` when renewing); raises
+    Refused for a request that cannot open."""
+    targets, approved = _admit(session, services, request)
     root = RootCategory(request.root_category)
-    found = _found(session, services, root, targets) if renewed_from is None else (None, [])
-    if isinstance(found, Reply):
-        return found
-    taken, carried = found
+    taken, carried = _found(session, services, root, targets) if renewed_from is None else (None, [])
     key = records.address_key(ignores_case=session.world.ignores_case(root.value))
     declared = {key(target.record.address) for target in targets}
     try:
@@ -134,7 +130,7 @@ def renew(session: Session, services: Services, contract_id: str | None, ttl_min
 
 def _found(
     session: Session, services: Services, root: RootCategory, targets: list[AdmittedTarget]
-) -> tuple[Baseline, list[carry_over.CarriedFile]] | Reply:
+) -> tuple[Baseline, list[carry_over.CarriedFile]]:
     """The baseline of a new contract's scope and the carry-over found in it (a renewal inherits its
     predecessor's baseline instead: never a fresh one over work done)."""
     named = tuple("/".join(session.world.location_of(t.ref).parts) for t in targets)
@@ -143,9 +139,9 @@ def _found(
         carried = carried_files(session, services, root, (dirty, [top for top, _ in taken.repositories]))
     except ScopeTooDeep:
         problem = {"field": "root_category", "problem": ScopeTooDeep.PROBLEM}
-        return ReplyBuilder().invalid("CT-GATE-I-001", {"errors": [problem]})
+        raise Refused.invalid("CT-GATE-I-001", {"errors": [problem]}) from None
     except PortError:
-        return history_failure(root.value)
+        raise Refused(history_failure(root.value)) from None
     return taken, carried
 
 
@@ -210,23 +206,19 @@ def _of_another_line(session: Session, services: Services, old: ContractRecord) 
 
 def _admit(
     session: Session, services: Services, request: OpenRequest
-) -> tuple[list[AdmittedTarget], tuple[str, ...]] | Reply:
-    """The resolved targets and the approved protected addresses, or why the request cannot open."""
+) -> tuple[list[AdmittedTarget], tuple[str, ...]]:
+    """The resolved targets and the approved protected addresses; raises Refused saying why the request
+    cannot open."""
     problems = _request_problems(request)
     if request.root_category not in {root.value for root in session.world.view.roots}:
         problems.append({"field": "root_category", "problem": "that root is not configured"})
     if problems:
-        return ReplyBuilder().invalid("CT-GATE-I-001", {"errors": problems})
+        raise Refused.invalid("CT-GATE-I-001", {"errors": problems})
     current = governing(session, services)
     if current is not None:
-        return ReplyBuilder().invalid("CT-GATE-I-002", {"contract_id": current.contract_id})
+        raise Refused.invalid("CT-GATE-I-002", {"contract_id": current.contract_id})
     targets = _resolved(session, request)
-    if isinstance(targets, Reply):
-        return targets
-    approved = _protected_approval(session, services, request, targets)
-    if isinstance(approved, Reply):
-        return approved
-    return targets, approved
+    return targets, _protected_approval(session, services, request, targets)
 
 
 def _request_problems(request: OpenRequest) -> list[dict[str, str]]:
@@ -250,8 +242,9 @@ def _request_problems(request: OpenRequest) -> list[dict[str, str]]:
     return problems
 
 
-def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | Reply:
-    """Each target canonical, with its ref and whether it needs a human; or why some cannot be."""
+def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget]:
+    """Each target canonical, with its ref and whether it needs a human; raises Refused saying why some
+    cannot be."""
     resolved, outside, infeasible = [], [], []
     operations = {Operation(op) for op in request.operations} - {Operation.READ}
     for index, target in enumerate(request.targets):
@@ -277,9 +270,9 @@ def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget] | 
         resolved.append(AdmittedTarget(record, ref, facts.protected or asks))
     outside = outside or _spelled_twice(session, request.root_category, resolved)
     if outside:
-        return ReplyBuilder().invalid("CT-GATE-I-003", {"targets": outside})
+        raise Refused.invalid("CT-GATE-I-003", {"targets": outside})
     if infeasible:
-        return ReplyBuilder().invalid("CT-GATE-I-004", {"targets": infeasible})
+        raise Refused.invalid("CT-GATE-I-004", {"targets": infeasible})
     return resolved
 
 
@@ -312,7 +305,8 @@ def _unresolved(index: int, reply: Reply, ref: VisibilityRef | None) -> dict[str
 
 def _protected_approval(
     session: Session, services: Services, request: OpenRequest, targets: list[AdmittedTarget]
-) -> tuple[str, ...] | Reply:
+) -> tuple[str, ...]:
+    """The protected targets' places, approved by a human; raises Refused asking for that approval."""
     # approved by where they are, not by a spelling the session's playset decides (`mod:<Name>:/`)
     protected = sorted(place_of(session.world.target(t.ref)) for t in targets if t.needs_approval)
     if not protected:
@@ -325,13 +319,13 @@ def _protected_approval(
     )
     if not approvals.fits(summary_text):  # a person must see all of what they approve
         problem = "too long to show a person whole: declare fewer protected targets or a shorter intent"
-        return ReplyBuilder().invalid("CT-GATE-I-001", {"errors": [{"field": "targets", "problem": problem}]})
+        raise Refused.invalid("CT-GATE-I-001", {"errors": [{"field": "targets", "problem": problem}]})
     state, record = approvals.settle(
         services.authority, "contract", payload, summary_text, session_id=session.session_id
     )
     if state is State.APPROVED:
         return tuple(protected)
-    return ReplyBuilder().invalid(
+    raise Refused.invalid(
         "CT-GATE-I-005",
         {
             "approval_id": record.approval_id,

@@ -23,6 +23,7 @@ from domain.failures import history_failure
 from domain.policy import approvals
 from domain.policy.approvals import State
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.vocabulary import RootCategory
@@ -49,13 +50,12 @@ UNATTRIBUTED: Final = "unattributed"
 
 
 def stash_carry_over(session: Session, services: Services, root: str, cluster: str | None) -> Reply:
-    """Save and revert the carry-over files attributed to `cluster` (a contract id or "unattributed")."""
+    """Save and revert the carry-over files attributed to `cluster` (a contract id or "unattributed");
+    raises Refused for a cluster that cannot be stashed, before a human is asked."""
     roots = sorted(r.value for r in session.world.view.roots)
     if root not in roots:
         return ReplyBuilder().invalid("WA-RES-I-009", {"roots": roots})
     stash = _stash(session, services, root, cluster)
-    if isinstance(stash, Reply):
-        return stash
     payload = json.dumps([root, cluster, sorted((f.address, f.kind) for f in stash.chosen)]).encode()
     state, record = approvals.settle(
         services.authority, "stash", payload, stash.summary, session_id=session.session_id
@@ -103,18 +103,18 @@ class _Stash:
         ]
 
 
-def _stash(session: Session, services: Services, root: str, cluster: str | None) -> _Stash | Reply:
-    """The cluster's stash, or the reply refusing it before a human is asked."""
+def _stash(session: Session, services: Services, root: str, cluster: str | None) -> _Stash:
+    """The cluster's stash; raises Refused before a human is asked when it cannot be stashed."""
     try:
         carried = carried_files(session, services, RootCategory(root))
         chosen = [f for f in carried if (f.origin or UNATTRIBUTED) == (cluster or UNATTRIBUTED)]
         refs = _refs(session, chosen)
         earlier = _earlier(session, services, root, chosen)
     except PortError:
-        return history_failure(root)
+        raise Refused(history_failure(root)) from None
     checked = _checked(session, chosen, refs, earlier)
     if isinstance(checked, str):
-        return ReplyBuilder().invalid("CT-GATE-I-006", {"contract_id": cluster, "problem": checked})
+        raise Refused.invalid("CT-GATE-I-006", {"contract_id": cluster, "problem": checked})
     return checked
 
 

@@ -18,6 +18,7 @@ from domain.ck3 import game_log, log_paths, log_questions, log_summary
 from domain.failures import port_failure
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from domain.use_cases.arguments import choice, given, number, text
@@ -75,9 +76,10 @@ def query(session: Session, services: Services, request: LogQuery) -> Reply:
     if request.cursor is not None and _CURSOR.fullmatch(request.cursor) is None:
         problem = {"field": "cursor", "problem": "give the next_cursor of the page before"}
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [problem]})
-    opened = open_log(session, request.path or LIVE)
-    if isinstance(opened, Reply):
-        return opened
+    ref = session.world.log_ref(request.path or LIVE, session.home)
+    if ref.kind == "dir":
+        return _listed(session, ref)
+    opened = open_log(session, ref)
     view = request.view or "summary"
     attribution = Attribution.of(session, services, opened.written)
     parser = game_log.LogParser.for_log(opened.address)
@@ -94,20 +96,16 @@ def query(session: Session, services: Services, request: LogQuery) -> Reply:
         return port_failure(exc, opened.address)
 
 
-def open_log(session: Session, path: str) -> Opened | Reply:
-    """The log at `path`: resolved as the log commands see the world (domain.world.adapter.resolve_log)."""
+def open_log(session: Session, ref: VisibilityRef) -> Opened:
+    """The log behind `ref` (minted by domain.world.adapter.log_ref), when it was last written; raises
+    Refused for what is no file or cannot be read."""
     world = session.world
-    reply, ref = world.resolve_log(path, session.home)
-    if ref is None:
-        return reply
-    if ref.kind == "dir":
-        return _listed(session, ref)
     if ref.kind != "file":
-        return ReplyBuilder().invalid("WA-RES-I-013", {"address": ref.address})
+        raise Refused.invalid("WA-RES-I-013", {"address": ref.address})
     try:
         part = world.read_part(ref, 0, 0)
     except PortError as exc:
-        return port_failure(exc, ref.address)
+        raise Refused(port_failure(exc, ref.address)) from None
     written = datetime.fromtimestamp(part.mtime_ns / 1e9, UTC).isoformat()
     return Opened(ref.address, ref, written)
 

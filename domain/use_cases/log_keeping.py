@@ -35,9 +35,7 @@ class KeepLogs(Request):
 def keep(session: Session, services: Services, request: KeepLogs) -> Reply:
     """The logs at `path`, each copied to KEPT_AT/<UTC time>/<name>; the copies' addresses."""
     world = session.world
-    reply, ref = world.resolve_log(request.path, session.home)
-    if ref is None:
-        return reply
+    ref = world.log_ref(request.path, session.home)
     if not world.in_game_logs(ref):  # keep copies the game's own logs, never any other file
         problem = {
             "field": "path",

@@ -218,8 +218,6 @@ def switch(session: Session, services: Services, request: SwitchPlayset) -> Repl
         return ReplyBuilder().invalid("CT-GATE-I-002", {"contract_id": current.contract_id})
     loaded = _catalog(session, services)
     record = loaded.usable(request.name)
-    if isinstance(record, Reply):
-        return record
     folders = mod_folders(record)
     reply = ReplyBuilder().success(
         "MCP-CFG-S-004", {"name": record.name, "mods": [folder.name for folder in folders]}

@@ -16,7 +16,7 @@ from attrs import frozen
 from domain.addresses import canonical
 from domain.compliance import closeout, symbols, tokens
 from domain.compliance.tokens import EVERY_SYMBOL
-from domain.contracts.lifecycle import own
+from domain.contracts.lifecycle import owned
 from domain.policy import approvals
 from domain.policy.approvals import State
 from domain.replies import budget
@@ -106,7 +106,7 @@ class ListTokens(Request):
 
 def declare_nst(session: Session, services: Services, request: DeclareNst) -> Reply:
     """Record the symbols as intended for the open contract (added to those declared before)."""
-    record = _own(session, services, request.contract_id)
+    record = owned(session, services, request.contract_id)
     problems = _nst_problems(request)
     if problems:
         return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems})
@@ -132,7 +132,7 @@ def declare_nst(session: Session, services: Services, request: DeclareNst) -> Re
 def declare_removal(session: Session, services: Services, request: DeclareRemoval) -> Reply:
     """Record removal tokens for the open contract (added to those declared before): close then accepts
     that these keys go though other files mention them (SPEC §14)."""
-    record = _own(session, services, request.contract_id)
+    record = owned(session, services, request.contract_id)
     declared = _removals(session, record, request)
     every = closeout.removals_of(services, record.contract_id) + declared
     rows = [{"key": r.key, "kind": r.kind, "address": r.address} for r in every]
@@ -170,7 +170,7 @@ def _removals(session: Session, record: ContractRecord, request: DeclareRemoval)
 
 def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Reply:
     """Ask a human for the exception; once approved, write it under policy/tokens/ of the contract's root."""
-    record = _own(session, services, request.contract_id)
+    record = owned(session, services, request.contract_id)
     paths = _lxe_paths(session, record, request)
     summary = (
         f"Lint exception for contract {record.contract_id}: up to {request.max_violations} violations of "
@@ -235,7 +235,7 @@ def propose_lxe(session: Session, services: Services, request: ProposeLxe) -> Re
 
 def list_tokens(session: Session, services: Services, request: ListTokens) -> Reply:
     """The NSTs and live LXEs that count for the open contract."""
-    record = _own(session, services, request.contract_id)
+    record = owned(session, services, request.contract_id)
     ids = closeout.lineage(services, record)
     stored = [closeout.stored_nsts(services, i) for i in ids]
     nsts = [{"name": n.name, "address": n.address, "reason": n.reason} for kept, _ in stored for n in kept]
@@ -327,14 +327,6 @@ def _every_symbol(session: Session, ref: VisibilityRef) -> list[tuple[str, str |
         return [(found, ref.address) for found in sorted(symbols.symbols_of(kind, text, parts))]
     except symbols.Unparsable:
         raise _refused("symbols", f"{ref.address} does not parse, so its symbols cannot be named") from None
-
-
-def _own(session: Session, services: Services, contract_id: str | None) -> ContractRecord:
-    """The contract the call is about, the session's own; raises Refused otherwise."""
-    record = own(session, services, contract_id)
-    if isinstance(record, Reply):  # the contract layer answers its refusal as a reply: raised here, once
-        raise Refused(record)
-    return record
 
 
 def _refused(name: str, problem: str) -> Refused:

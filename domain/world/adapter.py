@@ -98,7 +98,7 @@ class WorldAdapter:
     def __init__(self, files: Files, view: WorldView) -> None:
         self._files = files
         self._view = Compiled(self._on_disk(view))
-        self._places: dict[tuple[str | None, RootCategory, bool], tuple[str, Location] | Reply] = {}
+        self._places: dict[tuple[str | None, RootCategory, bool], tuple[str, Location] | Refused] = {}
         self._resolved: dict[tuple[str, Kind | None], Reply] = {}
         self._targets: dict[tuple[str, str, tuple[str, ...]], Target] = {}
         self._protection_read: tuple[bytes | None, Protection] | None = None
@@ -135,47 +135,47 @@ class WorldAdapter:
     ) -> tuple[Reply, VisibilityRef | None]:
         """Resolve agent input to a canonical address and a ref; a terminal reply and None otherwise.
 
-        Only the filesystem is asked afresh each time: what a text names, and whether the view shows it, is
-        kept per text; the success reply for an address and kind is built once and handed out again."""
-        place = self._places.get((path, home, allow_mod))
-        if place is None:
-            place = self._place(path, home, allow_mod=allow_mod)
-        if isinstance(place, Reply):
-            return place, None
-        address, located = place
-        kind = self._kind(located, address)
-        if isinstance(kind, Reply):
-            return kind, None
-        if kind is None and must_exist:
-            return _not_addressable(address), None
-        reply = self._resolved.get((address, kind))
-        if reply is None:
-            reply = _kept(self._resolved, (address, kind), _resolved(address, kind))
-        return reply, _seal.mint(address, located, kind)
+        The success reply for an address and kind is built once and handed out again."""
+        try:
+            ref = self.ref(path, home, allow_mod=allow_mod, must_exist=must_exist)
+        except Refused as refused:
+            return refused.reply, None
+        return self._answer(ref), ref
 
     def ref(
         self, path: str | None, home: RootCategory, *, allow_mod: bool = True, must_exist: bool = True
     ) -> VisibilityRef:
-        """The ref of what `path` names, as `resolve` finds it; raises Refused with its terminal reply."""
-        reply, ref = self.resolve(path, home, allow_mod=allow_mod, must_exist=must_exist)
-        if ref is None:
-            raise Refused(reply)
-        return ref
+        """The ref of what `path` names; raises Refused with its terminal reply.
 
-    def _place(
-        self, path: str | None, home: RootCategory, *, allow_mod: bool
-    ) -> tuple[str, Location] | Reply:
+        Only the filesystem is asked afresh each time: what a text names, and whether the view shows it, is
+        kept per text."""
+        address, located = self._place(path, home, allow_mod=allow_mod)
+        kind = self._kind(located, address)
+        if kind is None and must_exist:
+            raise Refused(_not_addressable(address))
+        return _seal.mint(address, located, kind)
+
+    def _answer(self, ref: VisibilityRef) -> Reply:
+        """The success reply for a resolved ref, kept per address and kind."""
+        reply = self._resolved.get((ref.address, ref.kind))
+        if reply is None:
+            reply = _kept(self._resolved, (ref.address, ref.kind), _resolved(ref.address, ref.kind))
+        return reply
+
+    def _place(self, path: str | None, home: RootCategory, *, allow_mod: bool) -> tuple[str, Location]:
         """What `path` names, spelled canonically, if the view shows it: the grammar, the root or mod, the
-        spelling and visibility, all pure (kept for a text of up to KEPT_TEXT characters)."""
-        parsed = parse(path, home.value)
-        located = parsed if isinstance(parsed, Reply) else self._locate(parsed, allow_mod=allow_mod)
-        if isinstance(located, Reply):
-            place: tuple[str, Location] | Reply = located
-        else:
-            address = self._view.spell(located)
-            place = (address, located) if self._view.visible(located) else _not_addressable(address)
-        if path is None or len(path) <= KEPT_TEXT:
-            _kept(self._places, (path, home, allow_mod), place)
+        spelling and visibility, all pure (kept for a text of up to KEPT_TEXT characters, a refusal too).
+        Raises Refused."""
+        place = self._places.get((path, home, allow_mod))
+        if place is None:
+            try:
+                place = self._found(path, home, allow_mod=allow_mod)
+            except Refused as refused:
+                place = Refused(refused.reply)  # kept unraised: a kept refusal holds no frames
+            if path is None or len(path) <= KEPT_TEXT:
+                _kept(self._places, (path, home, allow_mod), place)
+        if isinstance(place, Refused):
+            raise Refused(place.reply)
         return place
 
     def list_dir(self, ref: VisibilityRef, named: Callable[[str], bool] | None = None) -> list[Listed]:
@@ -443,32 +443,34 @@ class WorldAdapter:
         """Remove the file behind `ref`. Raises port errors."""
         self._files.delete(_seal.locate(ref))
 
-    def resolve_log(self, path: str | None, home: RootCategory) -> tuple[Reply, VisibilityRef | None]:
-        """`resolve` for the log commands: a place in the game's log folders (GAME_LOGS) resolves whether
-        or not the view shows it (names no address may spell, hidden names and links are refused as
-        anywhere); any other address resolves as `resolve` resolves it (a kept copy of the logs)."""
-        parsed = parse(path, home.value)
-        located = parsed if isinstance(parsed, Reply) else self._locate(parsed, allow_mod=True)
-        if isinstance(located, Reply):
-            return located, None
+    def _found(self, path: str | None, home: RootCategory, *, allow_mod: bool) -> tuple[str, Location]:
+        located = self._locate(_parsed(path, home), allow_mod=allow_mod)
+        address = self._view.spell(located)
+        if not self._view.visible(located):
+            raise Refused(_not_addressable(address))
+        return address, located
+
+    def log_ref(self, path: str | None, home: RootCategory) -> VisibilityRef:
+        """`ref` for the log commands: a place in the game's log folders (GAME_LOGS) resolves whether or
+        not the view shows it (names no address may spell, hidden names and links are refused as anywhere);
+        any other address resolves as `ref` resolves it (a kept copy of the logs). Raises Refused."""
+        located = self._locate(_parsed(path, home), allow_mod=True)
         if not _in_game_logs(located) or self._view.visible(located):
-            return self.resolve(path, home)
+            return self.ref(path, home)
         address = canonical(located.root, located.parts)
         if self._view._hides_any(located.parts):  # noqa: SLF001 - the view's own test of hidden names
-            return _not_addressable(address), None
+            raise Refused(_not_addressable(address))
         kind = self._kind(located, address)
-        if isinstance(kind, Reply):
-            return kind, None
         if kind is None:
-            return _not_addressable(address), None
-        return _resolved(address, kind), _seal.mint(address, located, kind)
+            raise Refused(_not_addressable(address))
+        return _seal.mint(address, located, kind)
 
     def in_game_logs(self, ref: VisibilityRef) -> bool:
         """Whether `ref` lies in the game's log folders (GAME_LOGS)."""
         return _in_game_logs(_seal.locate(ref))
 
     def log_files(self, ref: VisibilityRef) -> list[tuple[Listed, VisibilityRef]]:
-        """The files and folders directly in the log folder behind `ref` (a ref `resolve_log` minted),
+        """The files and folders directly in the log folder behind `ref` (a ref `log_ref` minted),
         each with a ref to read it by. Raises port errors."""
         location = _seal.locate(ref)
         if not _in_game_logs(location):  # any other folder: what the view shows, as anywhere
@@ -491,32 +493,34 @@ class WorldAdapter:
         errors."""
         return self._files.read_part(_seal.locate(ref), offset, size)
 
-    def _locate(self, parsed: Parsed, *, allow_mod: bool) -> Location | Reply:
+    def _locate(self, parsed: Parsed, *, allow_mod: bool) -> Location:
+        """Where a parsed address lies; raises Refused for a mod form where none may stand, an unknown mod
+        or a root the view lacks."""
         if parsed.mod is not None:
             if not allow_mod:
-                return ReplyBuilder().invalid(
-                    "WA-RES-I-011", {"rule": "mod-form", "expected": "ROOT_X:/rel/path"}
-                )
+                raise Refused.invalid("WA-RES-I-011", {"rule": "mod-form", "expected": "ROOT_X:/rel/path"})
             mod = self._view.mod(parsed.mod)
             if mod is None:
-                return ReplyBuilder().invalid("WA-RES-I-010", {"mods": [m.name for m in self.view.mods]})
+                raise Refused.invalid("WA-RES-I-010", {"mods": [m.name for m in self.view.mods]})
             return Location(mod.root.value, mod.parts + parsed.parts)
         root = parsed.root
         if root is None or root not in self._view.root_names:
-            return ReplyBuilder().invalid("WA-RES-I-009", {"roots": sorted(self._view.root_names)})
+            raise Refused.invalid("WA-RES-I-009", {"roots": sorted(self._view.root_names)})
         return Location(root, parsed.parts)
 
-    def _kind(self, location: Location, address: str) -> Kind | Reply | None:
+    def _kind(self, location: Location, address: str) -> Kind | None:
+        """What stands at `location` (None: nothing); raises Refused for a link, another spelling or a
+        root that cannot be read."""
         try:
             return self._files.kind(location)
         except (NotFound, NotADirectory):
             return None
         except LinkRefused:
-            return ReplyBuilder().invalid("WA-RES-I-012", {"address": address})
+            raise Refused.invalid("WA-RES-I-012", {"address": address}) from None
         except Misspelled as exc:
-            return self._misspelled(location.root, exc.spelled, address)
+            raise Refused(self._misspelled(location.root, exc.spelled, address)) from None
         except Unavailable:
-            return ReplyBuilder().error("WA-IO-E-001", {"address": address})
+            raise Refused.error("WA-IO-E-001", {"address": address}) from None
 
     def _misspelled(self, root: str, spelled: tuple[str, ...] | None, address: str) -> Reply:
         """The reply to `address` when its folders list its entries under another spelling: that spelling's
@@ -529,6 +533,16 @@ class WorldAdapter:
             return _not_addressable(address)
         canonical_address = self._view.spell(place)
         return ReplyBuilder().invalid("WA-RES-I-019", {"address": address, "canonical": canonical_address})
+
+
+def _parsed(path: str | None, home: RootCategory) -> Parsed:
+    """`path` by the address grammar; raises Refused with the grammar's reply."""
+    parsed = parse(path, home.value)
+    if isinstance(
+        parsed, Reply
+    ):  # the grammar answers a refusal as its reply: it has callers beyond this one
+        raise Refused(parsed)
+    return parsed
 
 
 def _resolved(address: str, kind: Kind | None) -> Reply:

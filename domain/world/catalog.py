@@ -6,6 +6,7 @@ from attrs import frozen
 
 from domain.addresses import canonical
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.vocabulary import Mode
 from domain.world.playsets import folder_address, mod_folders, problems
 from ports.playsets import PlaysetFile, PlaysetRecord
@@ -21,16 +22,16 @@ class Catalog:
     def find(self, name: str) -> PlaysetFile | None:
         return next((f for f in self.files if f.record is not None and f.record.name == name), None)
 
-    def usable(self, name: str) -> PlaysetRecord | Reply:
-        """The named playset if it exists and is valid; an Invalid reply otherwise."""
+    def usable(self, name: str) -> PlaysetRecord:
+        """The named playset if it exists and is valid; raises Refused (Invalid) otherwise."""
         found = self.find(name)
         if found is None or found.record is None:
             names = sorted(f.record.name for f in self.files if f.record is not None)
-            return ReplyBuilder().invalid("WA-CFG-I-001", {"playsets": names})
+            raise Refused.invalid("WA-CFG-I-001", {"playsets": names})
         errors = list(found.problems) or problems(found.record)
         if errors:
             listed = [{"field": where, "problem": what} for where, what in errors]
-            return ReplyBuilder().invalid("WA-PARSE-I-001", {"file": found.file, "errors": listed})
+            raise Refused.invalid("WA-PARSE-I-001", {"file": found.file, "errors": listed})
         return found.record
 
 
@@ -69,13 +70,11 @@ def show_playset(
     catalog: Catalog, name: str | None, mode: Mode | None, describe: Describe | None = None
 ) -> Reply:
     """One playset's mods in load order, with their folders as session-absolute addresses (and, with
-    `describe`, what each mod's descriptor says)."""
+    `describe`, what each mod's descriptor says). Raises Refused for a playset that is missing or invalid."""
     wanted = name or catalog.active
     if wanted is None:
         return ReplyBuilder().invalid("WA-CFG-I-001", {"playsets": []})
     record = catalog.usable(wanted)
-    if isinstance(record, Reply):
-        return record
     enabled = {folder.name: folder for folder in mod_folders(record)}
     mods = []
     for mod in sorted(record.mods, key=lambda entry: entry.load_order):

@@ -10,6 +10,7 @@ from adapters.local_files import LocalFiles
 from app.bootstrap import build_core
 from app.config import ConfigError
 from domain.replies.builder import Reply
+from domain.replies.refusal import Refused
 from domain.world.catalog import Catalog
 from tests.worlds import sample_world_on_disk
 
@@ -26,7 +27,10 @@ def store_with(tmp_path: Path, content: object, name: str = "p.json") -> JsonPla
 
 def judged(tmp_path: Path, content: object) -> Reply | object:
     store = store_with(tmp_path, content)
-    return Catalog(tuple(store.load()), "P").usable("P")
+    try:
+        return Catalog(tuple(store.load()), "P").usable("P")
+    except Refused as refused:
+        return refused.reply
 
 
 def test_a_valid_playset_is_loaded(tmp_path: Path):

@@ -4,8 +4,11 @@ its folder's canonical address and, in ck3lens, the mod address an agent uses.""
 
 from typing import Any
 
+import pytest
+
 from domain.replies.builder import Reply
 from domain.replies.frozen import thaw
+from domain.replies.refusal import Refused
 from domain.vocabulary import Mode
 from domain.world.catalog import Catalog, list_playsets, show_playset
 from ports.playsets import ModRecord, PlaysetFile, PlaysetRecord
@@ -167,14 +170,18 @@ def test_show_without_a_name_or_an_active_playset_is_invalid_and_names_none():
 
 
 def test_an_unknown_playset_is_invalid_and_names_the_playsets_there_are():
-    reply = show_playset(Catalog((OTHER, BROKEN, MINE), "Mine"), "Nope", Mode.CK3LENS)
+    with pytest.raises(Refused) as refused:
+        show_playset(Catalog((OTHER, BROKEN, MINE), "Mine"), "Nope", Mode.CK3LENS)
+    reply = refused.value.reply
 
     assert reply.code == "WA-CFG-I-001"
     assert data(reply) == {"playsets": ["Mine", "Other"]}
 
 
 def test_an_invalid_playset_is_refused_with_every_problem_by_field():
-    reply = show_playset(Catalog((STRAY, CLASHING), None), "Clash", Mode.CK3LENS)
+    with pytest.raises(Refused) as refused:
+        show_playset(Catalog((STRAY, CLASHING), None), "Clash", Mode.CK3LENS)
+    reply = refused.value.reply
 
     assert reply.code == "WA-PARSE-I-001"
     assert data(reply) == {
@@ -189,10 +196,13 @@ def test_an_invalid_playset_is_refused_with_every_problem_by_field():
 def test_a_file_with_problems_of_its_own_is_refused_with_those_problems():
     flawed = PlaysetFile("flawed.json", PlaysetRecord("Flawed"), (("$.mods", "is missing"),))
 
-    reply = Catalog((flawed,), "Flawed").usable("Flawed")
+    with pytest.raises(Refused) as refused:
+        Catalog((flawed,), "Flawed").usable("Flawed")
 
-    assert not isinstance(reply, PlaysetRecord)
-    assert data(reply) == {"file": "flawed.json", "errors": [{"field": "$.mods", "problem": "is missing"}]}
+    assert data(refused.value.reply) == {
+        "file": "flawed.json",
+        "errors": [{"field": "$.mods", "problem": "is missing"}],
+    }
 
 
 def test_the_first_file_of_a_name_is_the_one_used():
