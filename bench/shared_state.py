@@ -14,7 +14,6 @@ exiting 0. Exit 1 when any of these fails.
 
 import argparse
 import collections
-import json
 import sqlite3
 import subprocess
 import sys
@@ -22,67 +21,22 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-CK3RAVEN = str(Path(sys.executable).with_name("ck3raven"))
-HELLO = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "b", "version": "1"},
-    },
-}
+from kill_audit import CK3RAVEN, Server  # this folder is the script's own: its first import path
+
 EXPECTED = {"open": "CT-GATE-S-001", "write": "WA-WRITE-S-001", "close": "CT-GATE-S-002"}
 
 
-class Client:
+class Client(Server):
     """One `ck3raven serve` over stdio, each call sent after the one before it answered."""
 
-    def __init__(self, config: Path) -> None:
-        self.process = subprocess.Popen(
-            [CK3RAVEN, "serve", "--config", str(config)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=config.parent,
-        )
-        self.number = 0
-        self._send(HELLO)
-        self._answer(0)
-        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _send(self, message: dict[str, Any]) -> None:
-        stdin: IO[bytes] | None = self.process.stdin
-        assert stdin is not None
-        stdin.write(json.dumps(message).encode() + b"\n")
-        stdin.flush()
-
-    def _answer(self, number: int) -> dict[str, Any]:
-        stdout: IO[bytes] | None = self.process.stdout
-        assert stdout is not None
-        while True:
-            line = stdout.readline()
-            if not line:
-                raise EOFError
-            message: dict[str, Any] = json.loads(line)
-            if message.get("id") == number:
-                return message
-
     def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        self.number += 1
-        params = {"name": tool, "arguments": arguments}
-        self._send({"jsonrpc": "2.0", "id": self.number, "method": "tools/call", "params": params})
-        envelope: dict[str, Any] = self._answer(self.number)["result"]["structuredContent"]
+        (envelope,) = self.calls([(tool, arguments)], read=1)
         return envelope
 
     def stop(self) -> None:
-        for stream in (self.process.stdin, self.process.stdout):
-            if stream is not None:
-                stream.close()
-        self.process.wait(timeout=120)
+        self.end(kill=False)
 
 
 def rounds(client: Client, name: str, until: float, most: int, found: list[tuple[str, str, bool]]) -> None:
