@@ -8,15 +8,19 @@ an exclusive `flock` on `content-index.lock`, taken without waiting (`builder`).
 """
 
 import fcntl
+import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import repeat
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
+from attrs import frozen
+
+from adapters import sqlite_index_playset as playset
 from adapters.sqlite_index_schema import current
 from ports.content_index import Build, Defined, IndexedFile, Parsed
 from ports.errors import Unavailable
@@ -25,10 +29,10 @@ _EMPTY: Final = 0
 """The id of the empty name: the language of every definition that has none."""
 _LOCALISATION: Final = 1
 """The id of the kind of every localisation definition."""
+_LOCALISATION_KIND: Final = "localisation"
+_T = TypeVar("_T")
 _FOLD_PAGES: Final = 1000
 """SQLite's own default: the write-ahead log is folded into the file once it holds this many pages."""
-_DEFINED = """SELECT f.source, f.path, d.kind, d.key, d.line, d.language, c.replace
-    FROM defs d JOIN contents c ON c.id = d.content JOIN files f ON f.digest = c.digest"""
 
 
 class SqliteIndex:
@@ -49,6 +53,7 @@ class SqliteIndex:
             raise Unavailable("the content index cannot be opened") from exc
         self._lock = threading.RLock()
         self._names: dict[str, int] = {}
+        self._keysets: dict[bytes, int] = {}
         self._lock_path = path.with_suffix(".lock")
 
     def close(self) -> None:
@@ -110,25 +115,52 @@ class SqliteIndex:
                 except BaseException:
                     self._db.execute("ROLLBACK")
                     self._names.clear()  # ids learnt in the rolled-back transaction are void
+                    self._keysets.clear()
                     raise
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be written") from exc
 
     def _store(self, contents: dict[str, Parsed]) -> None:
-        """Store the contents not stored yet: their new names first, then their rows. Rows are made by C
-        loops (zip, map) from the contents' columns: a game's build stores millions."""
+        """Store the contents not stored yet: their new keysets and names first, then their rows. Rows are
+        made by C loops (zip, map) from the contents' columns: a game's build stores millions."""
         known = self.known(contents) if contents else set()
         fresh = {digest: parsed for digest, parsed in contents.items() if digest not in known}
         if not fresh:
             return
-        ids = self._ids(_spelled(fresh.values()))
+        sets = {digest: keyset for digest, parsed in fresh.items() if (keyset := _keyset(parsed)) is not None}
+        held = self._held_keysets({keyset.digest for keyset in sets.values()})
+        new_sets = {keyset.digest: keyset for keyset in sets.values() if keyset.digest not in held}
+        spelled = _spelled(parsed for digest, parsed in fresh.items() if digest not in sets)
+        spelled.update(keyset.language for keyset in sets.values())
+        for keyset in new_sets.values():
+            spelled.update(keyset.keys)
+        ids = self._ids(spelled)
+        for keyset in new_sets.values():
+            cursor = self._db.execute("INSERT INTO keysets(digest) VALUES (?)", (keyset.digest,))
+            held[keyset.digest] = number = int(cursor.lastrowid or 0)
+            self._db.executemany(
+                "INSERT OR IGNORE INTO keyset_rows VALUES (?, ?, ?)",
+                zip(map(ids.__getitem__, keyset.keys), repeat(number), keyset.lines),
+            )
+        self._keysets.update(held)
         definitions: list[tuple[int, int, int, int, int]] = []
         mentions: list[tuple[int, int, int]] = []
         for digest, parsed in fresh.items():
+            keyset = sets.get(digest)
             cursor = self._db.execute(
-                "INSERT INTO contents(digest, kind, replace, findings) VALUES (?, ?, ?, ?)",
-                (digest, parsed.kind, int(parsed.replace), json.dumps(parsed.findings)),
+                "INSERT INTO contents(digest, kind, replace, findings, keyset, language) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    digest,
+                    parsed.kind,
+                    int(parsed.replace),
+                    json.dumps(parsed.findings),
+                    held[keyset.digest] if keyset else None,
+                    ids[keyset.language] if keyset else _EMPTY,
+                ),
             )
+            if keyset is not None:
+                continue
             content = int(cursor.lastrowid or 0)
             kinds, keys, lines, languages = parsed.defined
             named = map(ids.__getitem__, keys), map(ids.__getitem__, kinds)
@@ -137,6 +169,16 @@ class SqliteIndex:
             mentions += zip(map(ids.__getitem__, words), repeat(content), places)
         self._db.executemany("INSERT OR IGNORE INTO def_rows VALUES (?, ?, ?, ?, ?)", definitions)
         self._db.executemany("INSERT OR IGNORE INTO mentions VALUES (?, ?, ?)", mentions)
+
+    def _held_keysets(self, digests: set[bytes]) -> dict[bytes, int]:
+        """The ids of those of `digests` stored already (learnt once: a keyset never changes)."""
+        held = {digest: self._keysets[digest] for digest in digests if digest in self._keysets}
+        wanted = [digest for digest in digests if digest not in held]
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            held.update(self._db.execute(f"SELECT digest, id FROM keysets WHERE digest IN ({marks})", chunk))  # noqa: S608 - marks only
+        return held
 
     def _ids(self, spelled: set[str]) -> dict[str, int]:
         """The ids of `spelled` in `names` (each learnt once: a name's id never changes), the new ones
@@ -153,14 +195,25 @@ class SqliteIndex:
         return ids
 
     def defined(self, sources: list[str], key: str, kind: str | None = None) -> list[Defined]:
-        """Every definition of `key` (of `kind`) in files of `sources`."""
+        """Every definition of `key` (of `kind`) in files of `sources`: the key's rows first, by its id."""
         marks = ",".join("?" * len(sources))
-        sql = f"{_DEFINED} WHERE d.key = ? AND f.source IN ({marks})"
-        args: list[object] = [key, *sources]
-        if kind is not None:
-            sql += " AND d.kind = ?"
-            args.append(kind)
-        return [_defined(row) for row in self._rows(sql, args)]
+        of_kind = " AND kind = (SELECT id FROM names WHERE name = ?)" if kind is not None else ""
+        loc_kind = f" AND ? = '{_LOCALISATION_KIND}'" if kind is not None else ""
+        sql = f"""SELECT f.source, f.path, k.name, d.line, l.name, c.replace FROM (
+                SELECT content, kind, line, language FROM def_rows WHERE key = (SELECT id FROM names
+                    WHERE name = ?){of_kind}
+                UNION ALL SELECT c.id, {_LOCALISATION}, r.line, c.language FROM keyset_rows r
+                    JOIN contents c ON c.keyset = r.keyset
+                    WHERE r.key = (SELECT id FROM names WHERE name = ?){loc_kind}) d
+            JOIN contents c ON c.id = d.content JOIN files f ON f.digest = c.digest
+            JOIN names k ON k.id = d.kind JOIN names l ON l.id = d.language
+            WHERE f.source IN ({marks})"""  # noqa: S608 - marks and constants only
+        kinds = [kind] if kind is not None else []
+        args: list[object] = [key, *kinds, key, *kinds, *sources]
+        return [
+            Defined(str(source), str(path), str(k), key, int(line), str(language), bool(replace))
+            for source, path, k, line, language, replace in self._rows(sql, args)
+        ]
 
     def defined_in(self, source: str, path: str) -> list[Defined]:
         """Every definition in one file of one source (a localisation file's by a scan of them all)."""
@@ -174,7 +227,7 @@ class SqliteIndex:
         content, kind, replace = rows[0]
         plain = "" if kind == "localisation" else f" AND d.language = {_EMPTY}"
         sql = (
-            "SELECT k.name, n.name, d.line, l.name FROM def_rows d JOIN names n ON n.id = d.key "  # noqa: S608 - a constant only
+            "SELECT k.name, n.name, d.line, l.name FROM all_rows d JOIN names n ON n.id = d.key "  # noqa: S608 - a constant only
             "JOIN names k ON k.id = d.kind JOIN names l ON l.id = d.language "
             f"WHERE d.content = ?{plain} ORDER BY d.line"
         )
@@ -186,10 +239,14 @@ class SqliteIndex:
     def keys_of(self, sources: list[str], kind: str) -> list[str]:
         """Every key of `kind` defined in files of `sources`, each once, in order."""
         marks = ",".join("?" * len(sources))
-        sql = f"""SELECT DISTINCT d.key FROM defs d JOIN contents c ON c.id = d.content
-            JOIN files f ON f.digest = c.digest WHERE d.kind = ? AND f.source IN ({marks})
-            ORDER BY d.key"""  # noqa: S608 - marks only
-        return [str(key) for (key,) in self._rows(sql, [kind, *sources])]
+        held = f"SELECT c.id FROM files f JOIN contents c ON c.digest = f.digest WHERE f.source IN ({marks})"  # noqa: S608 - marks only
+        sql = f"""SELECT name FROM names WHERE id IN (
+                SELECT key FROM def_rows WHERE kind = (SELECT id FROM names WHERE name = ?)
+                    AND content IN ({held})
+                UNION SELECT key FROM keyset_rows WHERE ? = '{_LOCALISATION_KIND}' AND keyset IN (
+                    SELECT keyset FROM contents WHERE id IN ({held}) AND keyset IS NOT NULL))
+            ORDER BY name"""  # noqa: S608 - marks and constants only
+        return [str(key) for (key,) in self._rows(sql, [kind, *sources, kind, *sources])]
 
     def mentions(self, sources: list[str], word: str) -> list[tuple[str, str, int]]:
         """(source, path, first line) of every file of `sources` that mentions `word`."""
@@ -270,96 +327,52 @@ class SqliteIndex:
     def shared_paths(self, sources: list[str], folders: Collection[str]) -> list[tuple[str, str]]:
         """(source, path) of every file of `sources` whose path another of them ships too (ASCII case
         ignored), or that lies directly in one of `folders`."""
-        marks = ",".join("?" * len(sources))
-        sql = f"""SELECT f.source, f.path FROM files f WHERE f.source IN ({marks}) AND (lower(f.path) IN (
-                SELECT lower(path) FROM files WHERE source IN ({marks})
-                GROUP BY lower(path) HAVING count(*) > 1)
-            OR EXISTS (SELECT 1 FROM json_each(?) j
-                WHERE substr(f.path, 1, length(j.value) + 1) = j.value || '/'
-                AND instr(substr(f.path, length(j.value) + 2), '/') = 0))"""  # noqa: S608 - marks only
-        args = [*sources, *sources, json.dumps(sorted(folders))]
-        return [(str(source), str(path)) for source, path in self._rows(sql, args)]
+        return self._asked(playset.shared_paths, sources, folders)
 
     def key_conflicts(
         self, sources: list[str], unread: Collection[tuple[str, str]], kind: str | None = None
     ) -> list[tuple[str, str, str]]:
         """(kind, language, key), sorted, of every key (of `kind`) that read files of two or more sources
-        define. Only keys defined in a read file of a source after the first are candidates: one scan of
-        the definition rows, by integer ids; each candidate's rows are then found by the primary key."""
+        define."""
         if len(sources) < 2:  # noqa: PLR2004 - two sources at least make a conflict
             return []
-        of_kind = " AND kind = (SELECT id FROM names WHERE name = ?)" if kind is not None else ""
-        candidates = f"""INSERT OR IGNORE INTO temp.candidates SELECT key, kind, language FROM def_rows
-            WHERE content IN (SELECT content FROM temp.read_files WHERE source > 0){of_kind}"""  # noqa: S608 - a constant only
-        grouped = """SELECT k.name, l.name, n.name FROM (SELECT c.key, c.kind, c.language
-                FROM temp.candidates c JOIN def_rows d ON d.key = c.key AND d.kind = c.kind
-                JOIN temp.read_files r ON r.content = d.content WHERE d.language = c.language
-                GROUP BY c.key, c.kind, c.language HAVING count(DISTINCT r.source) >= 2) g
-            JOIN names n ON n.id = g.key JOIN names k ON k.id = g.kind JOIN names l ON l.id = g.language
-            ORDER BY k.name, l.name, n.name"""
-        try:
-            with self._lock, self._reading(sources, unread):
-                self._db.execute(
-                    "CREATE TEMP TABLE IF NOT EXISTS candidates(key INTEGER NOT NULL, kind INTEGER NOT NULL, "
-                    "language INTEGER NOT NULL, PRIMARY KEY(key, kind, language)) WITHOUT ROWID"
-                )
-                self._db.execute("DELETE FROM temp.candidates")
-                self._db.execute(candidates, [kind] if kind is not None else [])
-                found = self._db.execute(grouped).fetchall()
-                self._db.execute("DELETE FROM temp.candidates")
-        except sqlite3.Error as exc:
-            raise Unavailable("the content index cannot be read") from exc
-        return [(str(k), str(language), str(key)) for k, language, key in found]
+        return self._asked(playset.key_conflicts, sources, unread, kind)
 
     def missing_keys(
         self, sources: list[str], unread: Collection[tuple[str, str]], language: str, reference: str
     ) -> list[str]:
-        """The localisation keys, sorted, read files of `sources` define in `reference`, not in `language`:
-        one scan of the definition rows in key order (grouped as they come, no sorter), by integer ids."""
-        lacking = """SELECT n.name FROM (SELECT key FROM def_rows WHERE kind = ? AND language IN (
-                SELECT id FROM names WHERE name IN (?, ?))
-                AND content IN (SELECT content FROM temp.read_files)
-                GROUP BY key HAVING max(language = (SELECT id FROM names WHERE name = ?)) IS NOT 1) m
-            JOIN names n ON n.id = m.key ORDER BY n.name"""
-        args = (_LOCALISATION, reference, language, language)
+        """The localisation keys, sorted, read files of `sources` define in `reference`, not in `language`."""
+        return self._asked(playset.missing_keys, sources, unread, language, reference)
+
+    def _asked(self, question: Callable[..., list[_T]], *args: object) -> list[_T]:
+        """The answer of one question over the whole playset (adapters.sqlite_index_playset)."""
         try:
-            with self._lock, self._reading(sources, unread):
-                found = self._db.execute(lacking, args).fetchall()
+            with self._lock:
+                return question(self._db, *args)
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be read") from exc
-        return [str(key) for (key,) in found]
-
-    @contextmanager
-    def _reading(self, sources: list[str], unread: Collection[tuple[str, str]]) -> Iterator[None]:
-        """One read transaction in which `temp.read_files` holds (content, source: its place in `sources`)
-        of every file of `sources` the game reads: all but those in `unread`."""
-        fill = """INSERT OR IGNORE INTO temp.read_files SELECT c.id, s.key
-            FROM json_each(?) s JOIN files f ON f.source = s.value JOIN contents c ON c.digest = f.digest
-            WHERE NOT EXISTS (SELECT 1 FROM temp.unread u WHERE u.source = f.source AND u.path = f.path)"""
-        db = self._db
-        db.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS unread(source TEXT NOT NULL, path TEXT NOT NULL, "
-            "PRIMARY KEY(source, path)) WITHOUT ROWID"
-        )
-        db.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS read_files(content INTEGER NOT NULL, source INTEGER NOT NULL, "
-            "PRIMARY KEY(content, source)) WITHOUT ROWID"
-        )
-        db.execute("BEGIN")
-        try:
-            db.execute("DELETE FROM temp.unread")
-            db.execute("DELETE FROM temp.read_files")
-            db.executemany("INSERT OR IGNORE INTO temp.unread VALUES (?, ?)", unread)
-            db.execute(fill, [json.dumps(sources)])
-            yield
-        finally:
-            db.execute("DELETE FROM temp.read_files")
-            db.execute("COMMIT")
 
 
-def _defined(row: tuple[Any, ...]) -> Defined:
-    source, path, kind, key, line, language, replace = row
-    return Defined(str(source), str(path), str(kind), str(key), int(line), str(language), bool(replace))
+@frozen
+class _Keyset:
+    """The (key, line) rows of a localisation content of one language, and their digest."""
+
+    digest: bytes
+    language: str
+    keys: tuple[str, ...]
+    lines: tuple[int, ...]
+
+
+def _keyset(parsed: Parsed) -> _Keyset | None:
+    """The keyset of a content whose definitions are all localisation of one language (None: another)."""
+    kinds, keys, lines, languages = parsed.defined
+    if parsed.kind != _LOCALISATION_KIND or not keys or len(set(kinds)) != 1 or len(set(languages)) != 1:
+        return None
+    if kinds[0] != _LOCALISATION_KIND:
+        return None
+    digest = hashlib.blake2b("\n".join(keys).encode(), digest_size=16)
+    digest.update(b"\0" + ",".join(map(str, lines)).encode())
+    return _Keyset(digest.digest(), languages[0], keys, lines)
 
 
 def _spelled(contents: Iterable[Parsed]) -> set[str]:

@@ -4,7 +4,7 @@ gets them, a file an older server wrote (another VERSION) is emptied and built a
 
 import sqlite3
 
-VERSION = 2
+VERSION = 3
 """The index file's format; a file of any other version is emptied and built again."""
 _SCHEMA = """
 CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
@@ -12,12 +12,21 @@ INSERT INTO names VALUES (0, ''), (1, 'localisation'), (2, 'english'), (3, 'fren
     (5, 'spanish'), (6, 'russian'), (7, 'korean'), (8, 'simp_chinese'), (9, 'polish'), (10, 'japanese'),
     (11, 'braz_por'), (12, 'turkish');
 CREATE TABLE contents(id INTEGER PRIMARY KEY, digest TEXT UNIQUE NOT NULL, kind TEXT NOT NULL,
-    replace INTEGER NOT NULL, findings TEXT NOT NULL);
+    replace INTEGER NOT NULL, findings TEXT NOT NULL, keyset INTEGER, language INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX contents_keyset ON contents(keyset) WHERE keyset IS NOT NULL;
 CREATE TABLE def_rows(key INTEGER NOT NULL, kind INTEGER NOT NULL, content INTEGER NOT NULL,
     line INTEGER NOT NULL, language INTEGER NOT NULL, PRIMARY KEY(key, kind, content, line)) WITHOUT ROWID;
 CREATE INDEX def_rows_content ON def_rows(content) WHERE language = 0;
+CREATE TABLE keysets(id INTEGER PRIMARY KEY, digest BLOB UNIQUE NOT NULL);
+CREATE TABLE keyset_rows(key INTEGER NOT NULL, keyset INTEGER NOT NULL, line INTEGER NOT NULL,
+    PRIMARY KEY(key, keyset, line)) WITHOUT ROWID;
+CREATE INDEX keyset_rows_set ON keyset_rows(keyset);
+CREATE VIEW all_rows(content, kind, key, line, language) AS
+    SELECT content, kind, key, line, language FROM def_rows
+    UNION ALL SELECT c.id, 1, r.key, r.line, c.language FROM keyset_rows r
+        JOIN contents c ON c.keyset = r.keyset;
 CREATE VIEW defs(content, kind, key, line, language) AS
-    SELECT d.content, k.name, n.name, d.line, l.name FROM def_rows d JOIN names n ON n.id = d.key
+    SELECT d.content, k.name, n.name, d.line, l.name FROM all_rows d JOIN names n ON n.id = d.key
     JOIN names k ON k.id = d.kind JOIN names l ON l.id = d.language;
 CREATE TABLE mentions(word INTEGER NOT NULL, content INTEGER NOT NULL, line INTEGER NOT NULL,
     PRIMARY KEY(word, content)) WITHOUT ROWID;
@@ -27,12 +36,15 @@ CREATE INDEX files_digest ON files(digest);
 CREATE TABLE builds(playset TEXT PRIMARY KEY, at TEXT NOT NULL, files INTEGER NOT NULL,
     parsed INTEGER NOT NULL, seconds REAL NOT NULL)
 """
-"""Every key, kind, language and mentioned word is stored once, in `names` (the game's localisation keys
-recur in each of its ten languages), and `def_rows` holds their ids: `defs` is the view that spells them
-out. The commonest names have the smallest ids (SQLite stores 0 and 1 in no bytes, and ids below 128 in
-one): the empty language of every script definition, the kind of every localisation one, the game's
-languages. Only definitions with no language (script and GUI files) are indexed by content; a localisation
-file's own definitions are found by a scan."""
+"""Every key, kind, language and mentioned word is stored once, in `names`, and the rows hold their ids:
+`defs` is the view that spells every definition out. A localisation content of one language keeps its
+(key, line) rows as a `keyset`, stored once for every content holding the same keys on the same lines:
+the game ships each file in each of its languages, most of them repeating another's keys line for line
+(the real game's 2.56 million entries are 2,070 keysets). Any other content's definitions are
+`def_rows`; `all_rows` is the two as one. The commonest names have the smallest ids (SQLite stores 0
+and 1 in no bytes, and ids below 128 in one): the empty language of every script definition, the kind
+of every localisation one, the game's languages. Only definitions with no language (script and GUI
+files) are indexed by content in `def_rows`; a keyset's rows are indexed by keyset."""
 
 
 def current(db: sqlite3.Connection) -> None:

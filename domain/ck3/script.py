@@ -250,5 +250,11 @@ def _block_words(reader: _Reader, text: str, start: int, end: int, line: int) ->
         return
     seen = reader.words
     bare = _COMMENT.sub("", block) if "#" in block else block
-    for word in set(_WORD.findall(bare)) - seen.keys():
-        seen[word] = line + block.count("\n", 0, max(block.find(word), 0))
+    # the block's new words by their first place in it, so that its lines are counted once over it; a
+    # difference with the dict itself, never its keys view (that would walk every word of the file)
+    firsts = sorted([(max(block.find(word), 0), word) for word in set(_WORD.findall(bare)).difference(seen)])
+    counted = 0
+    for place, word in firsts:
+        line += block.count("\n", counted, place)
+        counted = place
+        seen[word] = line

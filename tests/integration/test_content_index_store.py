@@ -274,3 +274,25 @@ def test_missing_keys_are_the_reference_languages_keys_the_language_lacks_even_a
     assert index.missing_keys([GAME, MOD_A], (), "french", "english") == ["a"]
     assert index.missing_keys([GAME, MOD_A], (), "german", "english") == ["a", "b"]
     assert index.missing_keys([GAME], (), "french", "english") == ["a", "b"]
+
+
+def test_localisation_files_of_two_languages_with_the_same_keys_on_the_same_lines_share_one_keyset(
+    base: Path,
+):
+    index = SqliteIndex(base / "content-index.db")
+    english = [("localisation", "a", 2, "english"), ("localisation", "b", 3, "english")]
+    french = [("localisation", "a", 2, "french"), ("localisation", "b", 3, "french")]
+    stored(index, GAME, "localization/english/x_l_english.yml", "e", english)
+    stored(index, GAME, "localization/french/x_l_french.yml", "f", french)
+    stored(index, MOD_A, "localization/french/x_l_french.yml", "g", [("localisation", "b", 5, "french")])
+
+    with sqlite3.connect(index.path) as db:
+        keysets = db.execute("SELECT count(*) FROM keysets").fetchone()[0]
+    found = sorted((d.source, d.language, d.line) for d in index.defined([GAME, MOD_A], "b", "localisation"))
+
+    assert keysets == 2  # the game's two files one keyset, the mod's file (another line) its own
+    assert found == [(GAME, "english", 3), (GAME, "french", 3), (MOD_A, "french", 5)]
+    assert [d.key for d in index.defined_in(GAME, "localization/french/x_l_french.yml")] == ["a", "b"]
+    assert index.key_conflicts([GAME, MOD_A], ()) == [("localisation", "french", "b")]
+    assert index.missing_keys([GAME, MOD_A], (), "german", "french") == ["a", "b"]
+    assert index.keys_of([MOD_A], "localisation") == ["b"]
