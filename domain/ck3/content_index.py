@@ -73,8 +73,7 @@ def parse_bytes(path: tuple[str, ...], data: bytes, *, fast: bool = True) -> Par
         findings.append((pf.NOT_TEXT, line, "bytes that are not UTF-8; read as replacement characters"))
     quick = fast_pass.localisation_entries(text) if fast and kind == definitions.LOCALISATION else None
     if quick is not None:
-        language, entries = quick
-        keys, lines = (tuple(column) for column in zip(*entries, strict=True)) if entries else ((), ())
+        language, keys, lines = quick
         defined = ((definitions.LOCALISATION,) * len(keys), keys, lines, (language,) * len(keys))
         return Parsed(kind, "replace" in folded[1:-1], defined, ((), ()), tuple(findings))
     content = definitions.read(folded, text)

@@ -107,7 +107,7 @@ def test_the_fast_pass_decides_plain_files_and_leaves_every_faulty_one_to_the_pa
 def test_a_plain_file_gives_its_language_and_every_entry_with_its_line():
     text = '\ufeff# intro\nl_french:\n trait_brave:0 "Brave"\n\n  trait_shy: "Shy" # note\r\n'
 
-    assert fast_pass.localisation_entries(text) == ("french", [("trait_brave", 3), ("trait_shy", 5)])
+    assert fast_pass.localisation_entries(text) == ("french", ("trait_brave", "trait_shy"), (3, 5))
 
 
 def test_the_sample_world_has_localisation_the_fast_pass_decides():
