@@ -259,7 +259,7 @@ def _now_and_before(
     """The file's parts, its bytes now and when the contract opened (None: it did not exist), and whether
     that content is known at all. None when the file cannot be read now."""
     world = session.world
-    _, ref = world.resolve(address, session.home)
+    ref = world.ref_or_none(address, session.home)
     if ref is None or ref.kind != "file":
         return None
     parts = world.location_of(ref).parts
@@ -308,7 +308,7 @@ def _uncovered(
 
 def _deleted(session: Session, at_open: AtOpen, address: str) -> list[key_changes.ChangedFile]:
     """A deleted CK3 file as a change to the playset's keys: every key it defined at open is removed."""
-    _, ref = session.world.resolve(address, session.home, must_exist=False)
+    ref = session.world.ref_or_none(address, session.home, must_exist=False)
     if ref is None:
         return []
     place = session.world.location_of(ref)
@@ -326,7 +326,7 @@ def _ck3_file(parts: tuple[str, ...]) -> bool:
 
 def _root_form(session: Session, address: str) -> str:
     """`address` spelled from its root (`ROOT_STEAM:/1/common/…`), as the content index names files."""
-    _, ref = session.world.resolve(address, session.home)
+    ref = session.world.ref_or_none(address, session.home)
     if ref is None:
         return address
     place = session.world.location_of(ref)

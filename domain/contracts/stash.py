@@ -151,7 +151,7 @@ def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[Visibi
     """A ref for every chosen file (carry-over names only addresses that resolve in this session)."""
     refs = []
     for item in chosen:
-        _, ref = session.world.resolve(item.address, session.home, must_exist=False)
+        ref = session.world.ref_or_none(item.address, session.home, must_exist=False)
         assert ref is not None  # noqa: S101 - carried_files left out every address that does not resolve
         refs.append(ref)
     return refs
@@ -167,7 +167,7 @@ def _earlier(
     work = journal.per_file(session, services, origins, root)  # no origins: no work
     found: list[bytes | _Unknown | None] = []
     for item in chosen:
-        _, ref = session.world.resolve(item.address, session.home, must_exist=False)
+        ref = session.world.ref_or_none(item.address, session.home, must_exist=False)
         parts = session.world.location_of(ref).parts if ref is not None else ()
         done = work.get("/".join(parts))  # a cluster is one contract's files, or files of none (no work)
         if done is not None:

@@ -245,10 +245,7 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     existing: bytes | str | None = before[1]
     if existing is UNREAD and not dry_run:  # read once, for the game's rules and the journal alike
         existing = journal_before(session.world, ref)
-    prepared = game_rules(session, ref, data, existing=UNREAD if isinstance(existing, str) else existing)
-    if isinstance(prepared, Reply):
-        return prepared
-    data, notes = prepared
+    data, notes = game_rules(session, ref, data, existing=UNREAD if isinstance(existing, str) else existing)
     if len(data) > WRITE_LIMIT:  # the game's line endings made it longer than a write may be
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     if dry_run:

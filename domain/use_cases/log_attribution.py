@@ -40,10 +40,9 @@ class Attribution:
 
     def spell(self, root: RootCategory, parts: tuple[str, ...]) -> str:
         """The address of a place a log names where the session sees it, else `<ROOT_X>`."""
-        reply, ref = self.session.world.resolve(
+        ref = self.session.world.ref_or_none(
             canonical(root.value, parts), self.session.home, must_exist=False
         )
-        del reply
         return ref.address if ref is not None else f"<{root.value}>"
 
     def file(self, path: str) -> dict[str, object]:
@@ -95,8 +94,7 @@ class Attribution:
     def _changed(self, address: str) -> dict[str, object]:
         """The contract whose journal changed the file at `address` last, and whether before or after the
         log was written."""
-        reply, ref = self.session.world.resolve(address, self.session.home, must_exist=False)
-        del reply
+        ref = self.session.world.ref_or_none(address, self.session.home, must_exist=False)
         if ref is None:
             return {}
         place = self.session.world.location_of(ref)

@@ -204,7 +204,7 @@ def _chosen(found: list[merged.Source], name: str | None) -> frozenset[int] | No
 
 def _is_folder(session: Session, path: tuple[str, ...], found: list[merged.Source]) -> bool:
     for source in found:
-        _, ref = session.world.resolve(f"{source.folder.rstrip('/')}/{'/'.join(path)}", session.home)
+        ref = session.world.ref_or_none(f"{source.folder.rstrip('/')}/{'/'.join(path)}", session.home)
         if ref is not None and ref.kind == "dir":
             return True
     return False

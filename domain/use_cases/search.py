@@ -390,7 +390,7 @@ def _bases(session: Session, under: str | None, cursor: str | None) -> list[Visi
         return [folder]
     bases: list[VisibilityRef] = []
     for address in world.places():
-        _, ref = world.resolve(address, session.home)
+        ref = world.ref_or_none(address, session.home)
         if ref is not None and ref.kind == "dir":
             bases.append(ref)
     return bases

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from domain.policy import capabilities
 from domain.policy.capabilities import MATRIX
-from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each, permit
+from domain.policy.enforcement import ActiveContract, Target, enforce, permit, permit_each
 from domain.replies.frozen import thaw
 from domain.replies.refusal import Refused
 from domain.vocabulary import Mode, Operation, ReplyType, RootCategory
@@ -359,7 +359,7 @@ def test_enforcing_each_target_permits_when_every_one_is_permitted():
     contract = contract_for(R.ROOT_REPO)
     targets = [(target(R.ROOT_REPO, "a.py"), "modify"), (target(R.ROOT_REPO, "b.py"), "add")]
 
-    assert enforce_each(D, W, targets, contract) is None
+    assert [p.address for p in permit_each(D, W, targets, contract)] == ["ROOT_REPO:/a.py", "ROOT_REPO:/b.py"]
 
 
 def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_root_that_needs_it():
@@ -370,9 +370,10 @@ def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_
         (target(R.ROOT_USER_DOCS, "mod", "M", "x.txt"), "modify"),  # another root: its own contract
     ]
 
-    reply = enforce_each(D, W, targets, None)
+    with pytest.raises(Refused) as refused:
+        permit_each(D, W, targets, None)
 
-    assert reply is not None
+    reply = refused.value.reply
     assert (reply.code, reply.data["address"], reply.data["rule"]) == (
         "EN-WRITE-D-002",
         "ROOT_REPO:/a.py",
@@ -387,9 +388,10 @@ def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_
 def test_enforcing_each_target_answers_the_first_refusal_a_contract_cannot_mend_as_it_is():
     targets = [(target(R.ROOT_REPO, "a.py"), "modify"), (target(R.ROOT_GAME, "x.txt"), "modify")]
 
-    reply = enforce_each(D, W, targets, contract_for(R.ROOT_REPO))
+    with pytest.raises(Refused) as refused:
+        permit_each(D, W, targets, contract_for(R.ROOT_REPO))
 
-    assert reply is not None
+    reply = refused.value.reply
     assert (reply.code, reply.data["address"]) == ("EN-WRITE-D-001", "ROOT_GAME:/x.txt")
 
 
