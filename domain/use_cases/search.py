@@ -34,8 +34,8 @@ from domain.session import Session
 from domain.use_cases.arguments import flag, given, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
-from domain.world.adapter import FileNames, Found, Skip
 from domain.world.visibility import VisibilityRef
+from domain.world.walks import FileNames, Found, Skip
 from ports.errors import PortError, TooLarge
 from ports.files import Kind
 from ports.patterns import Matcher, PatternRefused
