@@ -42,11 +42,7 @@ def revert(session: Session, services: Services, contract_id: str | None, *, dry
         return ReplyBuilder().success("CT-GATE-S-008", data)
     files = _prepared(session, services, record.contract_id, plan)
     approval_id = _approved(session, services, record.contract_id, plan)
-    failed = restore(
-        session, services, record.root_category, files, ("revert", approval_id, record.contract_id)
-    )
-    if failed is not None:
-        return failed
+    restore(session, services, record.root_category, files, ("revert", approval_id, record.contract_id))
     return ReplyBuilder().success("CT-GATE-S-009", {**data, "saved_as": approval_id})
 
 

@@ -30,8 +30,7 @@ def game_rules(
     if path is None:
         return data, []
     if existing is UNREAD:
-        read = file_bytes(world, ref)
-        existing = read if isinstance(read, bytes) else None
+        existing = file_bytes(world, ref)
     kind = game_files.kind_of(path)
     crlf = existing is None and kind is not None and _folder_uses_crlf(session, place.root, place.parts)
     return game_files.adjusted(path, data, existing, folder_uses_crlf=crlf)
@@ -52,6 +51,6 @@ def _folder_uses_crlf(session: Session, root: str, parts: tuple[str, ...]) -> bo
     for entry in [entry for entry in listed if entry.name.endswith(suffix)][:3]:
         sibling = world.ref_or_none(entry.address, session.home)
         read = file_bytes(world, sibling) if sibling is not None else None
-        if isinstance(read, bytes):
+        if read is not None:
             samples.append(read)
     return game_files.uses_crlf(samples)

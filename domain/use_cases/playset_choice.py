@@ -113,9 +113,7 @@ def which(session: Session, services: Services, request: Which) -> Reply:
     """Every source of a game-relative path, vanilla then mods in load order, and what the game loads;
     what a replace_path hid and whose it was, and the rules the answer relied on. A folder's files come a
     page at a time."""
-    bad = content_queries.page_arguments(request.cursor, request.limit)
-    if bad is not None:
-        return bad
+    content_queries.check_page(request.cursor, request.limit)
     path, found = _game_path(request.path, session), _sources(session)
     world = session.world
     shown = "/".join(path)
