@@ -355,14 +355,14 @@ def test_a_delete_of_a_game_file_or_a_write_with_no_local_mod_names_no_override(
     assert "request" not in enforce(L, W, target(R.ROOT_REPO, "x"), None, copy_into=("Local Fix",)).data
 
 
-def test_enforcing_each_target_permits_when_every_one_is_permitted():
+def test_enforcing_each_target_gives_a_permit_for_each_when_every_one_is_permitted():
     contract = contract_for(R.ROOT_REPO)
     targets = [(target(R.ROOT_REPO, "a.py"), "modify"), (target(R.ROOT_REPO, "b.py"), "add")]
 
     assert [p.address for p in permit_each(D, W, targets, contract)] == ["ROOT_REPO:/a.py", "ROOT_REPO:/b.py"]
 
 
-def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_root_that_needs_it():
+def test_enforcing_each_target_refuses_with_one_contract_declaring_every_target_of_the_root_that_needs_it():
     targets = [
         (target(R.ROOT_CK3RAVEN_DATA, "wip", "scratch.txt"), "add"),  # needs no contract
         (target(R.ROOT_REPO, "a.py"), "modify"),
@@ -385,7 +385,7 @@ def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_
     ]
 
 
-def test_enforcing_each_target_answers_the_first_refusal_a_contract_cannot_mend_as_it_is():
+def test_enforcing_each_target_refuses_with_the_first_refusal_a_contract_cannot_mend_as_it_is():
     targets = [(target(R.ROOT_REPO, "a.py"), "modify"), (target(R.ROOT_GAME, "x.txt"), "modify")]
 
     with pytest.raises(Refused) as refused:
