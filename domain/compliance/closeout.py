@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from attrs import frozen
 
-from domain.addresses import Parsed, canonical, parse
+from domain.addresses import canonical, parsed_or_none
 from domain.ck3 import definitions
 from domain.compliance import ck3_checks, game_rejects, key_changes, ruleset, symbols, tokens
 from domain.compliance.symbols import FileSymbols
@@ -168,8 +168,7 @@ def _optional(value: object) -> str | None:
 
 def _canonical_text(address: str) -> bool:
     """Whether `address` names its root or mod (a bare path does not); a host path never parses."""
-    parsed = parse(address, RootCategory.ROOT_REPO.value)
-    return isinstance(parsed, Parsed) and ":/" in address
+    return parsed_or_none(address, RootCategory.ROOT_REPO.value) is not None and ":/" in address
 
 
 def lineage(services: Services, record: ContractRecord) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Final
 
 from attrs import define, field
 
-from domain.addresses import Parsed, canonical, parse
+from domain.addresses import canonical, parsed_or_none
 from domain.ck3 import content_index, game_log, log_paths, merged
 from domain.services import Services
 from domain.session import Session
@@ -65,8 +65,8 @@ class Attribution:
         shown = log_paths.replaced(path, self.spell)
         if shown != path:  # a host path of a form not placed above: never read as game-relative
             return {"path": shown, "address": None, "origin": None}
-        parsed = parse(f"ROOT_GAME:/{path.lstrip('/')}", RootCategory.ROOT_GAME.value)
-        if not isinstance(parsed, Parsed) or not parsed.parts:
+        parsed = parsed_or_none(f"ROOT_GAME:/{path.lstrip('/')}", RootCategory.ROOT_GAME.value)
+        if parsed is None or not parsed.parts:
             return {"path": log_paths.replaced(path, self.spell), "address": None, "origin": None}
         return {"path": path} | self._merged(parsed.parts)
 

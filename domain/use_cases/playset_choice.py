@@ -5,7 +5,7 @@ from typing import ClassVar
 
 from attrs import evolve, frozen
 
-from domain.addresses import Parsed, parse
+from domain.addresses import parse
 from domain.ck3 import descriptors, key_queries, merged
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import governing
@@ -179,10 +179,7 @@ def overrides(session: Session, _: Services, request: Overrides) -> Reply:
 def _game_path(text: str, session: Session) -> tuple[str, ...]:
     """The parts of a game-relative path, checked by the address grammar (raises Refused with its
     refusal)."""
-    parsed = parse(f"ROOT_GAME:/{text.strip('/')}", session.home.value)
-    if not isinstance(parsed, Parsed):
-        raise Refused(parsed)
-    return parsed.parts
+    return parse(f"ROOT_GAME:/{text.strip('/')}", session.home.value).parts
 
 
 def _sources(session: Session) -> list[merged.Source]:

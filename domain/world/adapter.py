@@ -361,12 +361,7 @@ class WorldAdapter:
 
 def _parsed(path: str | None, home: RootCategory) -> Parsed:
     """`path` by the address grammar; raises Refused with the grammar's reply."""
-    parsed = parse(path, home.value)
-    # the grammar answers a refusal as its reply (its other callers, leak screening and the playsets, take
-    # a refusal as a value): this is where a refusal of the grammar becomes the world's Refused
-    if isinstance(parsed, Reply):
-        raise Refused(parsed)
-    return parsed
+    return parse(path, home.value)
 
 
 def _resolved(address: str, kind: Kind | None) -> Reply:

@@ -7,7 +7,7 @@ reported field by field.
 
 from attrs import evolve, frozen
 
-from domain.addresses import Parsed, canonical, parse
+from domain.addresses import canonical, parsed_or_none
 from domain.vocabulary import RootCategory
 from ports.errors import Misspelled, PortError
 from ports.files import Files, Location
@@ -92,15 +92,15 @@ def folder_address(mod: ModRecord) -> str:
 def _usable_name(name: str) -> bool:
     if not name or name != name.strip():
         return False
-    parsed = parse(f"mod:{name}:/", "ROOT_REPO")
-    return isinstance(parsed, Parsed) and parsed.mod == name
+    parsed = parsed_or_none(f"mod:{name}:/", "ROOT_REPO")
+    return parsed is not None and parsed.mod == name
 
 
 def _folder(mod: ModRecord) -> tuple[RootCategory, tuple[str, ...]] | None:
     """The root and segments of a mod's folder, if it is a top folder of a mod place (a mod-form or bare
     text has no such root)."""
-    parsed = parse(mod.folder, "ROOT_REPO")
-    if not isinstance(parsed, Parsed):
+    parsed = parsed_or_none(mod.folder, "ROOT_REPO")
+    if parsed is None:
         return None
     # a mod folder is a top folder there, so the protected defaults of every mod folder's top apply to it
     if parsed.root == _WORKSHOP and len(parsed.parts) == 1:
