@@ -8,11 +8,11 @@ two flat trees, working-tree changes from one lstat per tracked file against the
 (racily clean entries are hashed), and untracked files from one scandir walk that skips ignored
 folders. Only the resulting candidates are hashed, each once while its stat holds (adapters.git_worktree:
 the index is never written, so what git would record in it is kept in memory instead). HEAD is read
-from the refs alone. A submodule is a repository of its own. `warm` does the parsing and flattening
+from the refs alone. A submodule is a repository of its own (where each repository stands:
+adapters.git_places). `warm` does the parsing and flattening
 ahead of the first call.
 """
 
-import os
 import stat
 import threading
 import time
@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping
 from contextlib import closing, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final
 
 import structlog
 from dulwich.errors import NotGitRepository, NotTreeError
@@ -31,6 +30,7 @@ from dulwich.repo import Repo
 
 from adapters.git_ignores import SafeIgnores
 from adapters.git_index import IndexUnreadable, Staged, kept_mode, read_index, staged_entry
+from adapters.git_places import Place, holding, root_place
 from adapters.git_trees import Flat, FlatTrees
 from adapters.git_worktree import Hashed, Seen, gitlink_sha, unstaged, untracked
 from ports.errors import Unavailable
@@ -44,44 +44,13 @@ _ANSWERS_KEPT = 1024
 """Seconds a repository's parsed ignore rules are used before they are read again."""
 
 
-class _Place:
-    """Where a repository stands for a root: its top, the root's path inside it ('' or 'a/b/') and the
-    segments from the root down to the top (a repository inside the root, such as a mod folder's)."""
-
-    __slots__ = ("control", "offset", "prefix", "top")
-
-    def __init__(self, top: Path, prefix: str, offset: tuple[str, ...], control: Path | None = None) -> None:
-        self.top, self.prefix, self.offset = top, prefix, offset
-        self.control = control or top / ".git"
-        """The repository's own folder: `.git` at its top, or, for a submodule, the one its `.git` names."""
-
-    def inside(self, parts: tuple[str, ...]) -> bytes:
-        """The repository path of root-relative `parts`."""
-        return self.text(parts).encode()
-
-    def text(self, parts: tuple[str, ...]) -> str:
-        """The repository path of root-relative `parts`, as text (a name that is not UTF-8 kept as found)."""
-        return self.prefix + "/".join(parts[len(self.offset) :])
-
-    def changes(self, found: dict[str, ChangeKind]) -> list[Change]:
-        """Root-relative changes from repository paths, leaving out those outside the root."""
-        return sorted(
-            (
-                Change((*self.offset, *path[len(self.prefix) :].split("/")), kind)
-                for path, kind in found.items()
-                if path.startswith(self.prefix)
-            ),
-            key=lambda change: change.parts,
-        )
-
-
 class DulwichHistory(History):
     """History of the repositories holding the given roots or folders in them (host paths stay in here).
     With `tree_cache` (a folder of the server's state directory), flattened trees outlive the process."""
 
     def __init__(self, roots: Mapping[str, Path], *, tree_cache: Path | None = None) -> None:
         self._bases = {name: Path(path).resolve() for name, path in roots.items()}
-        self._places = {name: _place(base) for name, base in self._bases.items()}
+        self._places = {name: root_place(base) for name, base in self._bases.items()}
         self._indexes: dict[Path, tuple[tuple[int, int, int, int], Staged]] = {}
         self._reading = threading.Lock()
         self._read: dict[Path, Hashed] = {}
@@ -129,7 +98,7 @@ class DulwichHistory(History):
             return None  # the folder itself lies in an ignored one: it is no part of the repository's world
         return ignored
 
-    def _ignore_rules(self, place: _Place) -> SafeIgnores | None:
+    def _ignore_rules(self, place: Place) -> SafeIgnores | None:
         """The repository's ignore rules, read again once they are IGNORES_FRESH seconds old (a listing
         right after a .gitignore edit may still see the rules of a moment before)."""
         now = time.monotonic()
@@ -275,36 +244,11 @@ class DulwichHistory(History):
                 raise Unavailable("the commit cannot be written") from exc
             return sha.decode("ascii")
 
-    def _find(self, root: str, folder: tuple[str, ...]) -> _Place | None:
-        """The deepest repository whose top lies on the way from the root down to `folder` (never through
-        a link), else the one holding the root. A submodule (a `.git` file naming a folder in the
-        `.git/modules` of the repository above it) is a repository of its own; any other `.git` file (a
-        linked worktree, or anything else standing there) is a repository this adapter does not serve:
-        below it nothing is, rather than the one around it."""
+    def _find(self, root: str, folder: tuple[str, ...]) -> Place | None:
         base = self._bases.get(root)
-        if base is None:
-            return None
-        deepest: _Place | None = None
-        here = base
-        for depth in range(len(folder) + 1):
-            if depth:
-                here = here / folder[depth - 1]
-                if not _is_plain_dir(here):
-                    break
-            marker = _git_marker(here)
-            if marker is None:
-                continue
-            above = deepest.control if deepest is not None else None
-            control = here / ".git" if marker == "dir" else _submodule_control(here, above)
-            if control is None:
-                return None
-            deepest = _Place(here, "", folder[:depth], control)
-        if deepest is not None and deepest.offset:
-            return deepest
-        found = self._places.get(root)
-        return _Place(found[0], found[1], ()) if found is not None else None
+        return None if base is None else holding(base, self._places.get(root), folder)
 
-    def _open(self, root: str, folder: tuple[str, ...]) -> tuple[_Place, Repo]:
+    def _open(self, root: str, folder: tuple[str, ...]) -> tuple[Place, Repo]:
         place = self._find(root, folder)
         if place is None:
             raise Unavailable("that root lies in no git repository")
@@ -326,7 +270,7 @@ class DulwichHistory(History):
     # ------------------------------------------------------------------ the changes, git's way
 
     def _changes(
-        self, opened: Callable[[], Repo], place: _Place, baseline: bytes, seen: Seen | None
+        self, opened: Callable[[], Repo], place: Place, baseline: bytes, seen: Seen | None
     ) -> dict[str, ChangeKind]:
         """What changed since `baseline`, the repository opened (`opened`) only for what no cache holds:
         HEAD is read from the refs, and trees and the index are kept while they stand."""
@@ -450,54 +394,3 @@ def _kind(base: bytes | None, now: bytes | None) -> ChangeKind | None:
     if base is None:
         return "add"
     return "delete" if now is None else "modify"
-
-
-def _git_marker(folder: Path) -> str | None:
-    """What `.git` in `folder` is: "dir" (a repository's top), "file" (a worktree or submodule pointer,
-    or anything else standing there), or None."""
-    try:
-        mode = os.lstat(folder / ".git").st_mode
-    except OSError:
-        return None
-    return "dir" if stat.S_ISDIR(mode) else "file"
-
-
-_POINTER_LIMIT: Final = 4096
-_POINTER_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-
-def _submodule_control(folder: Path, above: Path | None) -> Path | None:
-    """The repository folder a submodule's `.git` file names, when it lies in the `modules` folder of the
-    repository above (`above`: that repository's own folder), as `git submodule` makes it; None for any
-    other `.git` file (a linked worktree's, or one naming a repository elsewhere on the host)."""
-    if above is None:
-        return None
-    try:
-        fd = os.open(folder / ".git", _POINTER_FLAGS)
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, _POINTER_LIMIT) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if not data.startswith(b"gitdir: "):
-        return None
-    named = Path(os.path.realpath(folder / os.fsdecode(data[len(b"gitdir: ") :].strip())))
-    modules = Path(os.path.realpath(above / "modules"))
-    return named if named.is_relative_to(modules) and (named / "HEAD").is_file() else None
-
-
-def _is_plain_dir(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _place(resolved: Path) -> tuple[Path, str] | None:
-    """The repository whose top is the (resolved) root itself, and the root's path inside it (''). A
-    repository whose top lies above a root is never that root's (SPEC §7): its history is the operator's
-    checkout, not the root's, and committing there would commit into it."""
-    return (resolved, "") if _git_marker(resolved) == "dir" else None

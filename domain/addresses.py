@@ -12,6 +12,7 @@ from typing import Final
 from attrs import frozen
 
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 
 MAX_ADDRESS_BYTES: Final = 4096
 MAX_SEGMENT_BYTES: Final = 255
@@ -45,8 +46,25 @@ class Parsed:
     parts: tuple[str, ...]
 
 
-def parse(text: str | None, home: str) -> Parsed | Reply:
-    """Parse agent input; a bare relative path is taken from `home`. Invalid replies for bad input."""
+def parse(text: str | None, home: str) -> Parsed:
+    """Parse agent input; a bare relative path is taken from `home`. Raises Refused (Invalid, naming the
+    rule that failed) for bad input."""
+    found = _grammar(text, home)
+    if isinstance(found, Parsed):
+        return found
+    raise Refused(found)
+
+
+def parsed_or_none(text: str | None, home: str) -> Parsed | None:
+    """`parse`, or None where it refuses: for callers that only ask whether a text is an address (no
+    refusal is raised to be dropped on their path, which the leak gate takes for every string)."""
+    found = _grammar(text, home)
+    return found if isinstance(found, Parsed) else None
+
+
+def _grammar(text: str | None, home: str) -> Parsed | Reply:
+    """The address, or the refusal the grammar answers (a value inside the grammar: its callers take the
+    address, or Refused)."""
     if text and len(text) <= MAX_ADDRESS_BYTES and text.isascii() and text.isprintable() and "\\" not in text:
         parsed = _plain(text, home)
         if parsed is not None:

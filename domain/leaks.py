@@ -23,7 +23,7 @@ from typing import Final
 
 from attrs import field, frozen
 
-from domain.addresses import Parsed, parse
+from domain.addresses import parsed_or_none
 from domain.vocabulary import RootCategory
 
 SYSTEM_FOLDERS: Final = (
@@ -112,8 +112,8 @@ def _told_pattern(template: str) -> re.Pattern[str]:
 
 def is_address(text: str) -> bool:
     """Whether `text` is a canonical address the grammar accepts (a root or mod form, nothing else)."""
-    parsed = parse(text, "ROOT_REPO")
-    if not isinstance(parsed, Parsed) or (parsed.mod is None and parsed.root not in _ROOTS):
+    parsed = parsed_or_none(text, "ROOT_REPO")
+    if parsed is None or (parsed.mod is None and parsed.root not in _ROOTS):
         return False
     return text.startswith(f"mod:{parsed.mod}:/" if parsed.mod is not None else f"{parsed.root}:/")
 

@@ -150,7 +150,7 @@ def _generation(world: WorldAdapter, rechecks: Rechecks | None, top: str, folder
     """The generation of `folder` below the source at `top` (None: unknown, or no such folder)."""
     if rechecks is None:
         return None
-    _, ref = world.resolve(below(top, tuple(folder.split("/"))), _HOME)
+    ref = world.ref_or_none(below(top, tuple(folder.split("/"))), _HOME)
     if ref is None or ref.kind != "dir":
         return None
     return rechecks.generation(world.location_of(ref))
@@ -207,7 +207,7 @@ def _stale(held: IndexedFile | None, size: int, mtime_ns: int) -> bool:
 
 def _surveyed(world: WorldAdapter, top: str, folder: str) -> dict[str, tuple[int, int]]:
     """path below the source at `top` -> (size, mtime_ns) of every file the index reads below `folder`."""
-    _, ref = world.resolve(below(top, tuple(folder.split("/"))), _HOME)
+    ref = world.ref_or_none(below(top, tuple(folder.split("/"))), _HOME)
     if ref is None or ref.kind != "dir":
         return {}
     base = len(world.location_of(ref).parts) - len(folder.split("/"))
@@ -237,7 +237,7 @@ def _read(  # noqa: PLR0913 - the world, the index, the source, which files, the
     index nor `asked` holds yet (added to `asked`)."""
     refs = []
     for path in paths:
-        _, ref = world.resolve(below(top, tuple(path.split("/"))), _HOME)
+        ref = world.ref_or_none(below(top, tuple(path.split("/"))), _HOME)
         if ref is not None and ref.kind == "file":
             refs.append((path, ref))
     datas = world.read_files([ref for _, ref in refs], READ_LIMIT) if refs else []

@@ -65,7 +65,7 @@ def parse(text: str) -> Descriptor:
 
 def read(world: WorldAdapter, home: RootCategory, address: str) -> Descriptor | None:
     """The descriptor file at `address`, read through the world (None: not there, not visible, not text)."""
-    _, ref = world.resolve(address, home)
+    ref = world.ref_or_none(address, home)
     if ref is None or ref.kind != "file":
         return None
     try:

@@ -147,7 +147,7 @@ def which(
     rows: list[dict[str, object]] = []
     hidden: dict[str, str] = {}
     for index, source in enumerate(found):
-        _, ref = world.resolve(below(source.folder, path), home, must_exist=False)
+        ref = world.ref_or_none(below(source.folder, path), home, must_exist=False)
         provides = ref is not None and ref.kind == "file"
         by = hider(found, index, path[:-1]) if provides else None
         if by is not None:
@@ -197,7 +197,7 @@ def files_in(
 ) -> list[tuple[str, str]]:
     """(name, address) of each file directly in the game-relative folder `path` of `source` (none where
     the source has no such folder, or it cannot be read)."""
-    _, ref = world.resolve(below(source.folder, path), home)
+    ref = world.ref_or_none(below(source.folder, path), home)
     if ref is None or ref.kind != "dir":
         return []
     try:

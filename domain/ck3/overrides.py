@@ -128,7 +128,7 @@ def _files_below(
 ) -> set[tuple[str, ...]]:
     """The game-relative path of every file of `source` below `under`, at any depth (not in .git, nor the
     mod's own METADATA)."""
-    _, ref = world.resolve(below(source.folder, under), home)
+    ref = world.ref_or_none(below(source.folder, under), home)
     if ref is None or ref.kind != "dir":
         return set()
     walk = world.walk(ref, MAX_DEPTH, lambda parts, _: parts[-1] == ".git")

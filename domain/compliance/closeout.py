@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from attrs import frozen
 
-from domain.addresses import Parsed, canonical, parse
+from domain.addresses import canonical, parsed_or_none
 from domain.ck3 import definitions
 from domain.compliance import ck3_checks, game_rejects, key_changes, ruleset, symbols, tokens
 from domain.compliance.symbols import FileSymbols
@@ -168,8 +168,7 @@ def _optional(value: object) -> str | None:
 
 def _canonical_text(address: str) -> bool:
     """Whether `address` names its root or mod (a bare path does not); a host path never parses."""
-    parsed = parse(address, RootCategory.ROOT_REPO.value)
-    return isinstance(parsed, Parsed) and ":/" in address
+    return parsed_or_none(address, RootCategory.ROOT_REPO.value) is not None and ":/" in address
 
 
 def lineage(services: Services, record: ContractRecord) -> list[str]:
@@ -259,7 +258,7 @@ def _now_and_before(
     """The file's parts, its bytes now and when the contract opened (None: it did not exist), and whether
     that content is known at all. None when the file cannot be read now."""
     world = session.world
-    _, ref = world.resolve(address, session.home)
+    ref = world.ref_or_none(address, session.home)
     if ref is None or ref.kind != "file":
         return None
     parts = world.location_of(ref).parts
@@ -308,7 +307,7 @@ def _uncovered(
 
 def _deleted(session: Session, at_open: AtOpen, address: str) -> list[key_changes.ChangedFile]:
     """A deleted CK3 file as a change to the playset's keys: every key it defined at open is removed."""
-    _, ref = session.world.resolve(address, session.home, must_exist=False)
+    ref = session.world.ref_or_none(address, session.home, must_exist=False)
     if ref is None:
         return []
     place = session.world.location_of(ref)
@@ -326,7 +325,7 @@ def _ck3_file(parts: tuple[str, ...]) -> bool:
 
 def _root_form(session: Session, address: str) -> str:
     """`address` spelled from its root (`ROOT_STEAM:/1/common/…`), as the content index names files."""
-    _, ref = session.world.resolve(address, session.home)
+    ref = session.world.ref_or_none(address, session.home)
     if ref is None:
         return address
     place = session.world.location_of(ref)

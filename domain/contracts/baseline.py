@@ -240,7 +240,7 @@ def content_digest(session: Session, root: str, path: str) -> str | None:
 
 def read(session: Session, root: str, path: str) -> bytes | None:
     world = session.world
-    _, ref = world.resolve(world.address_of(root, parts_of(path)), RootCategory(root))
+    ref = world.ref_or_none(world.address_of(root, parts_of(path)), RootCategory(root))
     if ref is None or ref.kind != "file":
         return None
     try:
@@ -255,5 +255,5 @@ def _row(found: Stat) -> Row:
 
 def _folder(session: Session, root: str, base: tuple[str, ...]) -> VisibilityRef | None:
     world = session.world
-    _, ref = world.resolve(world.address_of(root, base), RootCategory(root))
+    ref = world.ref_or_none(world.address_of(root, base), RootCategory(root))
     return ref if ref is not None and ref.kind == "dir" else None

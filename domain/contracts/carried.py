@@ -52,7 +52,7 @@ def carried_files(
     carried = []
     for path, kind in sorted(candidates.items()):
         address = session.world.address_of(name, parts_of(path))
-        if session.world.resolve(address, root, must_exist=False)[0].terminal:
+        if session.world.ref_or_none(address, root, must_exist=False) is None:
             continue  # a hidden secret the user edited is no agent's work, and never named to one
         owner = _owner(session, name, work.get(path), contracts)
         line = _newest(owner, renewals)

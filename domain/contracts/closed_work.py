@@ -58,7 +58,7 @@ def closed_with(
 
 
 def _digest(session: Session, root: str, address: str) -> str | None:
-    _, ref = session.world.resolve(address, RootCategory(root), must_exist=False)
+    ref = session.world.ref_or_none(address, RootCategory(root), must_exist=False)
     if ref is None:
         return None
     parts = session.world.location_of(ref).parts

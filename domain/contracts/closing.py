@@ -19,11 +19,12 @@ from domain.compliance import closeout
 from domain.compliance.tokens import EVERY_SYMBOL
 from domain.contracts import closed_work, reconciliation, records
 from domain.contracts.baseline import BaselineChanged, ScopeTooDeep
-from domain.contracts.lifecycle import own, summary
+from domain.contracts.lifecycle import owned, summary
 from domain.contracts.records import Status
 from domain.failures import history_failure
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
 from ports.contracts import ContractRecord
@@ -38,22 +39,16 @@ WHOLE_FILE: Final = 10
 def close_contract(
     session: Session, services: Services, contract_id: str | None, cursor: str | None = None
 ) -> Reply:
-    """Reconcile actual work with the declaration; close the contract when they agree. A refusal lists
-    at most PAGE of what it refuses, from `cursor` on (the decision is always taken on the whole list)."""
-    record = own(session, services, contract_id)
-    if isinstance(record, Reply):
-        return record
+    """Reconcile actual work with the declaration; close the contract when they agree, else raise Refused.
+    A refusal lists at most PAGE of what it refuses, from `cursor` on (the decision is always taken on the
+    whole list)."""
+    record = owned(session, services, contract_id)
     start = _offset(cursor)
     if start is None:
         problem = "cursor is the next_cursor of an earlier refusal"
-        return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": [{"field": "cursor", "problem": problem}]})
-    reconciled = _declared(session, services, record, start)
-    if isinstance(reconciled, Reply):
-        return reconciled
-    found, changes = reconciled
+        raise Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": "cursor", "problem": problem}]})
+    found, changes = _declared(session, services, record, start)
     assessed = _complies(session, services, (record, start), changes, found.at_open)
-    if isinstance(assessed, Reply):
-        return assessed
     authority = services.authority
     closed = records.with_status(record, Status.CLOSED, authority.clock.now(), authority.signer)
     evidence = {
@@ -73,7 +68,7 @@ def close_contract(
             closed_work.index(services, session, record.root_category, record.contract_id, addresses)
             services.contracts.put(closed)
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": record.contract_id})
+        raise Refused.error("CT-GATE-E-002", {"contract_id": record.contract_id}) from None
     # every change is in the evidence (data.artifact): the reply shows those that fit and counts them all
     shown = changes[: budget.rows_fitting(changes, budget.room(services.budget, artifact))]
     data = {"contract_id": record.contract_id, "changes": shown, "count": len(changes), "artifact": artifact}
@@ -107,22 +102,23 @@ def _page(items: list[dict[str, object]], start: int, space: int) -> dict[str, o
 
 def _declared(
     session: Session, services: Services, record: ContractRecord, start: int
-) -> tuple[reconciliation.Reconciled, list[dict[str, object]]] | Reply:
+) -> tuple[reconciliation.Reconciled, list[dict[str, object]]]:
     """What the scope shows and the contract's own changes, when every one of them is declared with the
-    kind it has; the refusal listing the rest otherwise."""
+    kind it has; raises Refused listing the rest otherwise."""
     try:
         found = reconciliation.reconcile(session, services, record)
     except ScopeTooDeep:
-        return ReplyBuilder().invalid(
-            "CT-GATE-I-006", {"contract_id": record.contract_id, "problem": ScopeTooDeep.PROBLEM}
-        )
+        problem = ScopeTooDeep.PROBLEM
+        raise Refused.invalid(
+            "CT-GATE-I-006", {"contract_id": record.contract_id, "problem": problem}
+        ) from None
     except BaselineChanged:
         problem = "its baseline in the state store was changed, so it no longer governs"
-        return ReplyBuilder().invalid(
+        raise Refused.invalid(
             "CT-GATE-I-006", {"contract_id": record.contract_id, "problem": problem}
-        )
+        ) from None
     except PortError:
-        return history_failure(record.root_category)
+        raise Refused(history_failure(record.root_category)) from None
     changes = closeout.agent_work(session, services, record.root_category, found.changes)
     key = records.address_key(ignores_case=session.world.ignores_case(record.root_category))
     declared = {key(t.address): t.edit_kind for t in record.targets}
@@ -131,7 +127,7 @@ def _declared(
         page = _page(undeclared, start, budget.room(services.budget))
         data = {"contract_id": record.contract_id, "undeclared": page["shown"], "count": len(undeclared)}
         data |= {"unnamed": found.unnamed, "next_cursor": page["next_cursor"]}
-        return ReplyBuilder().invalid("CT-GATE-I-007", data)
+        raise Refused.invalid("CT-GATE-I-007", data)
     return found, changes
 
 
@@ -141,16 +137,16 @@ def _complies(
     paged: tuple[ContractRecord, int],
     changes: list[dict[str, object]],
     at_open: closeout.AtOpen,
-) -> closeout.Assessment | Reply:
-    """The compliance facts of work that complies; the refusal (or the Error) otherwise."""
+) -> closeout.Assessment:
+    """The compliance facts of work that complies; raises Refused (Invalid, or the Error) otherwise."""
     record, start = paged
     try:
         assessed = closeout.assess(session, services, record, changes, at_open)
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-003", {"contract_id": record.contract_id})
+        raise Refused.error("CT-GATE-E-003", {"contract_id": record.contract_id}) from None
     if assessed.problem is None:
         return assessed
-    return _refused(services, (record.contract_id, start), changes, assessed)
+    raise Refused(_refused(services, (record.contract_id, start), changes, assessed))
 
 
 def _refused(

@@ -132,14 +132,6 @@ def owned(session: Session, services: Services, contract_id: str | None) -> Cont
     return record
 
 
-def own(session: Session, services: Services, contract_id: str | None) -> ContractRecord | Reply:
-    """`owned`, its refusal answered as the reply, for callers that answer with replies."""
-    try:
-        return owned(session, services, contract_id)
-    except Refused as refused:
-        return refused.reply
-
-
 def cancel(session: Session, services: Services, contract_id: str | None) -> Reply:
     """Close a contract without reconciliation (its work stays as it is, and is carried over); raises
     Refused when it is not the session's open contract."""

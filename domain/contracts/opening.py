@@ -248,10 +248,14 @@ def _resolved(session: Session, request: OpenRequest) -> list[AdmittedTarget]:
     resolved, outside, infeasible = [], [], []
     operations = {Operation(op) for op in request.operations} - {Operation.READ}
     for index, target in enumerate(request.targets):
-        reply, ref = session.world.resolve(target.address, session.home, must_exist=False)
-        facts = session.world.target(ref) if ref is not None else None
-        if ref is None or facts is None or facts.root.value != request.root_category:
-            outside.append(_unresolved(index, reply, ref))
+        try:
+            ref = session.world.ref(target.address, session.home, must_exist=False)
+        except Refused as refused:
+            outside.append(_unresolved(index, refused.reply))
+            continue
+        facts = session.world.target(ref)
+        if facts.root.value != request.root_category:
+            outside.append({"index": index, "problem": "lies in another root"})
             continue
         row = (
             row_for(session.mode, facts.root, facts.parts, in_local_mod=facts.in_local_mod)
@@ -293,11 +297,10 @@ def _spelled_twice(session: Session, root: str, resolved: list[AdmittedTarget]) 
     return twice
 
 
-def _unresolved(index: int, reply: Reply, ref: VisibilityRef | None) -> dict[str, object]:
-    """Why the target at `index` is refused. The agent's text is never echoed (it may be a host path): its
-    position and the reason are, and the one spelling of a target spelled otherwise (it comes from disk)."""
-    if ref is not None:
-        return {"index": index, "problem": "lies in another root"}
+def _unresolved(index: int, reply: Reply) -> dict[str, object]:
+    """Why the target at `index` does not resolve (`reply`, the refusal of its resolution). The agent's
+    text is never echoed (it may be a host path): its position and the reason are, and the one spelling of
+    a target spelled otherwise (it comes from disk)."""
     if reply.code == "WA-RES-I-019":
         return {"index": index, "problem": reply.code, "canonical": reply.data["canonical"]}
     return {"index": index, "problem": reply.code}

@@ -235,7 +235,7 @@ def visible_changes(world: WorldAdapter, root: str, found: Iterable[Change]) -> 
     changes: list[dict[str, object]] = []
     for change in found:
         address = world.address_of(root, change.parts)
-        if not world.resolve(address, RootCategory(root), must_exist=False)[0].terminal:
+        if world.ref_or_none(address, RootCategory(root), must_exist=False) is not None:
             changes.append({"address": address, "kind": change.kind})
     return changes
 
@@ -321,5 +321,5 @@ def _before(services: Services, before: Baseline, path: str, was: Row) -> tuple[
 def _path(session: Session, address: str) -> str | None:
     """The root-relative path of a declared target's canonical address."""
     world = session.world
-    _, ref = world.resolve(address, session.home, must_exist=False)
+    ref = world.ref_or_none(address, session.home, must_exist=False)
     return "/".join(world.location_of(ref).parts) if ref is not None else None

@@ -42,11 +42,7 @@ def revert(session: Session, services: Services, contract_id: str | None, *, dry
         return ReplyBuilder().success("CT-GATE-S-008", data)
     files = _prepared(session, services, record.contract_id, plan)
     approval_id = _approved(session, services, record.contract_id, plan)
-    failed = restore(
-        session, services, record.root_category, files, ("revert", approval_id, record.contract_id)
-    )
-    if failed is not None:
-        return failed
+    restore(session, services, record.root_category, files, ("revert", approval_id, record.contract_id))
     return ReplyBuilder().success("CT-GATE-S-009", {**data, "saved_as": approval_id})
 
 
@@ -77,7 +73,7 @@ def _plan(
 def _now(session: Session, root: str, done: journal.FileWork) -> str | None:
     """The digest of the file now (None: absent); raises Refused (Invalid) when it cannot be read, so it is
     neither known to be as the contract left it nor able to be saved before it is restored."""
-    _, ref = session.world.resolve(done.address, RootCategory(root), must_exist=False)
+    ref = session.world.ref_or_none(done.address, RootCategory(root), must_exist=False)
     try:
         return digest(session.world.read_file(ref, LIMIT)) if ref is not None and ref.kind else None
     except NotFound:
@@ -145,7 +141,7 @@ def _permitted(session: Session, services: Services, plan: list[dict[str, object
     contract = active_contract(session, services)
     refs = []
     for item in plan:
-        _, ref = session.world.resolve(str(item["address"]), session.home, must_exist=False)
+        ref = session.world.ref_or_none(str(item["address"]), session.home, must_exist=False)
         if ref is None:
             problem = f"{item['address']} no longer resolves"
             raise Refused.invalid("CT-GATE-I-006", {"contract_id": None, "problem": problem})

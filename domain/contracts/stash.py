@@ -70,9 +70,7 @@ def stash_carry_over(session: Session, services: Services, root: str, cluster: s
                 "hint": approvals.hint(services.authority, record.approval_id, "stash again"),
             },
         )
-    failed = restore(session, services, root, stash.restoring(), ("stash", record.approval_id, cluster))
-    if failed is not None:
-        return failed
+    restore(session, services, root, stash.restoring(), ("stash", record.approval_id, cluster))
     _start_counts_over(services, root, stash.addresses)
     return ReplyBuilder().success("CT-GATE-S-007", {"stash_id": record.approval_id, "files": stash.addresses})
 
@@ -151,7 +149,7 @@ def _refs(session: Session, chosen: list[carry_over.CarriedFile]) -> list[Visibi
     """A ref for every chosen file (carry-over names only addresses that resolve in this session)."""
     refs = []
     for item in chosen:
-        _, ref = session.world.resolve(item.address, session.home, must_exist=False)
+        ref = session.world.ref_or_none(item.address, session.home, must_exist=False)
         assert ref is not None  # noqa: S101 - carried_files left out every address that does not resolve
         refs.append(ref)
     return refs
@@ -167,7 +165,7 @@ def _earlier(
     work = journal.per_file(session, services, origins, root)  # no origins: no work
     found: list[bytes | _Unknown | None] = []
     for item in chosen:
-        _, ref = session.world.resolve(item.address, session.home, must_exist=False)
+        ref = session.world.ref_or_none(item.address, session.home, must_exist=False)
         parts = session.world.location_of(ref).parts if ref is not None else ()
         done = work.get("/".join(parts))  # a cluster is one contract's files, or files of none (no work)
         if done is not None:
@@ -266,15 +264,14 @@ def _restored(world: WorldAdapter, ref: VisibilityRef, content: bytes | None) ->
 
 def restore(
     session: Session, services: Services, root: str, files: Restoring, saved_as: tuple[str, str, str | None]
-) -> Reply | None:
-    """`save_and_restore`, answered: None when every file is back; else the Error saying what is left
-    (`saved_as`: the evidence kind and id, and the contract or cluster it is for)."""
+) -> None:
+    """`save_and_restore`, every file put back; raises Refused with the Error saying what is left
+    otherwise (`saved_as`: the evidence kind and id, and the contract or cluster it is for)."""
     kind, name, contract_id = saved_as
     try:
         save_and_restore(session, services, root, files, (kind, name))
     except RestoreStopped as stopped:
         data = {"contract_id": contract_id, "saved_as": name, "left_changed": stopped.left_changed}
-        return ReplyBuilder().error("CT-GATE-E-004", data)
+        raise Refused.error("CT-GATE-E-004", data) from None
     except PortError:
-        return history_failure(root)
-    return None
+        raise Refused(history_failure(root)) from None

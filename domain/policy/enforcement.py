@@ -89,7 +89,8 @@ def enforce(  # noqa: PLR0913 - the facts of one decision
     edit_kind: str = "modify",
     copy_into: tuple[str, ...] = (),
 ) -> Reply:
-    """S when `operation` on `target` is permitted now; otherwise the first failing check as a D, which
+    """`permit` as a reply, for those that show it (the tests, the bench; the domain takes `permit`):
+    S when `operation` on `target` is permitted now; otherwise the first failing check as a D, which
     names its way out: the root category to open a contract on and, where one would succeed, the call
     (`request`). `edit_kind`: what the call does to the target (add, modify, delete), for that call;
     `copy_into`: the active playset's local mods, where a game or workshop file may be overridden.
@@ -141,29 +142,32 @@ def _decision(  # noqa: PLR0911, PLR0913, PLR0917 - one return per check, in the
     return Permit(target.address, operation, row.rule)
 
 
-def enforce_each(
+def permit_each(
     mode: Mode | None,
     operation: Operation,
     targets: list[tuple[Target, str]],
     contract: ActiveContract | None,
     space: int | None = None,
-) -> Reply | None:
-    """None when `operation` is permitted on every target (each with its edit kind); otherwise the first
-    refusal, whose ready call, when it opens a contract, declares every target of that root needing one
-    (those that fit `space` bytes, when given: the refusal counts them all, and says how many it declares)."""
+) -> list[Permit]:
+    """The permits for `operation` on every target (each with its edit kind); raises Refused with the first
+    refusal otherwise, whose ready call, when it opens a contract, declares every target of that root
+    needing one (those that fit `space` bytes, when given: the refusal counts them all, and says how many
+    it declares)."""
     # a refusal's own ready call is not used: the one below declares every target that needs the contract
-    decisions = [(t, kind, enforce(mode, operation, t, contract)) for t, kind in targets]
-    refused = next((found for found in decisions if found[2].terminal), None)
+    decisions = [(t, kind, _decision(mode, operation, t, contract, kind, ())) for t, kind in targets]
+    refused = next(((t, d) for t, _, d in decisions if not isinstance(d, Permit)), None)
     if refused is None:
-        return None
-    first, _, decision = refused
+        return [d for _, _, d in decisions if isinstance(d, Permit)]
+    first, decision = refused
     if decision.code != "EN-WRITE-D-002":
-        return decision
+        raise Refused(decision)
     facts = {"address": first.address, "operation": operation.value, "rule": decision.data["rule"]}
     declared = [
-        (t.address, kind) for t, kind, d in decisions if d.code == "EN-WRITE-D-002" and t.root is first.root
+        (t.address, kind)
+        for t, kind, d in decisions
+        if not isinstance(d, Permit) and d.code == "EN-WRITE-D-002" and t.root is first.root
     ]
-    return _contract_needed(facts, first.root, operation, declared, space)
+    raise Refused(_contract_needed(facts, first.root, operation, declared, space))
 
 
 def _contract_needed(

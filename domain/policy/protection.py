@@ -18,7 +18,7 @@ from typing import Final
 
 from attrs import frozen
 
-from domain.addresses import Parsed, canonical, parse
+from domain.addresses import canonical, parsed_or_none
 
 MANIFEST: Final = ("ROOT_REPO", ("policy", "protected_files.json"))
 DEFAULT_ENTRIES: Final = (
@@ -97,5 +97,5 @@ def _entries(raw: bytes) -> list[str] | None:
 
 
 def _valid(entry: str) -> bool:
-    parsed = parse(entry, "ROOT_REPO")
-    return isinstance(parsed, Parsed) and parsed.mod is None and entry.startswith(f"{parsed.root}:/")
+    parsed = parsed_or_none(entry, "ROOT_REPO")
+    return parsed is not None and parsed.mod is None and entry.startswith(f"{parsed.root}:/")

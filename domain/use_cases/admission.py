@@ -33,13 +33,13 @@ _KINDS: Final[Mapping[str, tuple[str, tuple[type, ...]]]] = {
 
 def admitted(
     leaks: LeakGate, row: Command, command: str, args: Mapping[str, object], carried: Sequence[str] = ()
-) -> Request | Reply:
-    """The request of `command` for `args` (None values are arguments not given), or the Invalid reply
-    naming every argument out of shape, carrying a host path, not taken by the command or missing.
-    `carried`: arguments the tool's every call carries, if only as None."""
+) -> Request:
+    """The request of `command` for `args` (None values are arguments not given); raises Refused with the
+    Invalid reply naming every argument out of shape, carrying a host path, not taken by the command or
+    missing. `carried`: arguments the tool's every call carries, if only as None."""
     absent = [_problem(name, "required (it may be null)", "missing") for name in carried if name not in args]
     if absent:
-        return _invalid(absent)
+        raise Refused(_invalid(absent))
     given = {name: value for name, value in args.items() if value is not None}
     taken = {arg.name: arg.shape for arg in row.kind.ARGS}
     problems = [
@@ -49,10 +49,8 @@ def admitted(
         for problem in misfits(value, taken[name], name)
     ]
     if problems:
-        return _invalid(problems)
-    refusal = host_named(leaks, given, relative=row.relative)
-    if refusal is not None:
-        return refusal
+        raise Refused(_invalid(problems))
+    host_named(leaks, given, relative=row.relative)
     problems = [
         {"field": _named(leaks, name), "problem": f"not taken by the {command} command"}
         for name in sorted(given.keys() - row.takes)
@@ -60,11 +58,8 @@ def admitted(
         {"field": name, "problem": "required by this command"} for name in sorted(row.requires - given.keys())
     ]
     if problems:
-        return _invalid(problems)
-    try:
-        return row.kind.build(given)
-    except Refused as refused:
-        return refused.reply
+        raise Refused(_invalid(problems))
+    return row.kind.build(given)
 
 
 def unknown_command(commands: Sequence[str]) -> Reply:

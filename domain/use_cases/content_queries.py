@@ -79,9 +79,7 @@ class Missing(Request):
 
 def define(session: Session, services: Services, request: Define) -> Reply:
     """Every definition of a key (of a kind) in the playset, and the one the game uses, by which rule."""
-    bad = _named(key=request.key, kind=request.kind)
-    if bad is not None:
-        return bad
+    _check_names(key=request.key, kind=request.kind)
     asked: list[str | None] = [request.kind] if request.kind else _kinds_of(services, session, request.key)
     playset, pending = _ready(session, services, _scope(asked))
     try:
@@ -105,9 +103,8 @@ def define(session: Session, services: Services, request: Define) -> Reply:
 
 def conflicts(session: Session, services: Services, request: Conflicts) -> Reply:
     """Keys more than one source of the playset defines, with the winner and the rule, a page at a time."""
-    bad = _named(kind=request.kind) or page_arguments(request.cursor, request.limit)
-    if bad is not None:
-        return bad
+    _check_names(kind=request.kind)
+    check_page(request.cursor, request.limit)
     ready = _ready(session, services, _scope([request.kind]))
     playset, pending = ready
     try:
@@ -129,9 +126,8 @@ def conflicts(session: Session, services: Services, request: Conflicts) -> Reply
 
 def mentions(session: Session, services: Services, request: Mentions) -> Reply:
     """The script and GUI files of the playset that mention a key (its first line in each)."""
-    bad = _named(key=request.key) or page_arguments(request.cursor, request.limit)
-    if bad is not None:
-        return bad
+    _check_names(key=request.key)
+    check_page(request.cursor, request.limit)
     ready = _ready(session, services, _MENTIONED_IN)
     playset, pending = ready
     try:
@@ -147,9 +143,8 @@ def mentions(session: Session, services: Services, request: Mentions) -> Reply:
 
 def missing(session: Session, services: Services, request: Missing) -> Reply:
     """Localisation keys the playset has in the reference language but not in `language`."""
-    bad = _named(language=request.language) or page_arguments(request.cursor, request.limit)
-    if bad is not None:
-        return bad
+    _check_names(language=request.language)
+    check_page(request.cursor, request.limit)
     ready = _ready(session, services, _scope([defs.LOCALISATION]))
     playset, pending = ready
     try:
@@ -206,18 +201,19 @@ def _space(services: Services, limit: int | None) -> int:
     return budget.room(services.budget, _rules()) if limit is None else key_queries.PAGE_BYTES
 
 
-def page_arguments(cursor: str | None, limit: int | None) -> Reply | None:
-    """An Invalid reply naming a `limit` out of bounds and a `cursor` that is no offset; None: both fine."""
+def check_page(cursor: str | None, limit: int | None) -> None:
+    """Raises Refused (Invalid) naming a `limit` out of bounds and a `cursor` that is no offset."""
     problems = []
     if limit is not None and not 1 <= limit <= key_queries.MAX_PAGE:
         problems.append({"field": "limit", "problem": f"must be from 1 to {key_queries.MAX_PAGE}"})
     if key_queries.offset(cursor) is None:
         problems.append({"field": "cursor", "problem": "give the next_cursor of the page before"})
-    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems}) if problems else None
+    if problems:
+        raise Refused.invalid("MCP-VAL-I-001", {"errors": problems})
 
 
-def _named(key: str | None = None, kind: str | None = None, language: str | None = None) -> Reply | None:
-    """An Invalid reply naming each of `key`, `kind` and `language` that cannot be one (None: all can):
+def _check_names(key: str | None = None, kind: str | None = None, language: str | None = None) -> None:
+    """Raises Refused (Invalid) naming each of `key`, `kind` and `language` that cannot be one:
     a key is printable text without spaces, a kind a folder below `common/` (or one of the index's own
     kinds), a language a word of lower-case letters."""
     problems = []
@@ -227,7 +223,8 @@ def _named(key: str | None = None, kind: str | None = None, language: str | None
         problems.append({"field": "kind", "problem": "a kind names a folder below common/ (e.g. traits)"})
     if language is not None and not _LANGUAGE.fullmatch(language):
         problems.append({"field": "language", "problem": "a language is a word such as french"})
-    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": problems}) if problems else None
+    if problems:
+        raise Refused.invalid("MCP-VAL-I-001", {"errors": problems})
 
 
 def _paged(shown: list[object], cursor: str | None, total: int, pending: int) -> dict[str, object]:

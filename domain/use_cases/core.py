@@ -90,9 +90,10 @@ class Core:
         if row is None:
             known = self.commands.get(tool)
             return ReplyBuilder().invalid("MCP-VAL-I-002") if known is None else unknown_command(list(known))
-        request = admitted(self.services.leaks, row, command, args, CARRIED.get(tool, ()))
-        if isinstance(request, Reply):
-            return request
+        try:
+            request = admitted(self.services.leaks, row, command, args, CARRIED.get(tool, ()))
+        except Refused as refused:  # the door's hosts take the request, or the one reply that refuses it
+            return refused.reply
         if row.stateful and not lasting:
             return not_kept(tool, command)
         refusal = None if paced else self._pace(session, request)

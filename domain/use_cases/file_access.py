@@ -1,8 +1,9 @@
 """File handlers: read (`ck3_read`); write, edit, delete (`ck3_file`). Resolve, then enforce (mutations
 only), then execute.
 
-Text only, bounded sizes. Every mutation goes through `enforce` and the VisibilityRef the session's World
-Adapter minted; the Files port makes writes atomic, so a refused or failed call changes nothing on disk.
+Text only, bounded sizes. Every mutation is governed (domain.use_cases.governed_writes): permitted by
+enforcement, made through the VisibilityRef the session's World Adapter minted, and journaled before it
+lands; the Files port makes writes atomic, so a refused or failed call changes nothing on disk.
 Mutations are safe to retry: `expected_sha256` refuses a file that changed since it was read (or that
 appeared or vanished), `create_only` refuses to replace, and `dry_run` answers exactly as the call would,
 with a unified diff, and writes nothing.
@@ -13,11 +14,9 @@ from typing import ClassVar, Final, Self
 from attrs import frozen
 
 from domain.contracts import journal
-from domain.contracts.lifecycle import active_contract
 from domain.edits import SHAPE as EDIT
 from domain.edits import Matched, Missed, Replacement, apply, diff_lines, nearest
 from domain.failures import port_failure
-from domain.policy.enforcement import permit
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.refusal import Refused
@@ -34,8 +33,9 @@ from domain.use_cases.file_contents import (
     load,
 )
 from domain.use_cases.game_writes import UNREAD, game_rules
+from domain.use_cases.governed_writes import file_ref, governed, store
 from domain.use_cases.request import Args, Request
-from domain.vocabulary import Operation, RootCategory
+from domain.vocabulary import Operation
 from domain.world.visibility import VisibilityRef
 from ports.errors import PortError
 
@@ -125,7 +125,7 @@ def read(session: Session, services: Services, request: Read) -> Reply:
         return ReplyBuilder().invalid(
             "MCP-VAL-I-001", {"errors": [{"field": "offset", "problem": "give offset/limit, head or tail"}]}
         )
-    opened = _file(session, request.path, "read", must_exist=True)
+    opened = file_ref(session, request.path, "read", must_exist=True)
     text = load(session.world, opened, FILE_LIMIT)
     lines = text.splitlines(keepends=True)
     first, last = _window(len(lines), request)
@@ -245,10 +245,7 @@ def _land(  # noqa: PLR0913 - the call, its result, and what to say of it
     existing: bytes | str | None = before[1]
     if existing is UNREAD and not dry_run:  # read once, for the game's rules and the journal alike
         existing = journal_before(session.world, ref)
-    prepared = game_rules(session, ref, data, existing=UNREAD if isinstance(existing, str) else existing)
-    if isinstance(prepared, Reply):
-        return prepared
-    data, notes = prepared
+    data, notes = game_rules(session, ref, data, existing=UNREAD if isinstance(existing, str) else existing)
     if len(data) > WRITE_LIMIT:  # the game's line endings made it longer than a write may be
         return ReplyBuilder().invalid("WA-WRITE-I-001", {"limit": WRITE_LIMIT})
     if dry_run:
@@ -338,68 +335,3 @@ def _rest_of_diff(after: int | None, passed: int | None) -> str | None:
     if after is None:
         return said or None
     return said + f"More of the diff follows: repeat the call with diff_offset={after}."
-
-
-def _file(session: Session, path: str | None, command: str, *, must_exist: bool) -> VisibilityRef:
-    """The ref of the file `path` names (absent, unless `must_exist`); raises Refused for anything else."""
-    ref = session.world.ref(path, session.home, must_exist=must_exist)
-    if ref.kind == "symlink":
-        raise Refused.invalid("WA-RES-I-012", {"address": ref.address})
-    if ref.kind == "special":
-        raise Refused.invalid("WA-RES-I-013", {"address": ref.address})
-    if ref.kind == "dir" or ref.address.endswith(":/"):
-        raise Refused.invalid("WA-RES-I-017", {"address": ref.address, "command": command})
-    return ref
-
-
-def governed(  # noqa: PLR0913 - the call, the target and how it must stand
-    session: Session,
-    services: Services,
-    path: str | None,
-    command: str,
-    operation: Operation,
-    *,
-    must_exist: bool,
-) -> VisibilityRef:
-    """Resolve, then enforce: the ref to execute through; raises Refused with the first refusal."""
-    opened = _file(session, path, command, must_exist=must_exist)
-    contract = active_contract(session, services)
-    kind = "delete" if operation is Operation.DELETE else "add" if opened.kind is None else "modify"
-    local = tuple(mod.name for mod in session.world.view.mods if mod.root is RootCategory.ROOT_USER_DOCS)
-    target = session.world.target(opened)
-    permit(session.mode, operation, target, contract, edit_kind=kind, copy_into=local)
-    return opened
-
-
-def store(  # noqa: PLR0913 - the call, its result, and what to say of it
-    call: tuple[Session, Services],
-    ref: VisibilityRef,
-    contents: tuple[bytes | str | None, bytes],
-    *,
-    created: bool,
-    matched: list[Matched] | None = None,
-    notes: list[str],
-    exclusive: bool = False,
-) -> Reply:
-    """Write the new content over the old (`contents`; `exclusive`: only if no file appeared meanwhile),
-    journaled first; the write's reply, or the edit's when `matched` says how its replacements matched."""
-    session, services = call
-    existing, data = contents
-    try:
-        entry = journal.begin(session, services, ref, "write", before=existing, after=data)
-    except PortError as exc:  # nothing changes that the journal could not record first
-        return port_failure(exc, ref.address)
-    try:
-        session.world.write_file(ref, data, exclusive=exclusive)
-    except PortError as exc:
-        journal.settle(services, entry, landed=False)
-        return port_failure(exc, ref.address)
-    journal.settle(services, entry, landed=True)
-    content_queries.after_change(session, services, ref)
-    if matched is not None:
-        return ReplyBuilder().success(
-            "WA-WRITE-S-005", {"address": ref.address, "matched": matched, "adjusted": notes, **digest(data)}
-        )
-    return ReplyBuilder().success(
-        "WA-WRITE-S-001", {"address": ref.address, "created": created, "adjusted": notes, **digest(data)}
-    )

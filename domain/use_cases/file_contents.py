@@ -8,7 +8,6 @@ from typing import Final
 
 from domain.contracts import journal
 from domain.failures import port_failure
-from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.refusal import Refused
 from domain.world.adapter import WorldAdapter
 from domain.world.visibility import VisibilityRef
@@ -81,13 +80,12 @@ def bytes_of(world: WorldAdapter, ref: VisibilityRef) -> bytes:
         raise Refused(port_failure(exc, ref.address)) from None
 
 
-def file_bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | Reply:
+def file_bytes(world: WorldAdapter, ref: VisibilityRef) -> bytes | None:
+    """The file's bytes, up to FILE_LIMIT; None when it is larger or cannot be read."""
     try:
         return world.read_file(ref, FILE_LIMIT)
-    except TooLarge:
-        return ReplyBuilder().invalid("WA-READ-I-002", {"address": ref.address, "limit": FILE_LIMIT})
-    except PortError as exc:
-        return port_failure(exc, ref.address)
+    except PortError:
+        return None
 
 
 def load(world: WorldAdapter, ref: VisibilityRef, limit: int = READ_LIMIT) -> str:

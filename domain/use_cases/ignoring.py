@@ -10,8 +10,8 @@ from typing import Final
 
 from domain.services import Services
 from domain.session import Session
-from domain.world.adapter import NamedSkip, Skip
 from domain.world.visibility import VisibilityRef
+from domain.world.walks import NamedSkip, Skip
 from ports.errors import PortError
 from ports.files import Kind
 

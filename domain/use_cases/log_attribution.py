@@ -10,7 +10,7 @@ from typing import Final
 
 from attrs import define, field
 
-from domain.addresses import Parsed, canonical, parse
+from domain.addresses import canonical, parsed_or_none
 from domain.ck3 import content_index, game_log, log_paths, merged
 from domain.services import Services
 from domain.session import Session
@@ -40,10 +40,9 @@ class Attribution:
 
     def spell(self, root: RootCategory, parts: tuple[str, ...]) -> str:
         """The address of a place a log names where the session sees it, else `<ROOT_X>`."""
-        reply, ref = self.session.world.resolve(
+        ref = self.session.world.ref_or_none(
             canonical(root.value, parts), self.session.home, must_exist=False
         )
-        del reply
         return ref.address if ref is not None else f"<{root.value}>"
 
     def file(self, path: str) -> dict[str, object]:
@@ -66,8 +65,8 @@ class Attribution:
         shown = log_paths.replaced(path, self.spell)
         if shown != path:  # a host path of a form not placed above: never read as game-relative
             return {"path": shown, "address": None, "origin": None}
-        parsed = parse(f"ROOT_GAME:/{path.lstrip('/')}", RootCategory.ROOT_GAME.value)
-        if not isinstance(parsed, Parsed) or not parsed.parts:
+        parsed = parsed_or_none(f"ROOT_GAME:/{path.lstrip('/')}", RootCategory.ROOT_GAME.value)
+        if parsed is None or not parsed.parts:
             return {"path": log_paths.replaced(path, self.spell), "address": None, "origin": None}
         return {"path": path} | self._merged(parsed.parts)
 
@@ -95,8 +94,7 @@ class Attribution:
     def _changed(self, address: str) -> dict[str, object]:
         """The contract whose journal changed the file at `address` last, and whether before or after the
         log was written."""
-        reply, ref = self.session.world.resolve(address, self.session.home, must_exist=False)
-        del reply
+        ref = self.session.world.ref_or_none(address, self.session.home, must_exist=False)
         if ref is None:
             return {}
         place = self.session.world.location_of(ref)

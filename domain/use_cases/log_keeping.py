@@ -11,7 +11,7 @@ from domain.failures import port_failure
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases import file_access
+from domain.use_cases import governed_writes
 from domain.use_cases.arguments import address, given
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation
@@ -67,7 +67,7 @@ def _copy(session: Session, services: Services, log: VisibilityRef, target: str)
         return ReplyBuilder().invalid("WA-READ-I-002", {"address": log.address, "limit": KEEP_LIMIT})
     except PortError as exc:
         return port_failure(exc, log.address)
-    opened = file_access.governed(session, services, target, "write", Operation.WRITE, must_exist=False)
-    return file_access.store(
+    opened = governed_writes.governed(session, services, target, "write", Operation.WRITE, must_exist=False)
+    return governed_writes.store(
         (session, services), opened, (None, data), created=True, notes=[], exclusive=True
     )

@@ -16,7 +16,7 @@ from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
-from domain.use_cases import file_access
+from domain.use_cases import file_access, governed_writes
 from domain.use_cases.arguments import address, given, text
 from domain.use_cases.request import Request
 from domain.vocabulary import Operation, RootCategory
@@ -37,10 +37,10 @@ def override(session: Session, services: Services, request: Override) -> Reply:
     """Write a copy of a game or workshop file into a local mod (a new file), governed and journaled."""
     relative, data = _source(session, request)
     copy = canonical(request.name, relative, mod=True)
-    opened = file_access.governed(session, services, copy, "write", Operation.WRITE, must_exist=False)
+    opened = governed_writes.governed(session, services, copy, "write", Operation.WRITE, must_exist=False)
     if opened.kind is not None:
         return ReplyBuilder().invalid("WA-WRITE-I-007", {"address": opened.address})
-    return file_access.store(
+    return governed_writes.store(
         (session, services), opened, (None, data), created=True, notes=[], exclusive=True
     )
 

@@ -25,8 +25,8 @@ from domain.use_cases.arguments import address, flag, given, number, text
 from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
 from domain.vocabulary import RootCategory
-from domain.world.adapter import NamedSkip
 from domain.world.visibility import VisibilityRef
+from domain.world.walks import NamedSkip
 from ports.errors import PortError
 
 TREE_CAP: Final = 20_000

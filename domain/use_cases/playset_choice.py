@@ -5,7 +5,7 @@ from typing import ClassVar
 
 from attrs import evolve, frozen
 
-from domain.addresses import Parsed, parse
+from domain.addresses import parse
 from domain.ck3 import descriptors, key_queries, merged
 from domain.ck3 import overrides as overrides_view
 from domain.contracts.lifecycle import governing
@@ -113,9 +113,7 @@ def which(session: Session, services: Services, request: Which) -> Reply:
     """Every source of a game-relative path, vanilla then mods in load order, and what the game loads;
     what a replace_path hid and whose it was, and the rules the answer relied on. A folder's files come a
     page at a time."""
-    bad = content_queries.page_arguments(request.cursor, request.limit)
-    if bad is not None:
-        return bad
+    content_queries.check_page(request.cursor, request.limit)
     path, found = _game_path(request.path, session), _sources(session)
     world = session.world
     shown = "/".join(path)
@@ -181,10 +179,7 @@ def overrides(session: Session, _: Services, request: Overrides) -> Reply:
 def _game_path(text: str, session: Session) -> tuple[str, ...]:
     """The parts of a game-relative path, checked by the address grammar (raises Refused with its
     refusal)."""
-    parsed = parse(f"ROOT_GAME:/{text.strip('/')}", session.home.value)
-    if not isinstance(parsed, Parsed):
-        raise Refused(parsed)
-    return parsed.parts
+    return parse(f"ROOT_GAME:/{text.strip('/')}", session.home.value).parts
 
 
 def _sources(session: Session) -> list[merged.Source]:
@@ -204,7 +199,7 @@ def _chosen(found: list[merged.Source], name: str | None) -> frozenset[int] | No
 
 def _is_folder(session: Session, path: tuple[str, ...], found: list[merged.Source]) -> bool:
     for source in found:
-        _, ref = session.world.resolve(f"{source.folder.rstrip('/')}/{'/'.join(path)}", session.home)
+        ref = session.world.ref_or_none(f"{source.folder.rstrip('/')}/{'/'.join(path)}", session.home)
         if ref is not None and ref.kind == "dir":
             return True
     return False

@@ -19,7 +19,7 @@ from domain.contracts import journal
 from domain.contracts.lifecycle import active_contract
 from domain.contracts.reconciliation import visible_changes
 from domain.failures import history_failure, port_failure
-from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each
+from domain.policy.enforcement import ActiveContract, Target, permit, permit_each
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.refusal import Refused
@@ -115,9 +115,7 @@ def status(session: Session, services: Services, request: GitStatus) -> Reply:
 
 def diff(session: Session, services: Services, request: GitDiff) -> Reply:
     """A unified diff of one visible file between HEAD and the working tree."""
-    reply, ref = session.world.resolve(request.path, session.home, must_exist=False)
-    if ref is None:
-        return reply
+    ref = session.world.ref(request.path, session.home, must_exist=False)
     if ref.kind not in {"file", None}:
         return _not_a_file(ref, "diff")
     target = session.world.target(ref)
@@ -166,11 +164,8 @@ def log(session: Session, services: Services, request: GitLog) -> Reply:
 def add(session: Session, services: Services, request: GitAdd) -> Reply:
     """Stage files (present or deleted): a governed WRITE on each, staging the bytes read through its ref.
     A file in no repository is said first: no contract would make staging it possible."""
-    staged = _outside_repositories(session, services, request.paths) or _governed_contents(
-        session, services, request.paths
-    )
-    if isinstance(staged, Reply):
-        return staged
+    _outside_repositories(session, services, request.paths)
+    staged = _governed_contents(session, services, request.paths)
     targets = [session.world.target(ref) for ref, _ in staged]
     try:
         tops = [services.history.repository(t.root.value, t.parts[:-1]) for t in targets]
@@ -193,11 +188,11 @@ def add(session: Session, services: Services, request: GitAdd) -> Reply:
     return ReplyBuilder().success("WA-WRITE-S-003", {"staged": shown, "count": len(addresses)})
 
 
-def _outside_repositories(session: Session, services: Services, paths: tuple[str, ...]) -> Reply | None:
-    """WA-RES-I-018 for the first path that lies in no git repository with a commit (None: each does, or
-    a path does not resolve, which the governed staging says)."""
+def _outside_repositories(session: Session, services: Services, paths: tuple[str, ...]) -> None:
+    """Raises Refused (WA-RES-I-018) for the first path that lies in no git repository with a commit (a
+    path that does not resolve is passed over: the governed staging says why)."""
     for path in paths:
-        _, ref = session.world.resolve(path, session.home, must_exist=False)
+        ref = session.world.ref_or_none(path, session.home, must_exist=False)
         if ref is None:
             continue
         target = session.world.target(ref)
@@ -205,33 +200,27 @@ def _outside_repositories(session: Session, services: Services, paths: tuple[str
             top = services.history.repository(target.root.value, target.parts[:-1])
             head = services.history.head(target.root.value, top) if top is not None else None
         except PortError:
-            return history_failure(target.root.value)
+            raise Refused(history_failure(target.root.value)) from None
         if head is None:
-            return ReplyBuilder().invalid("WA-RES-I-018", {"root": target.root.value})
-    return None
+            raise Refused.invalid("WA-RES-I-018", {"root": target.root.value})
 
 
 def _governed_contents(
     session: Session, services: Services, paths: tuple[str, ...]
-) -> list[tuple[VisibilityRef, bytes | None]] | Reply:
-    """Each path's ref, permitted a WRITE, with the content to stage; or the first terminal reply."""
+) -> list[tuple[VisibilityRef, bytes | None]]:
+    """Each path's ref, permitted a WRITE, with the content to stage; raises Refused with the first
+    terminal reply."""
     contract = active_contract(session, services)
     refs: list[VisibilityRef] = []
     targets: list[tuple[Target, str]] = []
     for path in paths:
-        reply, ref = session.world.resolve(path, session.home, must_exist=False)
-        if ref is None:
-            return reply
+        ref = session.world.ref(path, session.home, must_exist=False)
         target = session.world.target(ref)
         kind = _kind_since_head(services, target.root.value, target.parts, exists=ref.kind is not None)
         refs.append(ref)
         targets.append((target, kind))
     # the ready call of a refusal holds what fits half the reply (the refusal also names the first target)
-    refusal = enforce_each(
-        session.mode, Operation.WRITE, targets, contract, budget.room(services.budget) // 2
-    )
-    if refusal is not None:
-        return refusal
+    permit_each(session.mode, Operation.WRITE, targets, contract, budget.room(services.budget) // 2)
     staged: list[tuple[VisibilityRef, bytes | None]] = []
     for ref in refs:
         content = _content(session, ref)
@@ -284,9 +273,7 @@ def commit(session: Session, services: Services, request: GitCommit) -> Reply:
     repo = _repository(session, services, request.path)
     staged = _staged(services, repo)
     contract = active_contract(session, services)
-    refusal = _governed(session, repo.root, staged, contract)
-    if refusal is not None:
-        return refusal
+    _governed(session, repo.root, staged, contract)
     try:
         parent = services.history.head(repo.root, repo.folder)
         sha = services.history.commit(repo.root, request.message, AUTHOR, repo.folder)
@@ -357,19 +344,12 @@ def _staged(services: Services, repo: Repository) -> list[Change]:
     return staging.changes
 
 
-def _governed(
-    session: Session, root: str, staged: list[Change], contract: ActiveContract | None
-) -> Reply | None:
-    """The first refusal among the staged files (each a WRITE), or None when all may be committed."""
+def _governed(session: Session, root: str, staged: list[Change], contract: ActiveContract | None) -> None:
+    """Raises Refused with the first refusal among the staged files (each a WRITE to be committed)."""
     for change in staged:
         address = session.world.address_of(root, change.parts)
-        reply, ref = session.world.resolve(address, session.home, must_exist=False)
-        if ref is None:
-            return reply
-        decision = enforce(session.mode, Operation.WRITE, session.world.target(ref), contract)
-        if decision.terminal:
-            return decision
-    return None
+        ref = session.world.ref(address, session.home, must_exist=False)
+        permit(session.mode, Operation.WRITE, session.world.target(ref), contract)
 
 
 def _lines(data: bytes | None) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Final
 from domain import names
 from domain.addresses import host_form
 from domain.leaks import LeakGate
-from domain.replies.builder import Reply, ReplyBuilder
+from domain.replies.refusal import Refused
 
 FORMS: Final = {
     "path": "an address: ROOT_X:/rel/path, mod:<Name>:/rel/path or a path relative to the home",
@@ -44,10 +44,10 @@ SYMBOL: Final = (
 )
 
 
-def host_named(leaks: LeakGate, args: Mapping[str, object], *, relative: frozenset[str]) -> Reply | None:
-    """An Invalid reply naming every screened argument that carries a host path, or is not of its form,
-    or None. `relative`: the other arguments of this command that are never absolute either (a
-    game-relative path)."""
+def host_named(leaks: LeakGate, args: Mapping[str, object], *, relative: frozenset[str]) -> None:
+    """Raises Refused (Invalid) naming every screened argument that carries a host path, or is not of its
+    form. `relative`: the other arguments of this command that are never absolute either (a game-relative
+    path)."""
     errors = [
         {"field": name, "problem": f"names a host path; give {FORMS[name]}"}
         for name, value in sorted(args.items())
@@ -62,7 +62,8 @@ def host_named(leaks: LeakGate, args: Mapping[str, object], *, relative: frozens
     ]
     if "symbols" not in hosted and not all(_symbol(leaks, item) for item in _items(args.get("symbols"))):
         errors.append({"field": "symbols", "problem": f"give {SYMBOL}"})
-    return ReplyBuilder().invalid("MCP-VAL-I-001", {"errors": errors}) if errors else None
+    if errors:
+        raise Refused.invalid("MCP-VAL-I-001", {"errors": errors})
 
 
 def _items(value: object) -> list[Mapping[str, object]]:

@@ -23,24 +23,22 @@ from typing import ClassVar, Final
 from attrs import Factory, define, frozen
 
 from domain.failures import port_failure
-from domain.globs import Glob, compile_glob
+from domain.globs import Glob
 from domain.matches import hits, is_text
 from domain.replies import budget
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.frozen import FrozenMap
-from domain.replies.refusal import Refused
 from domain.services import Services
 from domain.session import Session
+from domain.use_cases import search_scope
 from domain.use_cases.arguments import flag, given, number, text
-from domain.use_cases.ignoring import skip_for
 from domain.use_cases.request import Request
-from domain.world.adapter import FileNames, Found, Skip
 from domain.world.visibility import VisibilityRef
+from domain.world.walks import FileNames, Found, Skip
 from ports.errors import PortError, TooLarge
 from ports.files import Kind
 from ports.patterns import Matcher, PatternRefused
 
-MAX_DEPTH: Final = 64
 FILE_LIMIT: Final = 8 * 1024 * 1024
 """A file larger than this is skipped by a content search (and counted)."""
 MAX_PATTERN: Final = 1_000
@@ -111,8 +109,8 @@ class SearchContents(Request):
 
 def names(session: Session, services: Services, request: SearchNames) -> Reply:
     """Canonical addresses (and kinds) of the visible entries whose path matches the glob."""
-    glob = _glob(request.glob, ignore_case=request.ignore_case)
-    bases = _bases(session, request.path, request.cursor)
+    glob = search_scope.glob_of(request.glob, ignore_case=request.ignore_case)
+    bases = search_scope.bases(session, request.path, request.cursor)
     matches: list[FrozenMap] = []
     scanned = [0]
     # a glob of a name alone lets the walk leave out a folder's other files at once (it counts them)
@@ -121,7 +119,7 @@ def names(session: Session, services: Services, request: SearchNames) -> Reply:
     passing = budget.Passing(budget.position(request.cursor) or 0)
     for base in bases:
         skip = _matching(session, services, base, request, glob, scanned)
-        walk = session.world.walk(base, MAX_DEPTH, skip, files=files)
+        walk = session.world.walk(base, search_scope.MAX_DEPTH, skip, files=files)
         try:
             for found in walk:  # files come only when they match: folders always, to be descended
                 # a later window passes over the matches shown before
@@ -153,7 +151,7 @@ def _matching(  # noqa: PLR0913, PLR0917 - one walk of one search, and its tally
     scanned: list[int],
 ) -> Skip:
     """The walk's filter: what the ignore rules leave out, and files the glob does not match (counted)."""
-    rules = _skip(session, services, base, request.include_ignored)
+    rules = search_scope.ignoring(session, services, base, include_ignored=request.include_ignored)
     named = glob.name_matcher()
 
     def skip(parts: tuple[str, ...], kind: Kind) -> bool:
@@ -294,8 +292,12 @@ class _ContentSearch:
 def contents(session: Session, services: Services, request: SearchContents) -> Reply:
     """Each line (address, line number, column, the line's text) holding the pattern, file by file."""
     matcher = _matcher(services, request)
-    glob = _glob(request.glob, ignore_case=request.ignore_case) if request.glob is not None else None
-    bases = _bases(session, request.path, request.cursor)
+    glob = (
+        search_scope.glob_of(request.glob, ignore_case=request.ignore_case)
+        if request.glob is not None
+        else None
+    )
+    bases = search_scope.bases(session, request.path, request.cursor)
     kinds = ("files", "files_matched", "bytes", "binary", "large", "unreadable")
     over = _budget(services, request.max_seconds)
     run = _ContentSearch(session, request, matcher, over, [], dict.fromkeys(kinds, 0))
@@ -308,7 +310,10 @@ def contents(session: Session, services: Services, request: SearchContents) -> R
             continue
         run.begin(len(bases) - index)
         walk = session.world.walk(
-            base, MAX_DEPTH, _skip(session, services, base, request.include_ignored), refs=True
+            base,
+            search_scope.MAX_DEPTH,
+            search_scope.ignoring(session, services, base, include_ignored=request.include_ignored),
+            refs=True,
         )
         try:
             found = run.walk(walk, glob)
@@ -360,45 +365,11 @@ def _budget(services: Services, seconds: int) -> Callable[[], bool]:
 
 def _matcher(services: Services, request: SearchContents) -> Matcher:
     if not request.pattern or len(request.pattern) > MAX_PATTERN:
-        raise _refused("pattern", f"1 to {MAX_PATTERN} characters")
+        raise search_scope.refused("pattern", f"1 to {MAX_PATTERN} characters")
     if not 1 <= request.max_seconds <= MAX_SECONDS:
-        raise _refused("max_seconds", f"from 1 to {MAX_SECONDS}")
+        raise search_scope.refused("max_seconds", f"from 1 to {MAX_SECONDS}")
     patterns = services.patterns
     try:
         return patterns.compile(request.pattern, literal=not request.regex, ignore_case=request.ignore_case)
     except PatternRefused as exc:
-        raise _refused("pattern", f"not accepted in {patterns.syntax} syntax: {exc}") from None
-
-
-def _glob(pattern: str, *, ignore_case: bool) -> Glob:
-    try:
-        return compile_glob(pattern, ignore_case=ignore_case)
-    except ValueError as exc:
-        raise _refused("glob", str(exc)) from None
-
-
-def _bases(session: Session, under: str | None, cursor: str | None) -> list[VisibilityRef]:
-    """The folders to walk: the one `under` names (the call's `path`), or every place of the world; raises
-    Refused for a cursor no window gave, or a `path` that is no visible folder."""
-    if budget.position(cursor) is None:
-        raise _refused("cursor", "must be the next_cursor of the same search before")
-    world = session.world
-    if under is not None:
-        folder = world.ref(under, session.home)
-        if folder.kind != "dir":
-            raise Refused.invalid("WA-RES-I-014", {"address": folder.address})
-        return [folder]
-    bases: list[VisibilityRef] = []
-    for address in world.places():
-        _, ref = world.resolve(address, session.home)
-        if ref is not None and ref.kind == "dir":
-            bases.append(ref)
-    return bases
-
-
-def _skip(session: Session, services: Services, base: VisibilityRef, include_ignored: bool) -> Skip | None:  # noqa: FBT001
-    return skip_for(session, services, base, include_ignored=include_ignored)
-
-
-def _refused(name: str, problem: str) -> Refused:
-    return Refused.invalid("MCP-VAL-I-001", {"errors": [{"field": name, "problem": problem}]})
+        raise search_scope.refused("pattern", f"not accepted in {patterns.syntax} syntax: {exc}") from None

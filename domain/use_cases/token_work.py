@@ -119,9 +119,7 @@ def declare_nst(session: Session, services: Services, request: DeclareNst) -> Re
         "nsts": [{"name": n.name, "address": n.address, "reason": n.reason} for n in every],
         "signature": services.authority.signer.sign(tokens.nst_payload(record.contract_id, every)),
     }
-    failed = _kept(services, "nst", record.contract_id, json.dumps(document), [n.address for n in declared])
-    if failed is not None:
-        return failed
+    _kept(services, "nst", record.contract_id, json.dumps(document), [n.address for n in declared])
     rows = [{"name": n.name, "address": n.address, "reason": n.reason} for n in every]
     shown = rows[: budget.rows_fitting(rows, budget.room(services.budget))]  # all of them are in the evidence
     return ReplyBuilder().success(
@@ -141,11 +139,7 @@ def declare_removal(session: Session, services: Services, request: DeclareRemova
         "reason": request.reason,
         "signature": services.authority.signer.sign(tokens.removal_payload(record.contract_id, every)),
     }
-    failed = _kept(
-        services, "removal", record.contract_id, json.dumps(document), [r.address for r in declared]
-    )
-    if failed is not None:
-        return failed
+    _kept(services, "removal", record.contract_id, json.dumps(document), [r.address for r in declared])
     shown = rows[: budget.rows_fitting(rows, budget.room(services.budget))]  # all of them are in the evidence
     return ReplyBuilder().success(
         "CT-GATE-S-013", {"contract_id": record.contract_id, "removals": shown, "count": len(rows)}
@@ -250,11 +244,9 @@ def list_tokens(session: Session, services: Services, request: ListTokens) -> Re
     return ReplyBuilder().success("CT-GATE-S-012", data)
 
 
-def _kept(
-    services: Services, kind: str, contract_id: str, document: str, files: list[str | None]
-) -> Reply | None:
-    """Store the contract's `kind` tokens with their audit row, in one transaction; the Error if the
-    store cannot take them (nothing stored)."""
+def _kept(services: Services, kind: str, contract_id: str, document: str, files: list[str | None]) -> None:
+    """Store the contract's `kind` tokens with their audit row, in one transaction; raises Refused with
+    the Error if the store cannot take them (nothing stored)."""
     now = services.authority.clock.now().isoformat()
     names = tuple(file for file in files if file)
     try:
@@ -262,8 +254,7 @@ def _kept(
             services.evidence.put(kind, contract_id, document)
             services.audit.append(token_row(kind, contract_id, names, services.call, now))
     except PortError:
-        return ReplyBuilder().error("CT-GATE-E-002", {"contract_id": contract_id})
-    return None
+        raise Refused.error("CT-GATE-E-002", {"contract_id": contract_id}) from None
 
 
 def _nst_problems(request: DeclareNst) -> list[dict[str, str]]:

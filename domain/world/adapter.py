@@ -4,92 +4,44 @@ It owns structure, never policy: it answers S, I or E, never D. What is visible 
 once, as data (SPEC §4), in domain.world.view. A target outside the visible world gets the very reply a
 missing one gets, so no reply can tell the two apart. On a root whose filesystem ignores case, a target has
 the one spelling its folders list: any other is Invalid, naming that one. Only this module mints and opens
-VisibilityRefs.
+VisibilityRefs: what a walk, a survey or a listing keeps is judged by domain.world.walks, and what is
+protected is read by domain.world.manifest, neither of which sees a ref.
 """
 
 from collections.abc import Callable, Generator
-from typing import Final, NamedTuple, TypeVar
+from typing import Final, TypeVar
 
-from attrs import define, evolve, frozen
+from attrs import evolve
 
 from domain.addresses import Parsed, addressable_name, canonical, parse
 from domain.policy.enforcement import Target
-from domain.policy.protection import MANIFEST, Protection
 from domain.replies.builder import Reply, ReplyBuilder
 from domain.replies.refusal import Refused
 from domain.vocabulary import RootCategory
-from domain.world import _seal
-from domain.world.playsets import ModFolder
+from domain.world import _seal, walks
+from domain.world.manifest import Manifest
+from domain.world.playsets import as_listed
 from domain.world.view import Compiled, WorldView
 from domain.world.visibility import VisibilityRef
+from domain.world.walks import FileNames, Found, Listed, Skip
 from ports.errors import LinkRefused, Misspelled, NotADirectory, NotFound, PortError, Unavailable
-from ports.files import Files, Kind, Location, Part, Sift, Stat, SurveyRow
+from ports.files import Files, Kind, Location, Part, Stat, SurveyRow
 
 R = RootCategory
 _K = TypeVar("_K")
 _V = TypeVar("_V")
-
-MANIFEST_LIMIT: Final = 256 * 1024
 
 KEPT: Final = 1024
 """How many places, success replies and targets' facts a World Adapter keeps to hand out again (each is
 immutable, and depends only on what it is kept by, the view and the manifest)."""
 KEPT_TEXT: Final = 256
 """The longest agent text whose place is kept."""
-NAMES_KEPT: Final = 1 << 16
-"""Names whose visibility verdict a view keeps at most (all are let go when there are this many)."""
 
 GAME_LOGS: Final = ((R.ROOT_USER_DOCS.value, ("logs",)), (R.ROOT_USER_DOCS.value, ("crashes",)))
 """The folders the game writes its logs and crash reports to: seen by the log commands alone, read-only,
 in every mode (SPEC §17), whatever the view shows."""
 
-_MANIFEST_AT: Final = Location(*MANIFEST)
 _ROOTS: Final = {root.value: root for root in RootCategory}
-
-
-class Listed(NamedTuple):
-    """One visible child of a folder, spelled canonically (a named tuple: a listing makes one per child)."""
-
-    address: str
-    name: str
-    kind: Kind
-    size: int
-
-
-@frozen
-class Found:
-    """One visible entry a walk found: its canonical address, its parts below the walked folder, its kind,
-    and for a file of a walk that asked for them, the ref to read it through."""
-
-    address: str
-    parts: tuple[str, ...]
-    kind: Kind
-    ref: VisibilityRef | None = None
-
-
-@define
-class FileNames:
-    """A walk's test of a file's name alone (a name search's glob): a folder's files it refuses are left
-    out a folder at a time, before any per-entry filter is asked of them, and the visible ones among them
-    are counted in `passed` (a search says how many entries it looked at; a hidden name never counts)."""
-
-    test: Callable[[str], object]
-    passed: int = 0
-
-
-Skip = Callable[[tuple[str, ...], Kind], bool]
-"""A walk's own filter on parts below the walked folder (for example a repository's ignore rules)."""
-
-
-@frozen
-class NamedSkip:
-    """A Skip that refuses entries by their name alone, wherever they are and whatever their kind (what a
-    folder without ignore rules leaves out: `.git`): a walk may apply it to a folder's names at once."""
-
-    names: frozenset[str]
-
-    def __call__(self, parts: tuple[str, ...], kind: Kind) -> bool:  # noqa: ARG002 - a Skip's signature
-        return parts[-1] in self.names
 
 
 class WorldAdapter:
@@ -101,7 +53,7 @@ class WorldAdapter:
         self._places: dict[tuple[str | None, RootCategory, bool], tuple[str, Location] | Refused] = {}
         self._resolved: dict[tuple[str, Kind | None], Reply] = {}
         self._targets: dict[tuple[str, str, tuple[str, ...]], Target] = {}
-        self._protection_read: tuple[bytes | None, Protection] | None = None
+        self._manifest = Manifest(files)
 
     @property
     def view(self) -> WorldView:
@@ -115,25 +67,15 @@ class WorldAdapter:
     def _on_disk(self, view: WorldView) -> WorldView:
         """`view` with each mod folder on a root that ignores case spelled as its folder lists it: a playset
         written on Windows may spell it otherwise, and every file of that mod would then be misspelled."""
-        mods = tuple(self._mod_on_disk(mod) for mod in view.mods)
+        mods = tuple(as_listed(self._files, mod) for mod in view.mods)
         return view if mods == view.mods else evolve(view, mods=mods)
-
-    def _mod_on_disk(self, mod: ModFolder) -> ModFolder:
-        folds = self._files.ignores_case(mod.root.value)
-        if not folds or all(part.isascii() and part == part.swapcase() for part in mod.parts):
-            return mod  # ASCII without letters (a workshop id) has one spelling, under case and composition
-        try:
-            self._files.kind(Location(mod.root.value, mod.parts))
-        except Misspelled as exc:
-            return mod if exc.spelled is None else evolve(mod, parts=exc.spelled)
-        except PortError:
-            pass  # a missing or unreadable folder: it answers as such when it is asked for
-        return mod
 
     def resolve(
         self, path: str | None, home: RootCategory, *, allow_mod: bool = True, must_exist: bool = True
     ) -> tuple[Reply, VisibilityRef | None]:
-        """Resolve agent input to a canonical address and a ref; a terminal reply and None otherwise.
+        """`ref` as a reply: the success reply and the ref, or the terminal reply and None. For those that
+        show the reply (the tests, the bench); the domain takes `ref` or `ref_or_none` and builds no
+        success reply to drop (tests/arch/test_dropped_successes.py).
 
         The success reply for an address and kind is built once and handed out again."""
         try:
@@ -154,6 +96,15 @@ class WorldAdapter:
         if kind is None and must_exist:
             raise Refused(_not_addressable(address))
         return _seal.mint(address, located, kind)
+
+    def ref_or_none(
+        self, path: str | None, home: RootCategory, *, allow_mod: bool = True, must_exist: bool = True
+    ) -> VisibilityRef | None:
+        """`ref`, or None where it refuses: for callers that pass over what does not resolve."""
+        try:
+            return self.ref(path, home, allow_mod=allow_mod, must_exist=must_exist)
+        except Refused:
+            return None
 
     def _answer(self, ref: VisibilityRef) -> Reply:
         """The success reply for a resolved ref, kept per address and kind."""
@@ -185,7 +136,7 @@ class WorldAdapter:
         entries = self._files.list_dir(location, named)
         prefix = self._view.uniform_prefix(location)
         if prefix is not None:  # every child not hidden by name is visible and spelled below one prefix
-            shown = _judged(self._view.shown, addressable_name, self._view.hidden_name)
+            shown = walks.judged(self._view.shown, addressable_name, self._view.hidden_name)
             return [Listed(prefix + name, name, kind, size) for name, kind, size in entries if shown(name)]
         return [
             Listed(self._view.spell(child), name, kind, size)
@@ -198,52 +149,7 @@ class WorldAdapter:
     ) -> Generator[str, None, None]:
         """Canonical addresses of the visible folders below `ref` (less those `skip` refuses),
         depth-first. Raises port errors as it is iterated."""
-        location = _seal.locate(ref)
-        compiled = self._view
-        prefix = compiled.uniform_prefix(location)
-        if prefix is not None:  # nothing below is spelled differently: only names are checked
-            verdicts = compiled.shown
-            shown = _judged(verdicts, addressable_name, compiled.hidden_name)
-            refused = skip.names if isinstance(skip, NamedSkip) else frozenset()
-            known = compiled.shown_names
-
-            def sift(names: list[str]) -> list[str]:
-                # a folder's names at once: a folder of names shown before (most folders of a tree, once a
-                # walk has seen it) in two set operations, else a name judged before costs no call
-                if refused.isdisjoint(names) and known.issuperset(names):
-                    return names
-                judged = verdicts.get
-                kept = [
-                    name
-                    for name in names
-                    if name not in refused and ((seen := judged(name)) or (seen is None and shown(name)))
-                ]
-                if len(known) >= NAMES_KEPT:  # as the verdicts: whatever a world holds, never more
-                    known.clear()
-                known.update(kept)
-                return kept
-
-            rest = None if skip is None or isinstance(skip, NamedSkip) else _folders_kept(skip)
-            # spelled by the walk as it goes: no frame of ours, no pass over what it yields
-            return self._files.walk_dirs(location, depth, rest, sift, above=prefix)
-        return self._spelled_dirs(location, depth, skip)
-
-    def _spelled_dirs(self, location: Location, depth: int, skip: Skip | None) -> Generator[str, None, None]:
-        """`walk_dirs` below a folder where what lies below may be spelled apart (a mod's folder): each
-        folder's whole location judged and spelled."""
-        root, base = location.root, location.parts
-        compiled = self._view
-
-        def keep(path: str) -> bool:
-            parts = tuple(path.split("/"))
-            return (
-                addressable_name(parts[-1])
-                and compiled.visible(Location(root, base + parts))
-                and not (skip and skip(parts, "dir"))
-            )
-
-        for path in self._files.walk_dirs(location, depth, keep):
-            yield compiled.spell(Location(root, base + tuple(path.split("/"))))
+        return walks.folders(self._files, self._view, _seal.locate(ref), depth, skip)
 
     def walk(
         self,
@@ -261,8 +167,8 @@ class WorldAdapter:
         refuse it too, for the walks where that cannot be done. Raises port errors."""
         location = _seal.locate(ref)
         root, base = location.root, location.parts
-        prefix, keep = self._below(location, skip)
-        sift = self._sifting(files) if files is not None and prefix is not None else None
+        prefix, keep = walks.below(self._view, location, skip)
+        sift = walks.sifting(self._view, files) if files is not None and prefix is not None else None
         mint, spell = _seal.mint, self._view.spell
         for parts, kind in self._files.walk(location, depth, keep, sift):
             place = Location(root, base + parts)
@@ -277,7 +183,7 @@ class WorldAdapter:
         lstat says of it; entries whose names no address can spell included (what changed there must still
         count, though it is never named). Raises port errors."""
         location = _seal.locate(ref)
-        _, keep = self._below(location, skip, spelled=False)
+        _, keep = walks.below(self._view, location, skip, spelled=False)
         for parts, found in self._files.survey(location, keep):
             yield location.parts + parts, found
 
@@ -285,73 +191,9 @@ class WorldAdapter:
         """What `survey` finds, as one table: each entry's root-relative path (parts joined by `/`) → its
         row (ports.files.SurveyRow; a folder's row holds its kind alone). Raises port errors."""
         location = _seal.locate(ref)
-        _, keep = self._below(location, skip, spelled=False)
+        _, keep = walks.below(self._view, location, skip, spelled=False)
         above = "".join(part + "/" for part in location.parts)
         return self._files.survey_table(location, keep, above)
-
-    def _sifting(self, files: FileNames) -> Sift:
-        """A folder's entries less the files whose names `files` refuses, the visible ones of those counted;
-        one loop per folder, no call of ours per entry (a name search sees every file below)."""
-        verdicts = self._view.shown
-        judged, shown = verdicts.get, _judged(verdicts, addressable_name, self._view.hidden_name)
-        test = files.test
-
-        def sift(entries: list[tuple[str, Kind]]) -> list[tuple[str, Kind]]:
-            kept = []
-            for entry in entries:
-                name, kind = entry
-                if kind == "dir" or test(name):
-                    kept.append(entry)
-                else:
-                    verdict = judged(name)
-                    files.passed += shown(name) if verdict is None else verdict
-            return kept
-
-        return sift
-
-    def _below(
-        self, location: Location, skip: Skip | None, *, spelled: bool = True
-    ) -> tuple[str | None, Skip]:
-        """The spelling every entry below `location` shares (None: each is spelled on its own), and the
-        filter that keeps the visible ones `skip` does not refuse (only those an address can spell, unless
-        `spelled` is False)."""
-        compiled = self._view
-        addressable = addressable_name if spelled else _any_name
-        prefix = compiled.uniform_prefix(location)
-        if prefix is not None:  # nothing below is spelled differently: only names are checked
-            verdicts: dict[str, bool] = compiled.shown if spelled else {}
-            judged, shown = verdicts.get, _judged(verdicts, addressable, compiled.hidden_name)
-
-            def named(parts: tuple[str, ...], kind: Kind) -> bool:
-                # a name judged before is answered from the cache without a call of ours: a walk asks for
-                # every entry below, most of them names seen before
-                verdict = judged(parts[-1])
-                if not (shown(parts[-1]) if verdict is None else verdict):
-                    return False
-                return skip is None or not skip(parts, kind)
-
-            return prefix, named
-        root, base = location.root, location.parts
-        verdicts = compiled.shown if spelled else {}
-        judged, shown = verdicts.get, _judged(verdicts, addressable, compiled.hidden_name)
-        whole: dict[tuple[str, ...], bool] = {}  # a folder → whether all below it is visible but secrets
-
-        def keep(parts: tuple[str, ...], kind: Kind) -> bool:
-            # inside a folder wholly visible (a mod's, in ck3lens) only the name is judged, as in one
-            # walked from there; the folder is asked once, not each of its entries
-            above, name = parts[:-1], parts[-1]
-            seen_whole = whole.get(above)
-            if seen_whole is None:
-                seen_whole = compiled.uniform_prefix(Location(root, base + above)) is not None
-                whole[above] = seen_whole
-            if seen_whole:
-                verdict = judged(name)
-                kept = shown(name) if verdict is None else verdict
-            else:
-                kept = addressable(name) and compiled.visible(Location(root, base + parts))
-            return kept and not (skip and skip(parts, kind))
-
-        return None, keep
 
     def read_files(self, refs: list[VisibilityRef], limit: int) -> list[bytes | PortError]:
         """The bytes of the files behind `refs` (or each one's port error), reading the files of one
@@ -391,7 +233,9 @@ class WorldAdapter:
         """The structural facts enforcement needs about the target behind `ref`, protection included (the
         manifest is read afresh, so an approved edit of it counts from the next call on)."""
         location = _seal.locate(ref)
-        protection = self._protection()
+        protection, fresh = self._manifest.protection()
+        if fresh:  # what is protected may have changed
+            self._targets = {}
         key = (ref.address, location.root, location.parts)
         found = self._targets.get(key)
         if found is not None:
@@ -400,26 +244,6 @@ class WorldAdapter:
         in_local_mod = self._view.in_local_mod(location)
         found = Target(ref.address, _ROOTS[location.root], location.parts, in_local_mod, protected)
         return _kept(self._targets, key, found)
-
-    def _protection(self) -> Protection:
-        if _MANIFEST_AT.root not in self._files.roots():
-            return self._protection_of(None)
-        try:
-            return self._protection_of(self._files.read(_MANIFEST_AT, MANIFEST_LIMIT))
-        except NotFound:
-            return self._protection_of(None)
-        except PortError:
-            return self._protection_of(b"unreadable")  # fail closed: all of ROOT_REPO
-
-    def _protection_of(self, raw: bytes | None) -> Protection:
-        """The protection a manifest's bytes give, parsed again only when they differ from the last read."""
-        last = self._protection_read
-        if last is not None and last[0] == raw:
-            return last[1]
-        protection = Protection.from_manifest(raw)
-        self._protection_read = (raw, protection)
-        self._targets = {}  # what is protected may have changed
-        return protection
 
     def ignores_case(self, root: str) -> bool:
         """Whether the filesystem of `root` matches names without regard to case: there, addresses that
@@ -537,12 +361,7 @@ class WorldAdapter:
 
 def _parsed(path: str | None, home: RootCategory) -> Parsed:
     """`path` by the address grammar; raises Refused with the grammar's reply."""
-    parsed = parse(path, home.value)
-    if isinstance(
-        parsed, Reply
-    ):  # the grammar answers a refusal as its reply: it has callers beyond this one
-        raise Refused(parsed)
-    return parsed
+    return parse(path, home.value)
 
 
 def _resolved(address: str, kind: Kind | None) -> Reply:
@@ -555,33 +374,6 @@ def _kept(kept: dict[_K, _V], key: _K, value: _V) -> _V:
         kept.clear()
     kept[key] = value
     return value
-
-
-def _judged(
-    verdicts: dict[str, bool], addressable: Callable[[str], bool], hidden: Callable[[str], bool]
-) -> Callable[[str], bool]:
-    """Whether a name may be shown (`addressable` and not `hidden`), each name judged once into
-    `verdicts`: a tree repeats its names, and walks and listings repeat trees (the view keeps them)."""
-
-    def shown(name: str) -> bool:
-        verdict = verdicts.get(name)
-        if verdict is None:
-            verdict = addressable(name) and not hidden(name)
-            if len(verdicts) >= NAMES_KEPT:
-                verdicts.clear()
-            verdicts[name] = verdict
-        return verdict
-
-    return shown
-
-
-def _folders_kept(skip: Skip) -> Callable[[str], bool]:
-    """The folders `skip` does not refuse (a walk names them by their paths)."""
-    return lambda path: not skip(tuple(path.split("/")), "dir")
-
-
-def _any_name(_: str) -> bool:
-    return True
 
 
 def _in_game_logs(location: Location) -> bool:

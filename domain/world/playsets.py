@@ -5,10 +5,12 @@ every mod folder is a top folder of ROOT_STEAM (`<id>`) or of ROOT_USER_DOCS:/mo
 reported field by field.
 """
 
-from attrs import frozen
+from attrs import evolve, frozen
 
-from domain.addresses import Parsed, canonical, parse
+from domain.addresses import canonical, parsed_or_none
 from domain.vocabulary import RootCategory
+from ports.errors import Misspelled, PortError
+from ports.files import Files, Location
 from ports.playsets import ModRecord, PlaysetRecord
 
 _WORKSHOP = RootCategory.ROOT_STEAM.value
@@ -23,6 +25,21 @@ class ModFolder:
     workshop_id: str | None
     root: RootCategory
     parts: tuple[str, ...]
+
+
+def as_listed(files: Files, mod: ModFolder) -> ModFolder:
+    """`mod` with its folder spelled as the folder lists it, on a root whose filesystem ignores case: a
+    playset written on Windows may spell it otherwise, and every file of that mod would then be misspelled."""
+    folds = files.ignores_case(mod.root.value)
+    if not folds or all(part.isascii() and part == part.swapcase() for part in mod.parts):
+        return mod  # ASCII without letters (a workshop id) has one spelling, under case and composition
+    try:
+        files.kind(Location(mod.root.value, mod.parts))
+    except Misspelled as exc:
+        return mod if exc.spelled is None else evolve(mod, parts=exc.spelled)
+    except PortError:
+        pass  # a missing or unreadable folder: it answers as such when it is asked for
+    return mod
 
 
 def problems(playset: PlaysetRecord) -> list[tuple[str, str]]:
@@ -75,15 +92,15 @@ def folder_address(mod: ModRecord) -> str:
 def _usable_name(name: str) -> bool:
     if not name or name != name.strip():
         return False
-    parsed = parse(f"mod:{name}:/", "ROOT_REPO")
-    return isinstance(parsed, Parsed) and parsed.mod == name
+    parsed = parsed_or_none(f"mod:{name}:/", "ROOT_REPO")
+    return parsed is not None and parsed.mod == name
 
 
 def _folder(mod: ModRecord) -> tuple[RootCategory, tuple[str, ...]] | None:
     """The root and segments of a mod's folder, if it is a top folder of a mod place (a mod-form or bare
     text has no such root)."""
-    parsed = parse(mod.folder, "ROOT_REPO")
-    if not isinstance(parsed, Parsed):
+    parsed = parsed_or_none(mod.folder, "ROOT_REPO")
+    if parsed is None:
         return None
     # a mod folder is a top folder there, so the protected defaults of every mod folder's top apply to it
     if parsed.root == _WORKSHOP and len(parsed.parts) == 1:

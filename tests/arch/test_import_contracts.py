@@ -67,7 +67,8 @@ def test_the_contracts_say_what_the_architecture_promises():
 HOST_ADAPTERS = {
     # the adapters that hold host files, folders, sockets or processes, and may name their paths
     "adapters.audit_anchors", "adapters.dulwich_history", "adapters.git_ignores", "adapters.git_index",
-    "adapters.git_trees", "adapters.git_worktree", "adapters.http_door", "adapters.inotify_changes",
+    "adapters.git_places", "adapters.git_trees", "adapters.git_worktree", "adapters.http_door",
+    "adapters.inotify_changes",
     "adapters.launcher_db", "adapters.lazy_history", "adapters.local_files", "adapters.local_segments",
     "adapters.local_spelling", "adapters.local_survey", "adapters.local_walks", "adapters.local_writes",
     "adapters.log_setup", "adapters.openat2", "adapters.ruff_linter", "adapters.server_lock",

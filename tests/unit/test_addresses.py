@@ -2,21 +2,23 @@
 
 import pytest
 
-from domain.addresses import Parsed, parse
+from domain.addresses import Parsed, parse, parsed_or_none
 from domain.replies.builder import Reply
+from domain.replies.refusal import Refused
 
 HOME = "ROOT_REPO"
 
 
 def refused(text: str) -> Reply:
-    result = parse(text, HOME)
-    assert isinstance(result, Reply), f"{text!r} was accepted as {result}"
-    return result
+    with pytest.raises(Refused) as raised:
+        parse(text, HOME)
+    assert parsed_or_none(text, HOME) is None
+    return raised.value.reply
 
 
 def accepted(text: str | None) -> Parsed:
     result = parse(text, HOME)
-    assert isinstance(result, Parsed), f"{text!r} was refused with {result}"
+    assert parsed_or_none(text, HOME) == result
     return result
 
 

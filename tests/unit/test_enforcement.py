@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from domain.policy import capabilities
 from domain.policy.capabilities import MATRIX
-from domain.policy.enforcement import ActiveContract, Target, enforce, enforce_each, permit
+from domain.policy.enforcement import ActiveContract, Target, enforce, permit, permit_each
 from domain.replies.frozen import thaw
 from domain.replies.refusal import Refused
 from domain.vocabulary import Mode, Operation, ReplyType, RootCategory
@@ -355,14 +355,14 @@ def test_a_delete_of_a_game_file_or_a_write_with_no_local_mod_names_no_override(
     assert "request" not in enforce(L, W, target(R.ROOT_REPO, "x"), None, copy_into=("Local Fix",)).data
 
 
-def test_enforcing_each_target_permits_when_every_one_is_permitted():
+def test_enforcing_each_target_gives_a_permit_for_each_when_every_one_is_permitted():
     contract = contract_for(R.ROOT_REPO)
     targets = [(target(R.ROOT_REPO, "a.py"), "modify"), (target(R.ROOT_REPO, "b.py"), "add")]
 
-    assert enforce_each(D, W, targets, contract) is None
+    assert [p.address for p in permit_each(D, W, targets, contract)] == ["ROOT_REPO:/a.py", "ROOT_REPO:/b.py"]
 
 
-def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_root_that_needs_it():
+def test_enforcing_each_target_refuses_with_one_contract_declaring_every_target_of_the_root_that_needs_it():
     targets = [
         (target(R.ROOT_CK3RAVEN_DATA, "wip", "scratch.txt"), "add"),  # needs no contract
         (target(R.ROOT_REPO, "a.py"), "modify"),
@@ -370,9 +370,10 @@ def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_
         (target(R.ROOT_USER_DOCS, "mod", "M", "x.txt"), "modify"),  # another root: its own contract
     ]
 
-    reply = enforce_each(D, W, targets, None)
+    with pytest.raises(Refused) as refused:
+        permit_each(D, W, targets, None)
 
-    assert reply is not None
+    reply = refused.value.reply
     assert (reply.code, reply.data["address"], reply.data["rule"]) == (
         "EN-WRITE-D-002",
         "ROOT_REPO:/a.py",
@@ -384,12 +385,13 @@ def test_enforcing_each_target_opens_one_contract_declaring_every_target_of_the_
     ]
 
 
-def test_enforcing_each_target_answers_the_first_refusal_a_contract_cannot_mend_as_it_is():
+def test_enforcing_each_target_refuses_with_the_first_refusal_a_contract_cannot_mend_as_it_is():
     targets = [(target(R.ROOT_REPO, "a.py"), "modify"), (target(R.ROOT_GAME, "x.txt"), "modify")]
 
-    reply = enforce_each(D, W, targets, contract_for(R.ROOT_REPO))
+    with pytest.raises(Refused) as refused:
+        permit_each(D, W, targets, contract_for(R.ROOT_REPO))
 
-    assert reply is not None
+    reply = refused.value.reply
     assert (reply.code, reply.data["address"]) == ("EN-WRITE-D-001", "ROOT_GAME:/x.txt")
 
 

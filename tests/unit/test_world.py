@@ -13,9 +13,23 @@ HOME = RootCategory.ROOT_REPO
 def resolve(world: WorldAdapter, text: str | None, **kwargs: bool) -> tuple[str, dict[str, object]]:
     reply, ref = world.resolve(text, HOME, **kwargs)
     assert (ref is None) == reply.terminal
+    plain = world.ref_or_none(text, HOME, **kwargs)  # the form the domain takes finds the same
+    assert (plain is None) == (ref is None)
     if ref is not None:
-        assert ref.address == reply.data["address"]
+        assert ref.address == reply.data["address"] == (plain.address if plain is not None else None)
     return reply.code, dict(reply.data)
+
+
+def test_the_plain_form_finds_what_resolution_finds_and_nothing_where_it_refuses():
+    world = memory_world()
+
+    found = world.ref_or_none("ROOT_GAME:/common/traits/00_traits.txt", HOME)
+
+    assert found is not None
+    assert found.address == world.ref("ROOT_GAME:/common/traits/00_traits.txt", HOME).address
+    assert world.ref_or_none("ROOT_GAME:/common/traits/none.txt", HOME) is None
+    assert world.ref_or_none("ROOT_GAME:/common/traits/none.txt", HOME, must_exist=False) is not None
+    assert world.ref_or_none("/etc/passwd", HOME) is None
 
 
 def test_a_visible_file_resolves_to_its_canonical_address():

@@ -4,9 +4,10 @@ survey alone also counts entries whose names no address can spell."""
 
 from adapters.memory_files import MemoryFiles
 from domain.vocabulary import Mode, RootCategory
-from domain.world.adapter import NamedSkip, WorldAdapter
+from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
 from domain.world.visibility import VisibilityRef
+from domain.world.walks import NamedSkip
 from ports.files import Kind
 from tests.worlds import MODS, memory_roots
 
