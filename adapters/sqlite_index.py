@@ -12,6 +12,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import repeat
@@ -31,6 +32,9 @@ _LOCALISATION: Final = 1
 """The id of the kind of every localisation definition."""
 _LOCALISATION_KIND: Final = "localisation"
 _T = TypeVar("_T")
+_LOAD_ALL: Final = 50_000
+"""A connection meeting an index of at most this many names reads them all, and then gives new names
+their ids itself: a new index's build spells hundreds of thousands, each then written once."""
 _FOLD_PAGES: Final = 1000
 """SQLite's own default: the write-ahead log is folded into the file once it holds this many pages."""
 
@@ -52,9 +56,15 @@ class SqliteIndex:
         except (sqlite3.Error, OSError) as exc:
             raise Unavailable("the content index cannot be opened") from exc
         self._lock = threading.RLock()
+        self._forget()
+        self._lock_path = path.with_suffix(".lock")
+
+    def _forget(self) -> None:
+        """Know no name and no keyset (at first, and after a rollback: ids learnt in it are void)."""
         self._names: dict[str, int] = {}
         self._keysets: dict[bytes, int] = {}
-        self._lock_path = path.with_suffix(".lock")
+        self._whole = False  # whether _names holds every name of the file up to id _high
+        self._high = -1  # the empty name's id is 0
 
     def close(self) -> None:
         self._db.close()
@@ -114,8 +124,7 @@ class SqliteIndex:
                     self._db.execute("COMMIT")
                 except BaseException:
                     self._db.execute("ROLLBACK")
-                    self._names.clear()  # ids learnt in the rolled-back transaction are void
-                    self._keysets.clear()
+                    self._forget()
                     raise
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be written") from exc
@@ -182,10 +191,24 @@ class SqliteIndex:
 
     def _ids(self, spelled: set[str]) -> dict[str, int]:
         """The ids of `spelled` in `names` (each learnt once: a name's id never changes), the new ones
-        added in sorted order (appended pages). Within the caller's transaction."""
+        added in sorted order (appended pages). Within the caller's transaction, which holds the file's
+        write lock: when this connection knows every name of the file (it read them all while they were
+        few, and then each one added since), a new name's id is the next free one, given here; else the
+        names are looked up in SQLite."""
         ids = self._names
-        new = sorted(spelled - ids.keys())  # a set difference in C: a build spells millions of names
-        if new:
+        if not ids and self._db.execute("SELECT count(*) FROM names").fetchone()[0] <= _LOAD_ALL:
+            self._whole = True
+        if self._whole:
+            added = self._db.execute("SELECT name, id FROM names WHERE id > ?", (self._high,)).fetchall()
+            ids.update(added)
+            self._high = max([self._high, *(number for _, number in added)])
+        new = sorted(spelled.difference(ids))  # in C, by the dict: a build spells millions of names
+        if new and self._whole:
+            numbers = range(self._high + 1, self._high + 1 + len(new))
+            self._db.executemany("INSERT INTO names VALUES (?, ?)", zip(numbers, new, strict=True))
+            ids.update(zip(new, numbers, strict=True))
+            self._high = numbers[-1]
+        elif new:
             self._db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(name TEXT PRIMARY KEY) WITHOUT ROWID")
             self._db.execute("DELETE FROM temp.wanted")
             self._db.executemany("INSERT INTO temp.wanted VALUES (?)", zip(new))
@@ -371,7 +394,7 @@ def _keyset(parsed: Parsed) -> _Keyset | None:
     if kinds[0] != _LOCALISATION_KIND:
         return None
     digest = hashlib.blake2b("\n".join(keys).encode(), digest_size=16)
-    digest.update(b"\0" + ",".join(map(str, lines)).encode())
+    digest.update(array("q", lines).tobytes())
     return _Keyset(digest.digest(), languages[0], keys, lines)
 
 

@@ -296,3 +296,22 @@ def test_localisation_files_of_two_languages_with_the_same_keys_on_the_same_line
     assert index.key_conflicts([GAME, MOD_A], ()) == [("localisation", "french", "b")]
     assert index.missing_keys([GAME, MOD_A], (), "german", "french") == ["a", "b"]
     assert index.keys_of([MOD_A], "localisation") == ["b"]
+
+
+def test_two_connections_adding_names_by_turns_each_find_what_the_other_stored(base: Path):
+    first, second = SqliteIndex(base / "content-index.db"), SqliteIndex(base / "content-index.db")
+    stored(first, GAME, "common/traits/a.txt", "d1", [("traits", "brave", 1, "")])
+    stored(
+        second, MOD_A, "common/traits/b.txt", "d2", [("traits", "brave", 1, ""), ("traits", "calm", 2, "")]
+    )
+    stored(first, MOD_B, "common/traits/c.txt", "d3", [("traits", "calm", 1, ""), ("traits", "shy", 2, "")])
+    stored(second, MOD_B, "common/traits/d.txt", "d4", [("traits", "shy", 1, ""), ("traits", "bold", 2, "")])
+
+    def where(index: SqliteIndex, key: str) -> list[str]:
+        return sorted(d.path for d in index.defined([GAME, MOD_A, MOD_B], key))
+
+    for index in (first, second):
+        assert where(index, "brave") == ["common/traits/a.txt", "common/traits/b.txt"]
+        assert where(index, "calm") == ["common/traits/b.txt", "common/traits/c.txt"]
+        assert where(index, "shy") == ["common/traits/c.txt", "common/traits/d.txt"]
+        assert where(index, "bold") == ["common/traits/d.txt"]
