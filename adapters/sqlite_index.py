@@ -144,13 +144,12 @@ class SqliteIndex:
         for keyset in new_sets.values():
             spelled.update(keyset.keys)
         ids = self._ids(spelled)
+        rows: list[tuple[int, int, int]] = []
         for keyset in new_sets.values():
             cursor = self._db.execute("INSERT INTO keysets(digest) VALUES (?)", (keyset.digest,))
             held[keyset.digest] = number = int(cursor.lastrowid or 0)
-            self._db.executemany(
-                "INSERT OR IGNORE INTO keyset_rows VALUES (?, ?, ?)",
-                zip(map(ids.__getitem__, keyset.keys), repeat(number), keyset.lines),
-            )
+            rows += zip(map(ids.__getitem__, keyset.keys), repeat(number), keyset.lines)
+        self._db.executemany("INSERT OR IGNORE INTO keyset_rows VALUES (?, ?, ?)", rows)
         self._keysets.update(held)
         definitions: list[tuple[int, int, int, int, int]] = []
         mentions: list[tuple[int, int, int]] = []
