@@ -8,21 +8,17 @@ an exclusive `flock` on `content-index.lock`, taken without waiting (`builder`).
 """
 
 import fcntl
-import hashlib
 import json
 import sqlite3
 import threading
-from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import repeat
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from attrs import frozen
-
 from adapters import sqlite_index_playset as playset
-from adapters.sqlite_index_schema import current
+from adapters.sqlite_index_schema import LOCALISATION, current, keyset_of
 from ports.content_index import Build, Defined, IndexedFile, Parsed
 from ports.errors import Unavailable
 
@@ -30,7 +26,6 @@ _EMPTY: Final = 0
 """The id of the empty name: the language of every definition that has none."""
 _LOCALISATION: Final = 1
 """The id of the kind of every localisation definition."""
-_LOCALISATION_KIND: Final = "localisation"
 _T = TypeVar("_T")
 _LOAD_ALL: Final = 50_000
 """A connection meeting an index of at most this many names reads them all, and then gives new names
@@ -136,7 +131,9 @@ class SqliteIndex:
         fresh = {digest: parsed for digest, parsed in contents.items() if digest not in known}
         if not fresh:
             return
-        sets = {digest: keyset for digest, parsed in fresh.items() if (keyset := _keyset(parsed)) is not None}
+        sets = {
+            digest: keyset for digest, parsed in fresh.items() if (keyset := keyset_of(parsed)) is not None
+        }
         held = self._held_keysets({keyset.digest for keyset in sets.values()})
         new_sets = {keyset.digest: keyset for keyset in sets.values() if keyset.digest not in held}
         spelled = _spelled(parsed for digest, parsed in fresh.items() if digest not in sets)
@@ -220,7 +217,7 @@ class SqliteIndex:
         """Every definition of `key` (of `kind`) in files of `sources`: the key's rows first, by its id."""
         marks = ",".join("?" * len(sources))
         of_kind = " AND kind = (SELECT id FROM names WHERE name = ?)" if kind is not None else ""
-        loc_kind = f" AND ? = '{_LOCALISATION_KIND}'" if kind is not None else ""
+        loc_kind = f" AND ? = '{LOCALISATION}'" if kind is not None else ""
         sql = f"""SELECT f.source, f.path, k.name, d.line, l.name, c.replace FROM (
                 SELECT content, kind, line, language FROM def_rows WHERE key = (SELECT id FROM names
                     WHERE name = ?){of_kind}
@@ -265,7 +262,7 @@ class SqliteIndex:
         sql = f"""SELECT name FROM names WHERE id IN (
                 SELECT key FROM def_rows WHERE kind = (SELECT id FROM names WHERE name = ?)
                     AND content IN ({held})
-                UNION SELECT key FROM keyset_rows WHERE ? = '{_LOCALISATION_KIND}' AND keyset IN (
+                UNION SELECT key FROM keyset_rows WHERE ? = '{LOCALISATION}' AND keyset IN (
                     SELECT keyset FROM contents WHERE id IN ({held}) AND keyset IS NOT NULL))
             ORDER BY name"""  # noqa: S608 - marks and constants only
         return [str(key) for (key,) in self._rows(sql, [kind, *sources, kind, *sources])]
@@ -373,28 +370,6 @@ class SqliteIndex:
                 return question(self._db, *args)
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be read") from exc
-
-
-@frozen
-class _Keyset:
-    """The (key, line) rows of a localisation content of one language, and their digest."""
-
-    digest: bytes
-    language: str
-    keys: tuple[str, ...]
-    lines: tuple[int, ...]
-
-
-def _keyset(parsed: Parsed) -> _Keyset | None:
-    """The keyset of a content whose definitions are all localisation of one language (None: another)."""
-    kinds, keys, lines, languages = parsed.defined
-    if parsed.kind != _LOCALISATION_KIND or not keys or len(set(kinds)) != 1 or len(set(languages)) != 1:
-        return None
-    if kinds[0] != _LOCALISATION_KIND:
-        return None
-    digest = hashlib.blake2b("\n".join(keys).encode(), digest_size=16)
-    digest.update(array("q", lines).tobytes())
-    return _Keyset(digest.digest(), languages[0], keys, lines)
 
 
 def _spelled(contents: Iterable[Parsed]) -> set[str]:

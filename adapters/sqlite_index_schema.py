@@ -1,9 +1,19 @@
 """The tables of the content index's SQLite file, and the one step that brings a file to them: a new file
 gets them, a file an older server wrote (another VERSION) is emptied and built again, never read as it is.
+Also what a content's keyset is (the form its localisation takes there) and its digest.
 """
 
+import hashlib
 import sqlite3
+from array import array
+from typing import Final
 
+from attrs import frozen
+
+from ports.content_index import Parsed
+
+LOCALISATION: Final = "localisation"
+"""The kind of every localisation definition, and of every file holding them."""
 VERSION = 3
 """The index file's format; a file of any other version is emptied and built again."""
 _SCHEMA = """
@@ -69,3 +79,25 @@ def current(db: sqlite3.Connection) -> None:
         db.execute("ROLLBACK")
         raise
     db.execute("VACUUM")  # an older file's pages are given back
+
+
+@frozen
+class Keyset:
+    """The (key, line) rows of a localisation content of one language, and their digest."""
+
+    digest: bytes
+    language: str
+    keys: tuple[str, ...]
+    lines: tuple[int, ...]
+
+
+def keyset_of(parsed: Parsed) -> "Keyset | None":
+    """The keyset of a content whose definitions are all localisation of one language (None: another)."""
+    kinds, keys, lines, languages = parsed.defined
+    if parsed.kind != LOCALISATION or not keys or len(set(kinds)) != 1 or len(set(languages)) != 1:
+        return None
+    if kinds[0] != LOCALISATION:
+        return None
+    digest = hashlib.blake2b("\n".join(keys).encode(), digest_size=16)
+    digest.update(array("q", lines).tobytes())
+    return Keyset(digest.digest(), languages[0], keys, lines)
