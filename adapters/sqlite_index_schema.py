@@ -92,11 +92,12 @@ class Keyset:
 
 
 def keyset_of(parsed: Parsed) -> "Keyset | None":
-    """The keyset of a content whose definitions are all localisation of one language (None: another)."""
+    """The keyset of a content whose definitions are all localisation of one language and that mentions
+    nothing (None: any other, whose rows are stored as they are)."""
     kinds, keys, lines, languages = parsed.defined
-    if parsed.kind != LOCALISATION or not keys or len(set(kinds)) != 1 or len(set(languages)) != 1:
+    if parsed.kind != LOCALISATION or not keys or parsed.mentioned[0] or kinds[0] != LOCALISATION:
         return None
-    if kinds[0] != LOCALISATION:
+    if len(set(kinds)) != 1 or len(set(languages)) != 1:
         return None
     digest = hashlib.blake2b("\n".join(keys).encode(), digest_size=16)
     digest.update(array("q", lines).tobytes())
