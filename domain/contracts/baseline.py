@@ -33,6 +33,12 @@ KEPT: Final = 8
 """How many parsed baselines a server keeps (one per open contract, and a few more)."""
 Row = tuple[str, int, int, int, int, str | None, str | None]
 """A manifest row: kind, size, mtime_ns, ctime_ns, inode, a link's target, a content digest."""
+ENCODED_KEPT: Final = 120_000
+"""How many manifest rows' JSON text a process keeps (a documents folder's several times over)."""
+_ENCODED: dict[tuple[str, Row], str] = {}
+"""Each manifest row's JSON text (`"path":[...]`) by its path and row: most of a scope is as it was at the
+last open, and encoding every row anew cost an open as much as the rest of it after the survey."""
+_COMPACT: Final = (",", ":")
 
 
 class BaselineChanged(Exception):
@@ -56,12 +62,21 @@ class Baseline:
     manifest: dict[str, Row]
 
     def document(self) -> str:
-        """The canonical JSON the baseline is stored as, and digested."""
-        return json.dumps(
-            {"root": self.root, "repositories": self.repositories, "manifest": self.manifest},
-            sort_keys=True,
-            separators=(",", ":"),
-        )
+        """The canonical JSON the baseline is stored as, and digested: `json.dumps` of root, repositories
+        and manifest with sorted keys and no spaces, byte for byte, each manifest row's text made once a
+        process (`_ENCODED`)."""
+        encoded = _ENCODED
+        if len(encoded) + len(self.manifest) > ENCODED_KEPT:
+            encoded.clear()
+        rows = []
+        for path in sorted(self.manifest):
+            row = self.manifest[path]
+            text = encoded.get((path, row))
+            if text is None:
+                text = encoded[path, row] = json.dumps({path: row}, separators=_COMPACT)[1:-1]
+            rows.append(text)
+        repositories, root = json.dumps(self.repositories, separators=_COMPACT), json.dumps(self.root)
+        return f'{{"manifest":{{{",".join(rows)}}},"repositories":{repositories},"root":{root}}}'
 
     def repository_of(self, path: str) -> tuple[str, str | None] | None:
         """The deepest repository (top, commit) holding `path`, if any."""
