@@ -161,9 +161,14 @@ def take(
         head, changed = repository_state(services, root, top, owned[top])
         repositories.append((top, head))
         dirty.update(changed)
-    for path, row in manifest.items():
-        if row[0] == "file" and row[6] is None and (path in dirty or row[2] >= now_ns - RACY_NS):
-            manifest[path] = (*row[:6], content_digest(session, root, path))
+    racy = now_ns - RACY_NS
+    unproved = [  # files whose stat vouches for nothing: digested
+        path
+        for path, row in manifest.items()
+        if row[0] == "file" and row[6] is None and (row[2] >= racy or path in dirty)
+    ]
+    for path in unproved:
+        manifest[path] = (*manifest[path][:6], content_digest(session, root, path))
     return Baseline(root, tuple(repositories), manifest), dirty
 
 
