@@ -14,7 +14,9 @@ The trees (30 mod folders of 500 files under `mod/`, made once under bench/.cont
 Each round runs, in turn (the order reversed every other round), `git status --porcelain` on the
 `one repository` tree (a fresh git process, as a user runs it), the scandir walk (an lstat of every entry)
 of the `no git` tree, and for each layout one open then one close of a contract declaring one file, the
-scope unchanged. A row holds a layout's open or close against `git status`, its target 2x at most.
+scope unchanged. A row holds a layout's open or close against `git status`, its target 2x at most, and
+beside it the processor time each took (getrusage: this process's for a call, the child's for `git
+status`), which a loaded machine moves less than the wall clock.
 
     python bench/contract_calls.py [--rounds 6]
 """
@@ -25,6 +27,7 @@ import contextlib
 import json
 import logging
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -150,15 +153,21 @@ def _clients(roots: dict[str, Path], state: Path) -> dict[str, Client]:
     return clients
 
 
+def _cpu(who: int = resource.RUSAGE_SELF) -> float:
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
+
+
 async def measure_async(rounds: int, state: Path) -> dict[str, list[float]]:
-    """Each contender's seconds per round, after one untimed round."""
+    """Each contender's seconds per round (wall clock, and processor time as `cpu <name>`), after one
+    untimed round."""
     # unconfigured, structlog prints each call's log line on stdout, through the table
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     roots = {layout: tree(layout) for layout in TREES_MADE}
     roots["ck3lens"] = roots["no git"]
     clients = _clients(roots, state)
     names = ["git status", "walk", *(f"{step} {layout}" for layout in LAYOUTS for step in ("open", "close"))]
-    samples: dict[str, list[float]] = {name: [] for name in names}
+    samples: dict[str, list[float]] = {key: [] for name in names for key in (name, f"cpu {name}")}
     steps = ["git status", "walk", *LAYOUTS]
     async with contextlib.AsyncExitStack() as stack:
         for client in clients.values():
@@ -172,17 +181,23 @@ async def measure_async(rounds: int, state: Path) -> dict[str, list[float]]:
 
 
 async def _step(step: str, roots: dict[str, Path], clients: dict[str, Client]) -> dict[str, float]:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu()
     if step == "git status":
+        child = _cpu(resource.RUSAGE_CHILDREN)
         git(roots["one repository"], "status", "--porcelain")
-        return {step: time.perf_counter() - started}
+        return {step: time.perf_counter() - started, f"cpu {step}": _cpu(resource.RUSAGE_CHILDREN) - child}
     if step == "walk":
         floor_walk(roots["no git"])
-        return {step: time.perf_counter() - started}
+        return {step: time.perf_counter() - started, f"cpu {step}": _cpu() - cpu}
     await _call(clients[step], OPEN_LENS if step == "ck3lens" else OPEN, "CT-GATE-S-001")
-    opened = time.perf_counter()
+    opened, cpu_opened = time.perf_counter(), _cpu()
     await _call(clients[step], {"command": "close"}, "CT-GATE-S-002")
-    return {f"open {step}": opened - started, f"close {step}": time.perf_counter() - opened}
+    return {
+        f"open {step}": opened - started,
+        f"close {step}": time.perf_counter() - opened,
+        f"cpu open {step}": cpu_opened - cpu,
+        f"cpu close {step}": _cpu() - cpu_opened,
+    }
 
 
 def measure(rounds: int) -> list[Row]:
@@ -195,6 +210,7 @@ def measure(rounds: int) -> list[Row]:
         for step in ("open", "close"):
             name = f"{step} {layout}"
             walk = middle[name] / middle["walk"]
+            cpu, cpu_git = middle[f"cpu {name}"], middle["cpu git status"]
             rows.append(
                 Row(
                     f"contract {step} call, {layout} ({files:,} entries)",
@@ -202,7 +218,8 @@ def measure(rounds: int) -> list[Row]:
                     against="git status --porcelain",
                     other=middle["git status"],
                     target=Target("ratio", 2),
-                    note=f"{walk:.1f}x the scandir walk ({middle['walk'] * 1000:.0f} ms)",
+                    note=f"{walk:.1f}x the scandir walk ({middle['walk'] * 1000:.0f} ms); processor time "
+                    f"{cpu * 1000:.0f} ms, {cpu / cpu_git:.1f}x git status's ({cpu_git * 1000:.0f} ms)",
                     samples={"ours": samples[name], "other": samples["git status"]},
                 )
             )
