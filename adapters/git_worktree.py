@@ -3,7 +3,8 @@ have changed (one lstat each against the index's stat data; racily clean entries
 gitlink always looked at), which files no index entry holds (one scandir walk that skips .git, nested
 repositories and ignored folders), the blob id of what stands at a path now (a link is its target text,
 never followed), and the commit a submodule's checkout stands at; the ids of files read before are kept
-while their stat holds (`Hashed`)."""
+while their stat holds (`Hashed`), and what a survey's rows showed of the tracked files while the rows,
+the index and those ids stand (`Judged`)."""
 
 import os
 import stat

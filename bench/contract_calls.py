@@ -16,9 +16,11 @@ Each round runs, in turn (the order reversed every other round), `git status --p
 of the `no git` tree, and for each layout one open then one close of a contract declaring one file, the
 scope unchanged. A row holds a layout's open or close against `git status`, its target 2x at most, and
 beside it the processor time each took (getrusage: this process's for a call, the child's for `git
-status`), which a loaded machine moves less than the wall clock.
+status`), which a loaded machine moves less than the wall clock. With `--moved`, one file of the layout's
+tree (not the declared one) is given a new modification time, an hour old, before each open: every open
+then takes a baseline of its own, as a modder's next contract does after the last one changed files.
 
-    python bench/contract_calls.py [--rounds 6]
+    python bench/contract_calls.py [--rounds 6] [--moved]
 """
 
 import argparse
@@ -56,6 +58,8 @@ MODS, PER_MOD = 30, 500
 TREES_MADE = ("no git", "every mod", "mix", "one repository", "touched")
 LAYOUTS = (*TREES_MADE, "ck3lens")
 TARGET = "ROOT_USER_DOCS:/mod/mod00/common/d00/f0000.txt"
+MOVED = Path("mod") / "mod29" / "common" / "d24" / "f0499.txt"
+"""The file `--moved` gives a new modification time before each open."""
 OPEN = {
     "command": "open",
     "root_category": "ROOT_USER_DOCS",
@@ -158,7 +162,7 @@ def _cpu(who: int = resource.RUSAGE_SELF) -> float:
     return used.ru_utime + used.ru_stime
 
 
-async def measure_async(rounds: int, state: Path) -> dict[str, list[float]]:
+async def measure_async(rounds: int, state: Path, *, moved: bool = False) -> dict[str, list[float]]:
     """Each contender's seconds per round (wall clock, and processor time as `cpu <name>`), after one
     untimed round."""
     # unconfigured, structlog prints each call's log line on stdout, through the table
@@ -174,10 +178,18 @@ async def measure_async(rounds: int, state: Path) -> dict[str, list[float]]:
             await stack.enter_async_context(client)
         for number in range(rounds + 1):
             for step in steps if number % 2 == 0 else reversed(steps):
+                if moved and step in clients:
+                    _move(roots[step] / MOVED, number)
                 taken = await _step(step, roots, clients)
                 for name, seconds in taken.items():
                     samples[name] += [seconds] if number else []
     return samples
+
+
+def _move(path: Path, number: int) -> None:
+    """A new modification time for `path`, an hour old (never racily clean), another each round."""
+    then = time.time_ns() - 3_600_000_000_000 + number
+    os.utime(path, ns=(then, then))
 
 
 async def _step(step: str, roots: dict[str, Path], clients: dict[str, Client]) -> dict[str, float]:
@@ -200,9 +212,9 @@ async def _step(step: str, roots: dict[str, Path], clients: dict[str, Client]) -
     }
 
 
-def measure(rounds: int) -> list[Row]:
+def measure(rounds: int, *, moved: bool = False) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="ck3raven-bench-") as folder:
-        samples = asyncio.run(measure_async(rounds, Path(folder)))
+        samples = asyncio.run(measure_async(rounds, Path(folder), moved=moved))
     middle = {name: statistics.median(values) for name, values in samples.items()}
     files = floor_walk(tree("no git"))
     rows = []
@@ -229,8 +241,9 @@ def measure(rounds: int) -> list[Row]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--moved", action="store_true", help="a file moved before each open")
     args = parser.parse_args()
-    print(table(measure(args.rounds)))
+    print(table(measure(args.rounds, moved=args.moved)))
 
 
 if __name__ == "__main__":
