@@ -32,7 +32,7 @@ from adapters.git_ignores import SafeIgnores
 from adapters.git_index import IndexUnreadable, Staged, kept_mode, read_index, staged_entry
 from adapters.git_places import Place, holding, root_place
 from adapters.git_trees import Flat, FlatTrees
-from adapters.git_worktree import Hashed, Seen, gitlink_sha, unstaged, untracked
+from adapters.git_worktree import Hashed, Judged, Seen, gitlink_sha, untracked
 from ports.errors import Unavailable
 from ports.files import SurveyRow
 from ports.history import Change, ChangeKind, CommitInfo, History, Ignores, Staging
@@ -53,7 +53,7 @@ class DulwichHistory(History):
         self._places = {name: root_place(base) for name, base in self._bases.items()}
         self._indexes: dict[Path, tuple[tuple[int, int, int, int], Staged]] = {}
         self._reading = threading.Lock()
-        self._read: dict[Path, Hashed] = {}
+        self._read: dict[Path, tuple[Hashed, Judged]] = {}
         self._differ: dict[Path, tuple[Staged, bytes, frozenset[bytes]]] = {}
         self._trees = FlatTrees(tree_cache)
         self._ignores: dict[Path, tuple[float, SafeIgnores]] = {}
@@ -124,7 +124,7 @@ class DulwichHistory(History):
             raise Unavailable("that root lies in no git repository")
         rows = None
         if seen is not None and not place.prefix and place.offset == folder:
-            rows = {path.encode("utf-8", "surrogateescape"): row for path, row in seen.items()}
+            rows = self._judgement(place.top)[1].rows(seen)
         opened = _Opened(place.top)
         try:
             found = self._changes(opened, place, baseline.encode("ascii"), rows)
@@ -285,8 +285,8 @@ class DulwichHistory(History):
             candidates.update(path for path, sha in head.items() if base.get(path) != sha)
             candidates.update(path for path in base if path not in head)
         candidates.update(self._index_vs_head(top, index, head_tree, head))  # staged
-        hashed = self._hashed(top)
-        suspects, clean = unstaged(index, top, hashed, seen)
+        hashed, judged = self._judgement(top)
+        suspects, clean = judged.unstaged(index, top, hashed, seen)
         candidates.update(suspects)
         candidates.update(untracked(top, index, str(place.control), seen))
         found: dict[str, ChangeKind] = {}
@@ -316,9 +316,9 @@ class DulwichHistory(History):
             self._differ[top] = (index, tree, found)
         return found
 
-    def _hashed(self, top: Path) -> Hashed:
+    def _judgement(self, top: Path) -> tuple[Hashed, Judged]:
         with self._reading:
-            return self._read.setdefault(top, Hashed())
+            return self._read.setdefault(top, (Hashed(), Judged()))
 
     def _index(self, opened: Callable[[], Repo], control: Path, top: Path) -> Staged:
         """The repository's index, parsed again only when `.git/index` is another file or was written."""

@@ -3,11 +3,13 @@ have changed (one lstat each against the index's stat data; racily clean entries
 gitlink always looked at), which files no index entry holds (one scandir walk that skips .git, nested
 repositories and ignored folders), the blob id of what stands at a path now (a link is its target text,
 never followed), and the commit a submodule's checkout stands at; the ids of files read before are kept
-while their stat holds (`Hashed`)."""
+while their stat holds (`Hashed`), and what a survey's rows showed of the tracked files while the rows,
+the index and those ids stand (`Judged`)."""
 
 import os
 import stat
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -46,10 +48,13 @@ class Hashed:
     kept only for a file last modified (and changed) before the second in which it was read, so an edit
     in that second, keeping size and time, can never be taken for the kept content."""
 
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "learnt")
 
     def __init__(self) -> None:
         self._known: dict[bytes, tuple[StatKey, bytes]] = {}
+        self.learnt = 0
+        """How many times an id was kept or let go: an answer worked out from the ids stands while it
+        has not moved."""
 
     def proves(self, path: bytes, key: StatKey, sha: bytes | None) -> bool:
         """Whether the id read before under this very stat (`key`: `stat_key` or `row_key`) is `sha` (the
@@ -63,7 +68,7 @@ class Hashed:
         try:
             info = os.lstat(os.fsencode(top) + b"/" + path)
         except OSError:
-            self._known.pop(path, None)
+            self._forget(path)
             return None
         key = stat_key(info)
         kept = self._known.get(path)
@@ -73,9 +78,49 @@ class Hashed:
         second = started - started % _SECOND
         if found is not None and info.st_mtime_ns < second and info.st_ctime_ns < second:
             self._known[path] = (key, found)
+            self.learnt += 1
         else:
-            self._known.pop(path, None)
+            self._forget(path)
         return found
+
+    def _forget(self, path: bytes) -> None:
+        if self._known.pop(path, None) is not None:
+            self.learnt += 1
+
+
+class Judged:
+    """A repository's working tree as last judged from a survey's rows: those rows by repository path,
+    and what `unstaged` answered of them. Both stand while the survey gives the same rows, the index is
+    the same parsed one and `Hashed` has learnt nothing since (a survey of a tree nobody touched gives
+    equal rows, and its files then need no second look). An answer for which a file had to be stat-ed
+    on its own (a tracked file the survey did not see) is never kept: that stat may move unseen."""
+
+    __slots__ = ("_answer", "_seen")
+
+    def __init__(self) -> None:
+        self._seen: tuple[dict[str, SeenRow], Seen] | None = None
+        self._answer: tuple[Staged, Seen, int, tuple[list[bytes], set[bytes]]] | None = None
+
+    def rows(self, seen: Mapping[str, SeenRow]) -> Seen:
+        """`seen` by repository path: the same object as last time while the rows are the same."""
+        kept = self._seen
+        if kept is not None and kept[0] == seen:
+            return kept[1]
+        rows = {path.encode("utf-8", "surrogateescape"): row for path, row in seen.items()}
+        self._seen = (dict(seen), rows)
+        return rows
+
+    def unstaged(
+        self, index: Staged, top: Path, hashed: Hashed, rows: Seen | None
+    ) -> tuple[list[bytes], set[bytes]]:
+        """What `unstaged` answers, worked out again only when rows, index or ids moved."""
+        learnt, kept = hashed.learnt, self._answer
+        if kept is not None and kept[0] is index and kept[1] is rows and kept[2] == learnt:
+            return kept[3]
+        answer = unstaged(index, top, hashed, rows)
+        if rows is not None and index.shas.keys() <= rows.keys():
+            self._answer = (index, rows, learnt, answer)
+        return answer
 
 
 def unstaged(

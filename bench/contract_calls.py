@@ -14,9 +14,13 @@ The trees (30 mod folders of 500 files under `mod/`, made once under bench/.cont
 Each round runs, in turn (the order reversed every other round), `git status --porcelain` on the
 `one repository` tree (a fresh git process, as a user runs it), the scandir walk (an lstat of every entry)
 of the `no git` tree, and for each layout one open then one close of a contract declaring one file, the
-scope unchanged. A row holds a layout's open or close against `git status`, its target 2x at most.
+scope unchanged. A row holds a layout's open or close against `git status`, its target 2x at most, and
+beside it the processor time each took (getrusage: this process's for a call, the child's for `git
+status`), which a loaded machine moves less than the wall clock. With `--moved`, one file of the layout's
+tree (not the declared one) is given a new modification time, an hour old, before each open: every open
+then takes a baseline of its own, as a modder's next contract does after the last one changed files.
 
-    python bench/contract_calls.py [--rounds 6]
+    python bench/contract_calls.py [--rounds 6] [--moved]
 """
 
 import argparse
@@ -25,6 +29,7 @@ import contextlib
 import json
 import logging
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -53,6 +58,8 @@ MODS, PER_MOD = 30, 500
 TREES_MADE = ("no git", "every mod", "mix", "one repository", "touched")
 LAYOUTS = (*TREES_MADE, "ck3lens")
 TARGET = "ROOT_USER_DOCS:/mod/mod00/common/d00/f0000.txt"
+MOVED = Path("mod") / "mod29" / "common" / "d24" / "f0499.txt"
+"""The file `--moved` gives a new modification time before each open."""
 OPEN = {
     "command": "open",
     "root_category": "ROOT_USER_DOCS",
@@ -150,44 +157,64 @@ def _clients(roots: dict[str, Path], state: Path) -> dict[str, Client]:
     return clients
 
 
-async def measure_async(rounds: int, state: Path) -> dict[str, list[float]]:
-    """Each contender's seconds per round, after one untimed round."""
+def _cpu(who: int = resource.RUSAGE_SELF) -> float:
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
+
+
+async def measure_async(rounds: int, state: Path, *, moved: bool = False) -> dict[str, list[float]]:
+    """Each contender's seconds per round (wall clock, and processor time as `cpu <name>`), after one
+    untimed round."""
     # unconfigured, structlog prints each call's log line on stdout, through the table
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     roots = {layout: tree(layout) for layout in TREES_MADE}
     roots["ck3lens"] = roots["no git"]
     clients = _clients(roots, state)
     names = ["git status", "walk", *(f"{step} {layout}" for layout in LAYOUTS for step in ("open", "close"))]
-    samples: dict[str, list[float]] = {name: [] for name in names}
+    samples: dict[str, list[float]] = {key: [] for name in names for key in (name, f"cpu {name}")}
     steps = ["git status", "walk", *LAYOUTS]
     async with contextlib.AsyncExitStack() as stack:
         for client in clients.values():
             await stack.enter_async_context(client)
         for number in range(rounds + 1):
             for step in steps if number % 2 == 0 else reversed(steps):
+                if moved and step in clients:
+                    _move(roots[step] / MOVED, number)
                 taken = await _step(step, roots, clients)
                 for name, seconds in taken.items():
                     samples[name] += [seconds] if number else []
     return samples
 
 
+def _move(path: Path, number: int) -> None:
+    """A new modification time for `path`, an hour old (never racily clean), another each round."""
+    then = time.time_ns() - 3_600_000_000_000 + number
+    os.utime(path, ns=(then, then))
+
+
 async def _step(step: str, roots: dict[str, Path], clients: dict[str, Client]) -> dict[str, float]:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu()
     if step == "git status":
+        child = _cpu(resource.RUSAGE_CHILDREN)
         git(roots["one repository"], "status", "--porcelain")
-        return {step: time.perf_counter() - started}
+        return {step: time.perf_counter() - started, f"cpu {step}": _cpu(resource.RUSAGE_CHILDREN) - child}
     if step == "walk":
         floor_walk(roots["no git"])
-        return {step: time.perf_counter() - started}
+        return {step: time.perf_counter() - started, f"cpu {step}": _cpu() - cpu}
     await _call(clients[step], OPEN_LENS if step == "ck3lens" else OPEN, "CT-GATE-S-001")
-    opened = time.perf_counter()
+    opened, cpu_opened = time.perf_counter(), _cpu()
     await _call(clients[step], {"command": "close"}, "CT-GATE-S-002")
-    return {f"open {step}": opened - started, f"close {step}": time.perf_counter() - opened}
+    return {
+        f"open {step}": opened - started,
+        f"close {step}": time.perf_counter() - opened,
+        f"cpu open {step}": cpu_opened - cpu,
+        f"cpu close {step}": _cpu() - cpu_opened,
+    }
 
 
-def measure(rounds: int) -> list[Row]:
+def measure(rounds: int, *, moved: bool = False) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="ck3raven-bench-") as folder:
-        samples = asyncio.run(measure_async(rounds, Path(folder)))
+        samples = asyncio.run(measure_async(rounds, Path(folder), moved=moved))
     middle = {name: statistics.median(values) for name, values in samples.items()}
     files = floor_walk(tree("no git"))
     rows = []
@@ -195,6 +222,7 @@ def measure(rounds: int) -> list[Row]:
         for step in ("open", "close"):
             name = f"{step} {layout}"
             walk = middle[name] / middle["walk"]
+            cpu, cpu_git = middle[f"cpu {name}"], middle["cpu git status"]
             rows.append(
                 Row(
                     f"contract {step} call, {layout} ({files:,} entries)",
@@ -202,7 +230,8 @@ def measure(rounds: int) -> list[Row]:
                     against="git status --porcelain",
                     other=middle["git status"],
                     target=Target("ratio", 2),
-                    note=f"{walk:.1f}x the scandir walk ({middle['walk'] * 1000:.0f} ms)",
+                    note=f"{walk:.1f}x the scandir walk ({middle['walk'] * 1000:.0f} ms); processor time "
+                    f"{cpu * 1000:.0f} ms, {cpu / cpu_git:.1f}x git status's ({cpu_git * 1000:.0f} ms)",
                     samples={"ours": samples[name], "other": samples["git status"]},
                 )
             )
@@ -212,8 +241,9 @@ def measure(rounds: int) -> list[Row]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--moved", action="store_true", help="a file moved before each open")
     args = parser.parse_args()
-    print(table(measure(args.rounds)))
+    print(table(measure(args.rounds, moved=args.moved)))
 
 
 if __name__ == "__main__":

@@ -284,6 +284,13 @@ def needed(needs: references.Needs, block: reference_reading.Block) -> list[str]
 
 def table_digest() -> str:
     """The digest of the reference table and the localisation needs: part of the locked ruleset, so a
-    change to them mid-contract shows."""
-    rows = repr((references.TABLE, references.SCRIPTED_CALL, references.LOCALISATION_NEEDS, DISTANCE))
-    return hashlib.sha256(rows.encode()).hexdigest()
+    change to them mid-contract shows. Worked out again only for tables that are other objects (they
+    are frozen: the same objects hold the same rows), not on every close."""
+    tables = (references.TABLE, references.SCRIPTED_CALL, references.LOCALISATION_NEEDS, DISTANCE)
+    kept = _DIGESTED.get("tables")
+    if kept is None or any(a is not b for a, b in zip(kept[0], tables, strict=True)):
+        kept = _DIGESTED["tables"] = (tables, hashlib.sha256(repr(tables).encode()).hexdigest())
+    return kept[1]
+
+
+_DIGESTED: dict[str, tuple[tuple[object, ...], str]] = {}

@@ -33,6 +33,12 @@ KEPT: Final = 8
 """How many parsed baselines a server keeps (one per open contract, and a few more)."""
 Row = tuple[str, int, int, int, int, str | None, str | None]
 """A manifest row: kind, size, mtime_ns, ctime_ns, inode, a link's target, a content digest."""
+ENCODED_KEPT: Final = 120_000
+"""How many manifest rows' JSON text a process keeps (a documents folder's several times over)."""
+_ENCODED: dict[tuple[str, Row], str] = {}
+"""Each manifest row's JSON text (`"path":[...]`) by its path and row: most of a scope is as it was at the
+last open, and encoding every row anew cost an open as much as the rest of it after the survey."""
+_COMPACT: Final = (",", ":")
 
 
 class BaselineChanged(Exception):
@@ -56,12 +62,21 @@ class Baseline:
     manifest: dict[str, Row]
 
     def document(self) -> str:
-        """The canonical JSON the baseline is stored as, and digested."""
-        return json.dumps(
-            {"root": self.root, "repositories": self.repositories, "manifest": self.manifest},
-            sort_keys=True,
-            separators=(",", ":"),
-        )
+        """The canonical JSON the baseline is stored as, and digested: `json.dumps` of root, repositories
+        and manifest with sorted keys and no spaces, byte for byte, each manifest row's text made once a
+        process (`_ENCODED`)."""
+        encoded = _ENCODED
+        if len(encoded) + len(self.manifest) > ENCODED_KEPT:
+            encoded.clear()
+        rows = []
+        for path in sorted(self.manifest):
+            row = self.manifest[path]
+            text = encoded.get((path, row))
+            if text is None:
+                text = encoded[path, row] = json.dumps({path: row}, separators=_COMPACT)[1:-1]
+            rows.append(text)
+        repositories, root = json.dumps(self.repositories, separators=_COMPACT), json.dumps(self.root)
+        return f'{{"manifest":{{{",".join(rows)}}},"repositories":{repositories},"root":{root}}}'
 
     def repository_of(self, path: str) -> tuple[str, str | None] | None:
         """The deepest repository (top, commit) holding `path`, if any."""
@@ -146,9 +161,14 @@ def take(
         head, changed = repository_state(services, root, top, owned[top])
         repositories.append((top, head))
         dirty.update(changed)
-    for path, row in manifest.items():
-        if row[0] == "file" and row[6] is None and (path in dirty or row[2] >= now_ns - RACY_NS):
-            manifest[path] = (*row[:6], content_digest(session, root, path))
+    racy = now_ns - RACY_NS
+    unproved = [  # files whose stat vouches for nothing: digested
+        path
+        for path, row in manifest.items()
+        if row[0] == "file" and row[6] is None and (row[2] >= racy or path in dirty)
+    ]
+    for path in unproved:
+        manifest[path] = (*manifest[path][:6], content_digest(session, root, path))
     return Baseline(root, tuple(repositories), manifest), dirty
 
 
@@ -204,11 +224,13 @@ def store(services: Services, baseline: Baseline) -> str:
     document = baseline.document()
     sha = hashlib.sha256(document.encode()).hexdigest()
     services.evidence.put("baseline", sha, document)
+    _kept(sha, baseline)  # what its document parses to: the close after this open reads no JSON
     return sha
 
 
 _PARSED: dict[str, Baseline] = {}
-"""Baselines read before, by digest: a stored document that still hashes to its digest is the same."""
+"""Baselines stored or read before, by digest: a stored document that still hashes to its digest is the
+same (a baseline taken is never changed once stored)."""
 
 
 def load(services: Services, sha: str) -> Baseline:
@@ -218,11 +240,15 @@ def load(services: Services, sha: str) -> Baseline:
         raise BaselineChanged
     parsed = _PARSED.get(sha)
     if parsed is None:
-        parsed = _parsed(document)
-        if len(_PARSED) >= KEPT:
-            _PARSED.clear()
-        _PARSED[sha] = parsed
+        parsed = _kept(sha, _parsed(document))
     return parsed
+
+
+def _kept(sha: str, baseline: Baseline) -> Baseline:
+    if len(_PARSED) >= KEPT:
+        _PARSED.clear()
+    _PARSED[sha] = baseline
+    return baseline
 
 
 def _parsed(document: str) -> Baseline:

@@ -199,3 +199,16 @@ def test_a_repository_two_folders_down_and_one_without_a_commit_are_in_the_basel
     assert repositories["ROOT_REPO:/fresh"] is None
     assert repositories["ROOT_REPO:/mods/deep"] is not None
     assert opened.data["carry_over"] is None  # a repository with no commit shows nothing changed since
+
+
+def test_the_baseline_an_open_stored_is_read_back_as_its_stored_document_says(nested: Work):
+    (nested.root / "b.txt").write_text("changed\n", encoding="utf-8")  # digested: the repository shows it
+    (nested.root / "link").symlink_to("a.txt")
+    opened = nested.open(nested.session(), ("a.txt", "modify"))
+    sha = opened.data["baseline_sha"]
+
+    loaded = baseline.load(nested.core.services, sha)
+
+    document = nested.evidence("baseline", sha)
+    assert loaded == baseline._parsed(document)
+    assert loaded.document() == document

@@ -80,6 +80,15 @@ def test_the_ck3_part_of_the_ruleset_is_every_ck3_rule_the_checks_version_and_th
     assert {"CK3-REF", "CK3-LOCMISS"} <= set(ck3_checks.RULES)
 
 
+def test_a_reference_table_changed_since_the_last_digest_changes_the_digest(monkeypatch: pytest.MonkeyPatch):
+    from domain.ck3 import references
+
+    before = reference_checks.table_digest()
+    monkeypatch.setattr(references, "TABLE", references.TABLE[:-1])
+
+    assert reference_checks.table_digest() != before
+
+
 def test_the_same_ruleset_listed_in_another_order_has_the_same_hash(tmp_path: Path):
     rules = ruleset.current(RuffLinter(tmp_path / "lint-ruleset.json"))
     python = rules["python"]
