@@ -26,8 +26,8 @@ TOKEN: Final = re.compile(
     r"|(?P<maths>@\[[^\]\n]*\]?)|(?P<op><=|>=|!=|==|\?=|[=<>])"
     r"|(?P<open>\{)|(?P<close>\})|(?P<word>[^\s={}<>!?\"#]+|[!?])"
 )
-"""The script's tokens; a parse runs it with `finditer` (the content index's benchmark floor does too)."""
-_SKIPPED: Final = frozenset({"ws", "comment"})
+"""The script's tokens, by name. A parse runs the same tokens as `_TOKENS` (by number, whitespace taken
+with the token after it), each token's kind told by its group."""
 _BRACES: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[{}]')
 _WORD: Final = re.compile(r"[A-Za-z_][\w.:\-]*")
 _COMMENT: Final = re.compile(r"#[^\n]*")
@@ -69,8 +69,21 @@ class Script:
         return [statement for statement in self.statements if statement.depth == 0]
 
 
+_TOKENS: Final = re.compile(
+    r'[\s\ufeff]*+(?:(#[^\n]*|\Z)|("(?:[^"\\\n]|\\.)*")|("[^\n]*)|(@\[[^\]\n]*\]?)|(<=|>=|!=|==|\?=|[=<>])'
+    r'|(\{)|(\})|([^\s={}<>!?"#\ufeff][^\s={}<>!?"#]*|[!?]))'
+)
+"""TOKEN's tokens by group number, each with the whitespace before it (a word still never begins with a
+byte-order mark) and the end of the text read as a comment: what a parse runs, one match per token where
+TOKEN takes two (the whitespace its own), each a search that never skips."""
+_COMMENTED, _STRING, _OPEN_STRING, _MATHS, _OP, _OPEN, _CLOSE, _PLAIN = range(1, 9)
+_new = tuple.__new__
+"""A Statement from its full tuple, without the Python-level constructor (one per statement)."""
+
+
 class _Reader:
-    """The parser's state: the key and operator met but not yet complete, the open blocks."""
+    """The parser's state: the key, operator and value met but not yet complete (`key` None: none), the
+    open blocks, the tokens left, and the line of the last token counted."""
 
     def __init__(self, keep: int, *, words: bool) -> None:
         self.keep = keep
@@ -79,94 +92,122 @@ class _Reader:
         self.words: dict[str, int] = {}
         self.findings = pf.Findings()
         self.opened: list[tuple[int, int]] = []  # (line of `{`, index of its statement or -1)
-        self.key: tuple[str, int] | None = None
+        self.key: str | None = None
+        self.key_line = 0
         self.op: str | None = None
         self.value: str | None = None
         self.deep_reported = False
+        self.budget = [MAX_TOKENS]
+        self.line = 1
+        self.counted = 0  # lines are counted lazily, up to the token that needs one
 
-    @property
-    def depth(self) -> int:
-        return len(self.opened)
-
-    def parent(self) -> int:
-        return self.opened[-1][1] if self.opened else -1
-
-    def record(self, key: str, op: str, value: str | None, line: int, *, tagged: bool = False) -> int:
-        if self.depth >= self.keep:
-            return -1
-        self.statements.append(Statement(key, op, value, line, self.depth, self.parent(), tagged))
-        return len(self.statements) - 1
-
-    def word(self, text: str, line: int) -> None:
-        if self.collect and text not in self.words and _MENTION.fullmatch(text):
-            self.words[text] = line
-
-    def flush(self) -> None:
-        """Complete what is pending before a token that cannot continue it."""
-        if self.key is not None and self.op is not None and self.value is not None:
-            self.record(self.key[0], self.op, self.value, self.key[1])
-        elif self.key is not None and self.op is not None:
-            self.findings.add(pf.NO_VALUE, self.key[1], f"{self.key[0][:60]} {self.op} has no value")
-        elif self.key is not None:
-            self.record(self.key[0], "", "", self.key[1])
-        self.key = self.op = self.value = None
-
-    def open(self, line: int) -> None:
-        index = -1
-        if self.key is not None and self.op is not None and self.value is not None:
-            index = self.record(self.key[0], self.op, self.value, self.key[1], tagged=True)
-        elif self.key is not None:
-            index = self.record(self.key[0], self.op or "", None, self.key[1])
-        self.key = self.op = self.value = None
-        if self.depth == MAX_DEPTH and not self.deep_reported:
-            self.deep_reported = True
-            self.findings.add(
-                pf.LIMIT, line, f"nesting deeper than {MAX_DEPTH} levels; its content is not kept"
-            )
-        self.opened.append((line, index))
-
-    def close(self, line: int) -> None:
-        self.flush()
-        if self.opened:
-            self.opened.pop()
-        else:
-            self.findings.add(pf.NOT_CLOSED_BY_ANYTHING, line, "`}` closes nothing")
-
-    def token(self, kind: str, text: str, line: int, *, column_zero: bool) -> None:
-        if kind == "open":
-            self.open(line)
-        elif kind == "close":
-            self.close(line)
-        elif kind == "op":
-            if self.key is not None and self.op is None:
-                self.op = text
-            else:
-                self.flush()
-                self.findings.add(pf.NO_VALUE, line, f"operator {text} has no key")
-        else:
-            if kind == "string":
-                text = text[1:-1]
-            if self.key is not None and self.op is not None and self.value is None:
-                self.value = text
-            else:
-                self.start(kind, text, line, column_zero=column_zero)
-                if not self.opened:
-                    return  # a top-level key is what the file defines, not a mention
-            self.word(text, line)
-
-    def start(self, kind: str, text: str, line: int, *, column_zero: bool) -> None:
-        """A word that begins a statement: what was pending is complete."""
-        self.flush()
-        if column_zero and self.opened and kind == "word":
-            self.findings.add(pf.BRACE_SUSPECT, line, f"{text[:60]} starts a line inside a block")
-        self.key = (text, line)
+    def run(self, text: str, position: int) -> int | None:  # noqa: C901, PLR0912, PLR0915
+        """Read the tokens from `position` on: the position just inside a block opened at the depth not
+        kept (for `_skim`), or None at the end or past the bound. One loop, its state in locals and every
+        case inline: a call per token would be most of a parse's time."""
+        findings, opened, keep, collect, words = (
+            self.findings,
+            self.opened,
+            self.keep,
+            self.collect,
+            self.words,
+        )
+        statements = self.statements
+        key, key_line, op, value = self.key, self.key_line, self.op, self.value
+        line, counted, budget = self.line, self.counted, self.budget[0]
+        resume = None
+        for match in _TOKENS.finditer(text, position):
+            kind = match.lastindex or _COMMENTED  # every match has a group
+            if kind == _COMMENTED:
+                continue
+            budget -= 1
+            if budget >= 0 and key is not None and op is None and kind == _OP:
+                op = match.group(kind)
+                continue
+            if budget >= 0 and value is None and op is not None and kind in _CLOSED_WORDS:
+                value = match.group(kind)[1:-1] if kind == _STRING else match.group(kind)
+                if collect and value not in words and _MENTION.fullmatch(value):
+                    line += text.count("\n", counted, match.start(kind))
+                    counted = match.start(kind)
+                    words[value] = line
+                continue
+            start = match.start(kind)
+            line += text.count("\n", counted, start)
+            counted = start
+            if budget < 0:
+                findings.add(pf.LIMIT, line, f"more than {MAX_TOKENS} tokens; the rest is not read")
+                break
+            token = match.group(kind)
+            if kind == _OPEN_STRING:
+                findings.add(pf.OPEN_STRING, line, "a quoted string is not closed on its line")
+                token = token[1:]
+                if key is not None and op is not None and value is None:
+                    value = token
+                    if collect and token not in words and _MENTION.fullmatch(token):
+                        words[token] = line
+                    continue
+            elif kind == _STRING:
+                token = token[1:-1]
+            if kind == _OPEN:
+                index, depth = -1, len(opened)
+                if key is not None and depth < keep:
+                    tagged = op is not None and value is not None
+                    parent = opened[-1][1] if opened else -1
+                    held = (key, op or "", value if tagged else None, key_line, depth, parent, tagged)
+                    statements.append(_new(Statement, held))
+                    index = len(statements) - 1
+                key = op = value = None
+                if depth == MAX_DEPTH and not self.deep_reported:
+                    self.deep_reported = True
+                    detail = f"nesting deeper than {MAX_DEPTH} levels; its content is not kept"
+                    findings.add(pf.LIMIT, line, detail)
+                opened.append((line, index))
+                if depth + 1 >= keep:
+                    resume = match.end()  # the block's content lies below the depth kept
+                    break
+                continue
+            if key is not None:  # what is pending is complete: a close, a new key, an operator alone
+                depth = len(opened)
+                if op is not None and value is None:
+                    findings.add(pf.NO_VALUE, key_line, f"{key[:60]} {op} has no value")
+                elif depth < keep:
+                    parent = opened[-1][1] if opened else -1
+                    held = (key, op or "", "" if op is None else value, key_line, depth, parent, False)
+                    statements.append(_new(Statement, held))
+                key = op = value = None
+            if kind == _CLOSE:
+                if opened:
+                    opened.pop()
+                else:
+                    findings.add(pf.NOT_CLOSED_BY_ANYTHING, line, "`}` closes nothing")
+            elif kind == _OP:
+                findings.add(pf.NO_VALUE, line, f"operator {token} has no key")
+            else:  # a word, string or inline maths begins a statement
+                if opened and kind == _PLAIN and (start == 0 or text[start - 1] == "\n"):
+                    findings.add(pf.BRACE_SUSPECT, line, f"{token[:60]} starts a line inside a block")
+                key, key_line = token, line
+                if opened and collect and token not in words and _MENTION.fullmatch(token):
+                    words[token] = line
+        self.key, self.key_line, self.op, self.value = key, key_line, op, value
+        self.line, self.counted, self.budget[0] = line, counted, budget
+        return resume
 
     def end(self) -> Script:
-        self.flush()
+        """Complete what is pending; the script read."""
+        if self.key is not None and self.op is not None and self.value is None:
+            self.findings.add(pf.NO_VALUE, self.key_line, f"{self.key[:60]} {self.op} has no value")
+        elif self.key is not None and len(self.opened) < self.keep:
+            parent = self.opened[-1][1] if self.opened else -1
+            value = "" if self.op is None else self.value
+            held = (self.key, self.op or "", value, self.key_line, len(self.opened), parent, False)
+            self.statements.append(_new(Statement, held))
         if self.opened:
             first = self.opened[0][0]
             self.findings.add(pf.NEVER_CLOSED, first, f"{len(self.opened)} block(s) never closed")
         return Script(tuple(self.statements), self.words, self.findings.done())
+
+
+_CLOSED_WORDS: Final = frozenset({_PLAIN, _MATHS, _STRING})
 
 
 def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:
@@ -177,34 +218,11 @@ def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:
             pf.LIMIT, 1, f"the file has more than {MAX_CHARS} characters; the rest is not read"
         )
         text = text[:MAX_CHARS]
-    line = 1
-    counted = 0  # lines are counted lazily, up to the token that needs one
-    budget = [MAX_TOKENS]
-    opened = reader.opened
-    position: int | None = 0
+    position = reader.run(text, 0)
     while position is not None:
-        resume, position = position, None
-        for match in TOKEN.finditer(text, resume):
-            kind = match.lastgroup
-            if kind in _SKIPPED:
-                continue
-            start = match.start()
-            budget[0] -= 1
-            line += text.count("\n", counted, start)
-            counted = start
-            if budget[0] < 0:
-                reader.findings.add(pf.LIMIT, line, f"more than {MAX_TOKENS} tokens; the rest is not read")
-                break
-            value = match.group()
-            if kind == "open_string":
-                reader.findings.add(pf.OPEN_STRING, line, "a quoted string is not closed on its line")
-                value = value + '"'
-                kind = "string"
-            reader.token(kind or "word", value, line, column_zero=start == 0 or text[start - 1] == "\n")
-            if kind == "open" and len(opened) >= keep:
-                # the block's content lies below the kept depth: skim it for its braces and words
-                position = _skim(reader, text, match.end(), line, budget)
-                break
+        # a block whose content lies below the depth kept: skim it for its braces and words
+        resumed = _skim(reader, text, position, reader.line, reader.budget)
+        position = None if resumed is None else reader.run(text, resumed)
     return reader.end()
 
 
