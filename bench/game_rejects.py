@@ -141,9 +141,11 @@ PLAIN = "\t\t# a comment\n"
 """A line that holds no word a reference could start with: its file is not parsed."""
 
 
-def _whole(path: tuple[str, ...], text: str, lines: set[int] | None = None) -> reference_reading.Reading:
+def _whole(
+    path: tuple[str, ...], text: str, lines: set[int] | None = None, *, blocks: bool = True
+) -> reference_reading.Reading:
     del lines  # set aside: the file parsed whole, as before blocks were cut
-    return READ(path, text)
+    return READ(path, text, blocks=blocks)
 
 
 READ = reference_reading.read

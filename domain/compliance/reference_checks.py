@@ -125,7 +125,8 @@ def check(changed: Changed, lookup: Lookup, added: set[tuple[str, str]], languag
     lines = changed_lines(changed.before, changed.now)
     if lines is not None and not added and not _may_refer(changed, lines):
         return Checked([], None)  # no changed line holds a word a reference could start with
-    reading = reference_reading.read(changed.path, changed.now, lines)
+    needs = bool(added) and _may_need(changed.path)  # else no localisation is checked: no block is read
+    reading = reference_reading.read(changed.path, changed.now, lines, blocks=needs)
     findings: list[Finding] = []
     nearest = _Nearest(lookup)
     for ref in reading.references:
