@@ -234,10 +234,7 @@ def _missing_localisation(
     """CK3-LOCMISS for each localisation key a new key needs that the playset lacks in `language`."""
     if not added or not _may_need(changed.path):
         return []
-    content = definitions.read(changed.path, changed.now)
-    if content is None:
-        return []
-    kinds = {(d.key, d.line): d.kind for d in content.definitions}
+    kinds = {(d.key, d.line): d.kind for d in definitions.defined(changed.path, changed.now)}
     found: list[Finding] = []
     for block in reading.blocks:
         kind = kinds.get((block.key, block.line))

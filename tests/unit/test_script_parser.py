@@ -149,3 +149,17 @@ def test_the_sample_world_defines_its_traits_events_and_localisation_by_kind():
     assert defined("game/common/traits/00_traits.txt") == {("traits", "brave"), ("traits", "craven")}
     assert defined("game/events/birth_events.txt") == {("namespace", "birth"), ("event", "birth.0001")}
     assert ("localisation", "trait_brave") in defined("game/localization/english/traits_l_english.yml")
+
+
+def test_what_a_file_defines_is_the_same_read_with_or_without_its_words():
+    compared = 0
+    for path in sorted(SAMPLE.rglob("*")):
+        game = definitions.game_path(path.relative_to(SAMPLE).parts) if path.is_file() else None
+        content = definitions.read(game, path.read_bytes().decode("utf-8")) if game else None
+        if game is None or content is None:
+            continue
+        text = path.read_bytes().decode("utf-8")
+        expected = () if content.kind == definitions.LOCALISATION else content.definitions
+        assert definitions.defined(game, text) == expected, path
+        compared += bool(expected)
+    assert compared >= 4
