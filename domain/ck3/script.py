@@ -69,14 +69,30 @@ class Script:
         return [statement for statement in self.statements if statement.depth == 0]
 
 
-_TOKENS: Final = re.compile(
-    r'[\s\ufeff]*+(?:(#[^\n]*|\Z)|("(?:[^"\\\n]|\\.)*")|("[^\n]*)|(@\[[^\]\n]*\]?)|(<=|>=|!=|==|\?=|[=<>])'
-    r'|(\{)|(\})|([^\s={}<>!?"#\ufeff][^\s={}<>!?"#]*|[!?]))'
+_SPACE: Final = r"[\s\ufeff]*+"
+_PLAIN_WORD: Final = r'(?!@\[)[^\s={}<>!?"#\ufeff][^\s={}<>!?"#]*+'
+_OPERATOR: Final = r"(?>(<=|>=|!=|==|\?=|[=<>]))"
+_PAIR_TOKENS: Final = (
+    rf'(({_PLAIN_WORD}){_SPACE}{_OPERATOR}{_SPACE}(?>({_PLAIN_WORD})|(@\[[^\]\n]*\]?)|"((?:[^"\\\n]|\\.)*+)")'
+    rf"(?!{_SPACE}\{{))"
 )
+_BLOCK_TOKENS: Final = rf"(({_PLAIN_WORD}){_SPACE}{_OPERATOR}{_SPACE}\{{)"
+_SINGLE: Final = (
+    r'(#[^\n]*|\Z)|("(?:[^"\\\n]|\\.)*")|("[^\n]*)|(@\[[^\]\n]*\]?)|(<=|>=|!=|==|\?=|[=<>])'
+    r'|(\{)|(\})|([^\s={}<>!?"#\ufeff][^\s={}<>!?"#]*|[!?])'
+)
+_STATEMENTS: Final = re.compile(rf"{_SPACE}(?:{_PAIR_TOKENS}|{_BLOCK_TOKENS}|{_SINGLE})")
 """TOKEN's tokens by group number, each with the whitespace before it (a word still never begins with a
-byte-order mark) and the end of the text read as a comment: what a parse runs, one match per token where
-TOKEN takes two (the whitespace its own), each a search that never skips."""
-_COMMENTED, _STRING, _OPEN_STRING, _MATHS, _OP, _OPEN, _CLOSE, _PLAIN = range(1, 9)
+byte-order mark), the end of the text read as a comment; and before them the two statements most written,
+three tokens in one match: `key op value` (a word, inline maths or a string, no `{` after it, else a
+tagged block) and `key op {`. What a parse runs: each match a search that never skips, a third of TOKEN's."""
+_TOKENS: Final = re.compile(rf"{_SPACE}(?:(?!){_PAIR_TOKENS}|(?!){_BLOCK_TOKENS}|{_SINGLE})")
+"""The same, a token per match (its statement groups never match): where the tokens are counted one by
+one, a text longer than the tokens left."""
+_PAIR, _BLOCK, _COMMENTED, _STRING, _OPEN_STRING, _MATHS, _OP, _OPEN, _CLOSE, _PLAIN = (1, 7, *range(10, 18))
+_CLOSED_WORDS: Final = frozenset({_PLAIN, _MATHS, _STRING})
+_WORD_KEYS: Final = frozenset({_PAIR, _BLOCK, _PLAIN})
+"""Keys that are a plain word (one at column 0 inside a block is suspect)."""
 _new = tuple.__new__
 """A Statement from its full tuple, without the Python-level constructor (one per statement)."""
 
@@ -104,7 +120,8 @@ class _Reader:
     def run(self, text: str, position: int) -> int | None:  # noqa: C901, PLR0912, PLR0915
         """Read the tokens from `position` on: the position just inside a block opened at the depth not
         kept (for `_skim`), or None at the end or past the bound. One loop, its state in locals and every
-        case inline: a call per token would be most of a parse's time."""
+        case inline: a call per token would be most of a parse's time. Three tokens are read in one match
+        only where the tokens left cannot run out before the text does (each is a character at least)."""
         findings, opened, keep, collect, words = (
             self.findings,
             self.opened,
@@ -116,12 +133,13 @@ class _Reader:
         key, key_line, op, value = self.key, self.key_line, self.op, self.value
         line, counted, budget = self.line, self.counted, self.budget[0]
         resume = None
-        for match in _TOKENS.finditer(text, position):
+        tokens = _STATEMENTS if len(text) - position <= budget else _TOKENS
+        for match in tokens.finditer(text, position):
             kind = match.lastindex or _COMMENTED  # every match has a group
             if kind == _COMMENTED:
                 continue
             budget -= 1
-            if budget >= 0 and key is not None and op is None and kind == _OP:
+            if budget >= 0 and kind == _OP and op is None and key is not None:
                 op = match.group(kind)
                 continue
             if budget >= 0 and value is None and op is not None and kind in _CLOSED_WORDS:
@@ -137,6 +155,18 @@ class _Reader:
             if budget < 0:
                 findings.add(pf.LIMIT, line, f"more than {MAX_TOKENS} tokens; the rest is not read")
                 break
+            if kind <= _BLOCK:  # a statement's three tokens
+                budget -= 2
+                if op is not None and value is None:  # its key is the value a pending operator awaits
+                    self.key, self.key_line, self.op, self.value = key, key_line, op, value
+                    self.line, self.counted = line, counted
+                    self.split(text, match, kind)
+                    key, key_line, op, value = self.key, self.key_line, self.op, self.value
+                    line, counted = self.line, self.counted
+                    if kind == _BLOCK and len(opened) >= keep:
+                        resume = match.end()
+                        break
+                    continue
             token = match.group(kind)
             if kind == _OPEN_STRING:
                 findings.add(pf.OPEN_STRING, line, "a quoted string is not closed on its line")
@@ -148,25 +178,7 @@ class _Reader:
                     continue
             elif kind == _STRING:
                 token = token[1:-1]
-            if kind == _OPEN:
-                index, depth = -1, len(opened)
-                if key is not None and depth < keep:
-                    tagged = op is not None and value is not None
-                    parent = opened[-1][1] if opened else -1
-                    held = (key, op or "", value if tagged else None, key_line, depth, parent, tagged)
-                    statements.append(_new(Statement, held))
-                    index = len(statements) - 1
-                key = op = value = None
-                if depth == MAX_DEPTH and not self.deep_reported:
-                    self.deep_reported = True
-                    detail = f"nesting deeper than {MAX_DEPTH} levels; its content is not kept"
-                    findings.add(pf.LIMIT, line, detail)
-                opened.append((line, index))
-                if depth + 1 >= keep:
-                    resume = match.end()  # the block's content lies below the depth kept
-                    break
-                continue
-            if key is not None:  # what is pending is complete: a close, a new key, an operator alone
+            if key is not None and kind != _OPEN:  # what is pending is complete
                 depth = len(opened)
                 if op is not None and value is None:
                     findings.add(pf.NO_VALUE, key_line, f"{key[:60]} {op} has no value")
@@ -180,20 +192,84 @@ class _Reader:
                     opened.pop()
                 else:
                     findings.add(pf.NOT_CLOSED_BY_ANYTHING, line, "`}` closes nothing")
-            elif kind == _OP:
+                continue
+            if kind == _OP:
                 findings.add(pf.NO_VALUE, line, f"operator {token} has no key")
-            else:  # a word, string or inline maths begins a statement
-                if opened and kind == _PLAIN and (start == 0 or text[start - 1] == "\n"):
-                    findings.add(pf.BRACE_SUSPECT, line, f"{token[:60]} starts a line inside a block")
+                continue
+            if kind != _OPEN:  # a key: a word, string or inline maths, or a statement's first token
+                if kind in _WORD_KEYS:
+                    token = match.group(kind + 1) if kind <= _BLOCK else token
+                    if opened and (start == 0 or text[start - 1] == "\n"):
+                        findings.add(pf.BRACE_SUSPECT, line, f"{token[:60]} starts a line inside a block")
                 key, key_line = token, line
                 if opened and collect and token not in words and _MENTION.fullmatch(token):
                     words[token] = line
+                if kind == _PAIR:
+                    op = match.group(3)
+                    value, at = match.group(4), 4
+                    if value is None:
+                        value, at = (match.group(5), 5) if match.group(6) is None else (match.group(6), 6)
+                    if collect and value not in words and _MENTION.fullmatch(value):
+                        words[value] = line + text.count("\n", counted, match.start(at))
+                    continue
+                if kind != _BLOCK:
+                    continue
+                op = match.group(9)
+                line += text.count("\n", counted, match.end() - 1)
+                counted = match.end() - 1
+            index, depth = -1, len(opened)  # a block opens
+            if key is not None and depth < keep:
+                tagged = op is not None and value is not None
+                parent = opened[-1][1] if opened else -1
+                held = (key, op or "", value if tagged else None, key_line, depth, parent, tagged)
+                statements.append(_new(Statement, held))
+                index = len(statements) - 1
+            key = op = value = None
+            if depth == MAX_DEPTH and not self.deep_reported:
+                self.deep_reported = True
+                detail = f"nesting deeper than {MAX_DEPTH} levels; its content is not kept"
+                findings.add(pf.LIMIT, line, detail)
+            opened.append((line, index))
+            if depth + 1 >= keep:
+                resume = match.end()  # the block's content lies below the depth kept
+                break
         self.key, self.key_line, self.op, self.value = key, key_line, op, value
         self.line, self.counted, self.budget[0] = line, counted, budget
         return resume
 
-    def end(self) -> Script:
-        """Complete what is pending; the script read."""
+    def split(self, text: str, match: re.Match[str], kind: int) -> None:
+        """A statement's three tokens met where a key and operator await a value (`a = b = c`, a broken
+        file), read one by one: its key is that value, its operator has no key, its value begins the next
+        statement (or its `{` opens a block)."""
+        first = _PAIR + 1 if kind == _PAIR else _BLOCK + 1
+        self.value = match.group(first)
+        self.word(self.value, self.at(text, match.start(first)))
+        self.flush()
+        operator = self.at(text, match.start(first + 1))
+        self.findings.add(pf.NO_VALUE, operator, f"operator {match.group(first + 1)} has no key")
+        if kind == _BLOCK:
+            self.open(self.at(text, match.end() - 1))
+            return
+        at = next(group for group in (4, 5, 6) if match.group(group) is not None)
+        line = self.at(text, match.start(at))
+        if at == _PAIR + 3 and self.opened and text[match.start(at) - 1] == "\n":
+            self.findings.add(pf.BRACE_SUSPECT, line, f"{match.group(at)[:60]} starts a line inside a block")
+        self.key, self.key_line = match.group(at), line
+        if self.opened:
+            self.word(self.key, line)
+
+    def at(self, text: str, start: int) -> int:
+        """The line of the character at `start` (at or after the last one counted)."""
+        self.line += text.count("\n", self.counted, start)
+        self.counted = start
+        return self.line
+
+    def word(self, text: str, line: int) -> None:
+        if self.collect and text not in self.words and _MENTION.fullmatch(text):
+            self.words[text] = line
+
+    def flush(self) -> None:
+        """Complete what is pending before a token that cannot continue it."""
         if self.key is not None and self.op is not None and self.value is None:
             self.findings.add(pf.NO_VALUE, self.key_line, f"{self.key[:60]} {self.op} has no value")
         elif self.key is not None and len(self.opened) < self.keep:
@@ -201,13 +277,25 @@ class _Reader:
             value = "" if self.op is None else self.value
             held = (self.key, self.op or "", value, self.key_line, len(self.opened), parent, False)
             self.statements.append(_new(Statement, held))
+        self.key = self.op = self.value = None
+
+    def open(self, line: int) -> None:
+        """A `{` with nothing pending (what was pending is complete)."""
+        self.flush()
+        if len(self.opened) == MAX_DEPTH and not self.deep_reported:
+            self.deep_reported = True
+            self.findings.add(
+                pf.LIMIT, line, f"nesting deeper than {MAX_DEPTH} levels; its content is not kept"
+            )
+        self.opened.append((line, -1))
+
+    def end(self) -> Script:
+        """Complete what is pending; the script read."""
+        self.flush()
         if self.opened:
             first = self.opened[0][0]
             self.findings.add(pf.NEVER_CLOSED, first, f"{len(self.opened)} block(s) never closed")
         return Script(tuple(self.statements), self.words, self.findings.done())
-
-
-_CLOSED_WORDS: Final = frozenset({_PLAIN, _MATHS, _STRING})
 
 
 def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:
