@@ -69,6 +69,8 @@ class Script:
         return [statement for statement in self.statements if statement.depth == 0]
 
 
+# Possessive and atomic throughout: a word or operator is never given back to let what follows match, so
+# a statement matched whole is exactly the tokens a match at a time would read (`@[` begins inline maths).
 _SPACE: Final = r"[\s\ufeff]*+"
 _PLAIN_WORD: Final = r'(?!@\[)[^\s={}<>!?"#\ufeff][^\s={}<>!?"#]*+'
 _OPERATOR: Final = r"(?>(<=|>=|!=|==|\?=|[=<>]))"
@@ -85,7 +87,8 @@ _STATEMENTS: Final = re.compile(rf"{_SPACE}(?:{_PAIR_TOKENS}|{_BLOCK_TOKENS}|{_S
 """TOKEN's tokens by group number, each with the whitespace before it (a word still never begins with a
 byte-order mark), the end of the text read as a comment; and before them the two statements most written,
 three tokens in one match: `key op value` (a word, inline maths or a string, no `{` after it, else a
-tagged block) and `key op {`. What a parse runs: each match a search that never skips, a third of TOKEN's."""
+tagged block) and `key op {`. What a parse runs: each match a search that never skips, a quarter of
+TOKEN's matches."""
 _TOKENS: Final = re.compile(rf"{_SPACE}(?:(?!){_PAIR_TOKENS}|(?!){_BLOCK_TOKENS}|{_SINGLE})")
 """The same, a token per match (its statement groups never match): where the tokens are counted one by
 one, a text longer than the tokens left."""
