@@ -4,7 +4,8 @@ the first few of each, to judge a rule that fires), and the seconds: reading the
 lookup (what the content index answers); a line added in the middle of each of 100 files spread over the
 sizes (each file parsed whole, as before, against the blocks holding the line alone); then the checks over
 every script file, then the checks over 100 files alone, all lines new (the checks' share of a 100-file
-close). `--changes-only` stops after the added lines.
+close). `--changes-only` stops after the added lines; `--new-only N` times only the 100 spread files as
+new, N rounds, wall and CPU seconds each (run it from two checkouts in turn to compare them).
 
 The game is read, never copied; no figure here is a test's dependency.
 
@@ -111,10 +112,10 @@ class Game:
 
 def run(
     chosen: Scripts, asked: reference_checks.Lookup, line: str | None = None
-) -> tuple[Counter[str], list, float]:
+) -> tuple[Counter[str], list, float, float]:
     """The checks over `chosen` as if each file were new (or, given `line`, as if that line were added in
-    the middle of each file, no key new): findings per rule, the first few, seconds."""
-    started = time.perf_counter()
+    the middle of each file, no key new): findings per rule, the first few, seconds (wall, then CPU)."""
+    started, cpu = time.perf_counter(), time.process_time()
     counted: Counter[str] = Counter()
     shown: list = []
     for parts, text, added in chosen if line is None else [(p, t, set()) for p, t, _ in chosen]:
@@ -126,7 +127,7 @@ def run(
         counted.update(f.rule for f in checked.findings)
         counted.update(["(note)"] * bool(checked.note))
         shown += [f for f in checked.findings if sum(s.rule == f.rule for s in shown) < SHOWN]
-    return counted, shown, time.perf_counter() - started
+    return counted, shown, time.perf_counter() - started, time.process_time() - cpu
 
 
 def _added(text: str, line: str) -> str:
@@ -141,9 +142,11 @@ PLAIN = "\t\t# a comment\n"
 """A line that holds no word a reference could start with: its file is not parsed."""
 
 
-def _whole(path: tuple[str, ...], text: str, lines: set[int] | None = None) -> reference_reading.Reading:
+def _whole(
+    path: tuple[str, ...], text: str, lines: set[int] | None = None, *, blocks: bool = True
+) -> reference_reading.Reading:
     del lines  # set aside: the file parsed whole, as before blocks were cut
-    return READ(path, text)
+    return READ(path, text, blocks=blocks)
 
 
 READ = reference_reading.read
@@ -165,10 +168,21 @@ def changes(spread: Scripts, lookup: GameLookup) -> None:
         )
 
 
+def new_files(spread: Scripts, lookup: GameLookup, rounds: int) -> None:
+    """The checks of the 100 spread files as new (every line checked, every key new), each round's wall
+    and CPU seconds and the load then: on a shared machine the CPU seconds are the checks' own."""
+    for _ in range(rounds):
+        _, _, wall, cpu = run(spread, lookup)
+        print(f"100 spread files, new: {wall:.2f} s, {cpu:.2f} s CPU, load {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--game", type=Path, required=True)
     parser.add_argument("--changes-only", action="store_true", help="only a line added to 100 files")
+    parser.add_argument(
+        "--new-only", type=int, metavar="ROUNDS", help="only the 100 spread files as new, ROUNDS times"
+    )
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
     started = time.perf_counter()
@@ -176,17 +190,20 @@ def main() -> None:
     read = time.perf_counter() - started
     ranked = sorted(game.script, key=lambda item: -len(item[1]))
     chosen = {"largest": ranked[:100], "spread": ranked[:: max(1, len(ranked) // 100)][:100]}
+    if args.new_only:
+        new_files(chosen["spread"], game.lookup, args.new_only)
+        return
     changes(chosen["spread"], game.lookup)
     print(f"load average after the changes: {os.getloadavg()}")
     if args.changes_only:
         return
-    counted, shown, every = run(game.script, game.lookup)
+    counted, shown, every, _ = run(game.script, game.lookup)
     print(f"files read: {game.files}, script files checked: {len(game.script)}")
     print(f"reading the game: {read:.1f} s; checks over every script file: {every:.1f} s")
     print(f"findings per rule: {dict(counted) or 'none'}")
     for finding in shown:
         print(f"  {finding.rule} {finding.path}:{finding.line} {finding.message}")
-    in_memory = {name: run(files, game.lookup)[2] for name, files in chosen.items()}
+    in_memory = {name: run(files, game.lookup)[2:] for name, files in chosen.items()}
     with tempfile.TemporaryDirectory() as scratch:
         index = SqliteIndex(Path(scratch) / "index.db")
         index.update(SOURCE, game.indexed, game.contents, [])
@@ -197,7 +214,8 @@ def main() -> None:
     for name, files in chosen.items():
         size = sum(len(text) for _, text, _ in files) >> 10
         print(
-            f"100 script files, {name} ({size} KiB): {in_memory[name]:.2f} s in memory, "
+            f"100 script files, {name} ({size} KiB): {in_memory[name][0]:.2f} s in memory "
+            f"({in_memory[name][1]:.2f} s CPU), "
             f"{through_index[name]:.2f} s through the content index"
         )
     print(f"load average after: {os.getloadavg()}")

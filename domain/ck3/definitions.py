@@ -27,6 +27,8 @@ EVENT: Final = "event"
 NAMESPACE: Final = "namespace"
 _EVENT_SCRIPTED: Final = frozenset({"scripted_trigger", "scripted_effect"})
 _SCALAR_KINDS: Final = frozenset({"script_values"})
+_KEEP: Final = {"gui": 2}
+"""The levels of statements a kind of file is read to (else the top level): a GUI type lies one down."""
 _COMMON_DEPTH: Final = 3
 """common/, a folder, a file: the game reads no file directly in common/."""
 
@@ -86,13 +88,22 @@ def read(path: tuple[str, ...], text: str) -> FileContent | None:
         language = parsed.language or _language_of(path[-1])
         found = tuple(Definition(LOCALISATION, e.key, e.line, language) for e in parsed.entries)
         return FileContent(kind, found, {}, parsed.findings, replace="replace" in path[1:-1])
-    tree = script.parse(text, keep=2 if kind == "gui" else 1, words=True)
+    tree = script.parse(text, keep=_KEEP.get(kind, 1), words=True)
     mentions = dict(tree.words)
     for word, line in tree.words.items():
         if ":" in word:
             mentions.setdefault(word.rsplit(":", 1)[1], line)
     found = _definitions(kind, path, tree)
     return FileContent(kind, found, mentions, tree.findings + _duplicates(found))
+
+
+def defined(path: tuple[str, ...], text: str) -> tuple[Definition, ...]:
+    """What the script or GUI file at game-relative `path` defines, as `read` finds it, without reading
+    its words (its mentions): () for a file of another kind."""
+    kind = file_kind(path)
+    if kind is None or kind == LOCALISATION:
+        return ()
+    return _definitions(kind, path, script.parse(text, keep=_KEEP.get(kind, 1)))
 
 
 def _duplicates(found: tuple[Definition, ...]) -> tuple[ParseFinding, ...]:

@@ -76,27 +76,29 @@ def is_key(value: str | None) -> bool:
     )
 
 
-def read(path: tuple[str, ...], text: str, lines: set[int] | None = None) -> Reading:
+def read(path: tuple[str, ...], text: str, lines: set[int] | None = None, *, blocks: bool = True) -> Reading:
     """The references and blocks of the script file at game-relative `path` (case-folded); with `lines`,
     those of the top-level blocks holding one of these lines (from 1) only, when the file's braces
-    balance (else of the whole file)."""
+    balance (else of the whole file). Without `blocks`, no block is listed (only a localisation check
+    reads them)."""
     pieces = list(_pieces(text)) if lines is not None and len(text) <= script.MAX_CHARS else []
     if lines is None or not pieces or pieces[-1] is None:
-        return _read(path, text, 1)  # the braces do not balance: the parser says from where it stops
+        # read whole, or the braces do not balance: the parser says from where it stops
+        return _read(path, text, 1, blocks=blocks)
     ordered = sorted(lines)
     found: list[Reference] = []
-    blocks: list[Block] = []
+    kept: list[Block] = []
     unread: int | None = None
     for start, end, first in filter(None, pieces):
         at = bisect_left(ordered, first)
         if at == len(ordered) or ordered[at] > first + text.count("\n", start, end):
             continue  # no changed line from its first line to its last
-        reading = _read(path, text[start:end], first)
+        reading = _read(path, text[start:end], first, blocks=blocks)
         found += reading.references
-        blocks += reading.blocks
+        kept += reading.blocks
         if reading.unread_from is not None and unread is None:
             unread = reading.unread_from
-    return Reading(tuple(found), tuple(blocks), unread)
+    return Reading(tuple(found), tuple(kept), unread)
 
 
 def _pieces(text: str) -> Iterator[tuple[int, int, int] | None]:
@@ -125,7 +127,7 @@ def _pieces(text: str) -> Iterator[tuple[int, int, int] | None]:
     yield None
 
 
-def _read(path: tuple[str, ...], text: str, first: int) -> Reading:
+def _read(path: tuple[str, ...], text: str, first: int, *, blocks: bool) -> Reading:
     """The references and blocks of `text`, the part of the file that begins on line `first`."""
     tree = script.parse(text, keep=script.MAX_DEPTH)
     unread = min((f.line for f in tree.findings if f.code in _UNREAD), default=None)
@@ -135,14 +137,19 @@ def _read(path: tuple[str, ...], text: str, first: int) -> Reading:
     for statement in statements:
         if unread is not None and statement.line >= unread:
             break
-        found += _references(statement, statements, folder)
-    blocks = _blocks(statements)
+        if (
+            statement.key in _ROWS
+            or statement.value in _CALL_VALUES
+            or (statement.parent >= 0 and statements[statement.parent].key in _ROWS)
+        ):  # else it is no field of the table, in none of its blocks, and no call: most statements
+            found += _references(statement, statements, folder)
+    listed = _blocks(statements) if blocks else ()
     if first == 1:
-        return Reading(tuple(found), blocks, unread)
+        return Reading(tuple(found), listed, unread)
     shift = first - 1
     return Reading(
         tuple(evolve(ref, line=ref.line + shift) for ref in found),
-        tuple(_moved(block, shift) for block in blocks),
+        tuple(_moved(block, shift) for block in listed),
         None if unread is None else unread + shift,
     )
 

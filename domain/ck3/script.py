@@ -26,8 +26,8 @@ TOKEN: Final = re.compile(
     r"|(?P<maths>@\[[^\]\n]*\]?)|(?P<op><=|>=|!=|==|\?=|[=<>])"
     r"|(?P<open>\{)|(?P<close>\})|(?P<word>[^\s={}<>!?\"#]+|[!?])"
 )
-"""The script's tokens; a parse runs it with `finditer` (the content index's benchmark floor does too)."""
-_SKIPPED: Final = frozenset({"ws", "comment"})
+"""The script's tokens, by name. A parse runs the same tokens as `_TOKENS` (by number, whitespace taken
+with the token after it), each token's kind told by its group."""
 _BRACES: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[{}]')
 _WORD: Final = re.compile(r"[A-Za-z_][\w.:\-]*")
 _COMMENT: Final = re.compile(r"#[^\n]*")
@@ -69,8 +69,40 @@ class Script:
         return [statement for statement in self.statements if statement.depth == 0]
 
 
+# Possessive and atomic throughout: a word or operator is never given back to let what follows match, so
+# a statement matched whole is exactly the tokens a match at a time would read (`@[` begins inline maths).
+_SPACE: Final = r"[\s\ufeff]*+"
+_PLAIN_WORD: Final = r'(?!@\[)[^\s={}<>!?"#\ufeff][^\s={}<>!?"#]*+'
+_OPERATOR: Final = r"(?>(<=|>=|!=|==|\?=|[=<>]))"
+_PAIR_TOKENS: Final = (
+    rf'(({_PLAIN_WORD}){_SPACE}{_OPERATOR}{_SPACE}(?>({_PLAIN_WORD})|(@\[[^\]\n]*\]?)|"((?:[^"\\\n]|\\.)*+)")'
+    rf"(?!{_SPACE}\{{))"
+)
+_BLOCK_TOKENS: Final = rf"(({_PLAIN_WORD}){_SPACE}{_OPERATOR}{_SPACE}\{{)"
+_SINGLE: Final = (
+    r'(#[^\n]*|\Z)|("(?:[^"\\\n]|\\.)*")|("[^\n]*)|(@\[[^\]\n]*\]?)|(<=|>=|!=|==|\?=|[=<>])'
+    r'|(\{)|(\})|([^\s={}<>!?"#\ufeff][^\s={}<>!?"#]*|[!?])'
+)
+_STATEMENTS: Final = re.compile(rf"{_SPACE}(?:{_PAIR_TOKENS}|{_BLOCK_TOKENS}|{_SINGLE})")
+"""TOKEN's tokens by group number, each with the whitespace before it (a word still never begins with a
+byte-order mark), the end of the text read as a comment; and before them the two statements most written,
+three tokens in one match: `key op value` (a word, inline maths or a string, no `{` after it, else a
+tagged block) and `key op {`. What a parse runs: each match a search that never skips, a quarter of
+TOKEN's matches."""
+_TOKENS: Final = re.compile(rf"{_SPACE}(?:(?!){_PAIR_TOKENS}|(?!){_BLOCK_TOKENS}|{_SINGLE})")
+"""The same, a token per match (its statement groups never match): where the tokens are counted one by
+one, a text longer than the tokens left."""
+_PAIR, _BLOCK, _COMMENTED, _STRING, _OPEN_STRING, _MATHS, _OP, _OPEN, _CLOSE, _PLAIN = (1, 7, *range(10, 18))
+_CLOSED_WORDS: Final = frozenset({_PLAIN, _MATHS, _STRING})
+_WORD_KEYS: Final = frozenset({_PAIR, _BLOCK, _PLAIN})
+"""Keys that are a plain word (one at column 0 inside a block is suspect)."""
+_new = tuple.__new__
+"""A Statement from its full tuple, without the Python-level constructor (one per statement)."""
+
+
 class _Reader:
-    """The parser's state: the key and operator met but not yet complete, the open blocks."""
+    """The parser's state: the key, operator and value met but not yet complete (`key` None: none), the
+    open blocks, the tokens left, and the line of the last token counted."""
 
     def __init__(self, keep: int, *, words: bool) -> None:
         self.keep = keep
@@ -79,23 +111,161 @@ class _Reader:
         self.words: dict[str, int] = {}
         self.findings = pf.Findings()
         self.opened: list[tuple[int, int]] = []  # (line of `{`, index of its statement or -1)
-        self.key: tuple[str, int] | None = None
+        self.key: str | None = None
+        self.key_line = 0
         self.op: str | None = None
         self.value: str | None = None
         self.deep_reported = False
+        self.budget = [MAX_TOKENS]
+        self.line = 1
+        self.counted = 0  # lines are counted lazily, up to the token that needs one
 
-    @property
-    def depth(self) -> int:
-        return len(self.opened)
+    def run(self, text: str, position: int) -> int | None:  # noqa: C901, PLR0912, PLR0915
+        """Read the tokens from `position` on: the position just inside a block opened at the depth not
+        kept (for `_skim`), or None at the end or past the bound. One loop, its state in locals and every
+        case inline: a call per token would be most of a parse's time. Three tokens are read in one match
+        only where the tokens left cannot run out before the text does (each is a character at least)."""
+        findings, opened, keep, collect, words = (
+            self.findings,
+            self.opened,
+            self.keep,
+            self.collect,
+            self.words,
+        )
+        statements = self.statements
+        key, key_line, op, value = self.key, self.key_line, self.op, self.value
+        line, counted, budget = self.line, self.counted, self.budget[0]
+        resume = None
+        tokens = _STATEMENTS if len(text) - position <= budget else _TOKENS
+        for match in tokens.finditer(text, position):
+            kind = match.lastindex or _COMMENTED  # every match has a group
+            if kind == _COMMENTED:
+                continue
+            budget -= 1
+            if budget >= 0 and kind == _OP and op is None and key is not None:
+                op = match.group(kind)
+                continue
+            if budget >= 0 and value is None and op is not None and kind in _CLOSED_WORDS:
+                value = match.group(kind)[1:-1] if kind == _STRING else match.group(kind)
+                if collect and value not in words and _MENTION.fullmatch(value):
+                    line += text.count("\n", counted, match.start(kind))
+                    counted = match.start(kind)
+                    words[value] = line
+                continue
+            start = match.start(kind)
+            line += text.count("\n", counted, start)
+            counted = start
+            if budget < 0:
+                findings.add(pf.LIMIT, line, f"more than {MAX_TOKENS} tokens; the rest is not read")
+                break
+            if kind <= _BLOCK:  # a statement's three tokens
+                budget -= 2
+                if op is not None and value is None:  # its key is the value a pending operator awaits
+                    self.key, self.key_line, self.op, self.value = key, key_line, op, value
+                    self.line, self.counted = line, counted
+                    self.split(text, match, kind)
+                    key, key_line, op, value = self.key, self.key_line, self.op, self.value
+                    line, counted = self.line, self.counted
+                    if kind == _BLOCK and len(opened) >= keep:
+                        resume = match.end()
+                        break
+                    continue
+            token = match.group(kind)
+            if kind == _OPEN_STRING:
+                findings.add(pf.OPEN_STRING, line, "a quoted string is not closed on its line")
+                token = token[1:]
+                if key is not None and op is not None and value is None:
+                    value = token
+                    if collect and token not in words and _MENTION.fullmatch(token):
+                        words[token] = line
+                    continue
+            elif kind == _STRING:
+                token = token[1:-1]
+            if key is not None and kind != _OPEN:  # what is pending is complete
+                depth = len(opened)
+                if op is not None and value is None:
+                    findings.add(pf.NO_VALUE, key_line, f"{key[:60]} {op} has no value")
+                elif depth < keep:
+                    parent = opened[-1][1] if opened else -1
+                    held = (key, op or "", "" if op is None else value, key_line, depth, parent, False)
+                    statements.append(_new(Statement, held))
+                key = op = value = None
+            if kind == _CLOSE:
+                if opened:
+                    opened.pop()
+                else:
+                    findings.add(pf.NOT_CLOSED_BY_ANYTHING, line, "`}` closes nothing")
+                continue
+            if kind == _OP:
+                findings.add(pf.NO_VALUE, line, f"operator {token} has no key")
+                continue
+            if kind != _OPEN:  # a key: a word, string or inline maths, or a statement's first token
+                if kind in _WORD_KEYS:
+                    token = match.group(kind + 1) if kind <= _BLOCK else token
+                    if opened and (start == 0 or text[start - 1] == "\n"):
+                        findings.add(pf.BRACE_SUSPECT, line, f"{token[:60]} starts a line inside a block")
+                key, key_line = token, line
+                if opened and collect and token not in words and _MENTION.fullmatch(token):
+                    words[token] = line
+                if kind == _PAIR:
+                    op = match.group(3)
+                    value, at = match.group(4), 4
+                    if value is None:
+                        value, at = (match.group(5), 5) if match.group(6) is None else (match.group(6), 6)
+                    if collect and value not in words and _MENTION.fullmatch(value):
+                        words[value] = line + text.count("\n", counted, match.start(at))
+                    continue
+                if kind != _BLOCK:
+                    continue
+                op = match.group(9)
+                line += text.count("\n", counted, match.end() - 1)
+                counted = match.end() - 1
+            index, depth = -1, len(opened)  # a block opens
+            if key is not None and depth < keep:
+                tagged = op is not None and value is not None
+                parent = opened[-1][1] if opened else -1
+                held = (key, op or "", value if tagged else None, key_line, depth, parent, tagged)
+                statements.append(_new(Statement, held))
+                index = len(statements) - 1
+            key = op = value = None
+            if depth == MAX_DEPTH and not self.deep_reported:
+                self.deep_reported = True
+                detail = f"nesting deeper than {MAX_DEPTH} levels; its content is not kept"
+                findings.add(pf.LIMIT, line, detail)
+            opened.append((line, index))
+            if depth + 1 >= keep:
+                resume = match.end()  # the block's content lies below the depth kept
+                break
+        self.key, self.key_line, self.op, self.value = key, key_line, op, value
+        self.line, self.counted, self.budget[0] = line, counted, budget
+        return resume
 
-    def parent(self) -> int:
-        return self.opened[-1][1] if self.opened else -1
+    def split(self, text: str, match: re.Match[str], kind: int) -> None:
+        """A statement's three tokens met where a key and operator await a value (`a = b = c`, a broken
+        file), read one by one: its key is that value, its operator has no key, its value begins the next
+        statement (or its `{` opens a block)."""
+        first = _PAIR + 1 if kind == _PAIR else _BLOCK + 1
+        self.value = match.group(first)
+        self.word(self.value, self.at(text, match.start(first)))
+        self.flush()
+        operator = self.at(text, match.start(first + 1))
+        self.findings.add(pf.NO_VALUE, operator, f"operator {match.group(first + 1)} has no key")
+        if kind == _BLOCK:
+            self.open(self.at(text, match.end() - 1))
+            return
+        at = next(group for group in (4, 5, 6) if match.group(group) is not None)
+        line = self.at(text, match.start(at))
+        if at == _PAIR + 3 and self.opened and text[match.start(at) - 1] == "\n":
+            self.findings.add(pf.BRACE_SUSPECT, line, f"{match.group(at)[:60]} starts a line inside a block")
+        self.key, self.key_line = match.group(at), line
+        if self.opened:
+            self.word(self.key, line)
 
-    def record(self, key: str, op: str, value: str | None, line: int, *, tagged: bool = False) -> int:
-        if self.depth >= self.keep:
-            return -1
-        self.statements.append(Statement(key, op, value, line, self.depth, self.parent(), tagged))
-        return len(self.statements) - 1
+    def at(self, text: str, start: int) -> int:
+        """The line of the character at `start` (at or after the last one counted)."""
+        self.line += text.count("\n", self.counted, start)
+        self.counted = start
+        return self.line
 
     def word(self, text: str, line: int) -> None:
         if self.collect and text not in self.words and _MENTION.fullmatch(text):
@@ -103,65 +273,27 @@ class _Reader:
 
     def flush(self) -> None:
         """Complete what is pending before a token that cannot continue it."""
-        if self.key is not None and self.op is not None and self.value is not None:
-            self.record(self.key[0], self.op, self.value, self.key[1])
-        elif self.key is not None and self.op is not None:
-            self.findings.add(pf.NO_VALUE, self.key[1], f"{self.key[0][:60]} {self.op} has no value")
-        elif self.key is not None:
-            self.record(self.key[0], "", "", self.key[1])
+        if self.key is not None and self.op is not None and self.value is None:
+            self.findings.add(pf.NO_VALUE, self.key_line, f"{self.key[:60]} {self.op} has no value")
+        elif self.key is not None and len(self.opened) < self.keep:
+            parent = self.opened[-1][1] if self.opened else -1
+            value = "" if self.op is None else self.value
+            held = (self.key, self.op or "", value, self.key_line, len(self.opened), parent, False)
+            self.statements.append(_new(Statement, held))
         self.key = self.op = self.value = None
 
     def open(self, line: int) -> None:
-        index = -1
-        if self.key is not None and self.op is not None and self.value is not None:
-            index = self.record(self.key[0], self.op, self.value, self.key[1], tagged=True)
-        elif self.key is not None:
-            index = self.record(self.key[0], self.op or "", None, self.key[1])
-        self.key = self.op = self.value = None
-        if self.depth == MAX_DEPTH and not self.deep_reported:
+        """A `{` with nothing pending (what was pending is complete)."""
+        self.flush()
+        if len(self.opened) == MAX_DEPTH and not self.deep_reported:
             self.deep_reported = True
             self.findings.add(
                 pf.LIMIT, line, f"nesting deeper than {MAX_DEPTH} levels; its content is not kept"
             )
-        self.opened.append((line, index))
-
-    def close(self, line: int) -> None:
-        self.flush()
-        if self.opened:
-            self.opened.pop()
-        else:
-            self.findings.add(pf.NOT_CLOSED_BY_ANYTHING, line, "`}` closes nothing")
-
-    def token(self, kind: str, text: str, line: int, *, column_zero: bool) -> None:
-        if kind == "open":
-            self.open(line)
-        elif kind == "close":
-            self.close(line)
-        elif kind == "op":
-            if self.key is not None and self.op is None:
-                self.op = text
-            else:
-                self.flush()
-                self.findings.add(pf.NO_VALUE, line, f"operator {text} has no key")
-        else:
-            if kind == "string":
-                text = text[1:-1]
-            if self.key is not None and self.op is not None and self.value is None:
-                self.value = text
-            else:
-                self.start(kind, text, line, column_zero=column_zero)
-                if not self.opened:
-                    return  # a top-level key is what the file defines, not a mention
-            self.word(text, line)
-
-    def start(self, kind: str, text: str, line: int, *, column_zero: bool) -> None:
-        """A word that begins a statement: what was pending is complete."""
-        self.flush()
-        if column_zero and self.opened and kind == "word":
-            self.findings.add(pf.BRACE_SUSPECT, line, f"{text[:60]} starts a line inside a block")
-        self.key = (text, line)
+        self.opened.append((line, -1))
 
     def end(self) -> Script:
+        """Complete what is pending; the script read."""
         self.flush()
         if self.opened:
             first = self.opened[0][0]
@@ -177,34 +309,11 @@ def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:
             pf.LIMIT, 1, f"the file has more than {MAX_CHARS} characters; the rest is not read"
         )
         text = text[:MAX_CHARS]
-    line = 1
-    counted = 0  # lines are counted lazily, up to the token that needs one
-    budget = [MAX_TOKENS]
-    opened = reader.opened
-    position: int | None = 0
+    position = reader.run(text, 0)
     while position is not None:
-        resume, position = position, None
-        for match in TOKEN.finditer(text, resume):
-            kind = match.lastgroup
-            if kind in _SKIPPED:
-                continue
-            start = match.start()
-            budget[0] -= 1
-            line += text.count("\n", counted, start)
-            counted = start
-            if budget[0] < 0:
-                reader.findings.add(pf.LIMIT, line, f"more than {MAX_TOKENS} tokens; the rest is not read")
-                break
-            value = match.group()
-            if kind == "open_string":
-                reader.findings.add(pf.OPEN_STRING, line, "a quoted string is not closed on its line")
-                value = value + '"'
-                kind = "string"
-            reader.token(kind or "word", value, line, column_zero=start == 0 or text[start - 1] == "\n")
-            if kind == "open" and len(opened) >= keep:
-                # the block's content lies below the kept depth: skim it for its braces and words
-                position = _skim(reader, text, match.end(), line, budget)
-                break
+        # a block whose content lies below the depth kept: skim it for its braces and words
+        resumed = _skim(reader, text, position, reader.line, reader.budget)
+        position = None if resumed is None else reader.run(text, resumed)
     return reader.end()
 
 

@@ -125,7 +125,8 @@ def check(changed: Changed, lookup: Lookup, added: set[tuple[str, str]], languag
     lines = changed_lines(changed.before, changed.now)
     if lines is not None and not added and not _may_refer(changed, lines):
         return Checked([], None)  # no changed line holds a word a reference could start with
-    reading = reference_reading.read(changed.path, changed.now, lines)
+    needs = bool(added) and _may_need(changed.path)  # else no localisation is checked: no block is read
+    reading = reference_reading.read(changed.path, changed.now, lines, blocks=needs)
     findings: list[Finding] = []
     nearest = _Nearest(lookup)
     for ref in reading.references:
@@ -233,10 +234,7 @@ def _missing_localisation(
     """CK3-LOCMISS for each localisation key a new key needs that the playset lacks in `language`."""
     if not added or not _may_need(changed.path):
         return []
-    content = definitions.read(changed.path, changed.now)
-    if content is None:
-        return []
-    kinds = {(d.key, d.line): d.kind for d in content.definitions}
+    kinds = {(d.key, d.line): d.kind for d in definitions.defined(changed.path, changed.now)}
     found: list[Finding] = []
     for block in reading.blocks:
         kind = kinds.get((block.key, block.line))

@@ -149,3 +149,44 @@ def test_the_sample_world_defines_its_traits_events_and_localisation_by_kind():
     assert defined("game/common/traits/00_traits.txt") == {("traits", "brave"), ("traits", "craven")}
     assert defined("game/events/birth_events.txt") == {("namespace", "birth"), ("event", "birth.0001")}
     assert ("localisation", "trait_brave") in defined("game/localization/english/traits_l_english.yml")
+
+
+def test_what_a_file_defines_is_the_same_read_with_or_without_its_words():
+    compared = 0
+    for path in sorted(SAMPLE.rglob("*")):
+        game = definitions.game_path(path.relative_to(SAMPLE).parts) if path.is_file() else None
+        content = definitions.read(game, path.read_bytes().decode("utf-8")) if game else None
+        if game is None or content is None:
+            continue
+        text = path.read_bytes().decode("utf-8")
+        expected = () if content.kind == definitions.LOCALISATION else content.definitions
+        assert definitions.defined(game, text) == expected, path
+        compared += bool(expected)
+    assert compared >= 4
+
+
+def test_a_value_awaited_across_a_comment_or_a_line_is_the_next_word_and_a_value_before_a_brace_tags_it():
+    text = (
+        'x = {\n\ta = b = c\n\td =\ne = { f = g }\n\th = "i" # note\n\t{ j }\n\tk = hsv { 1 }\n'
+        "\tl = # m\nn = o\n\tp = # q\n\tr = { s }\n}\n"
+    )
+
+    parsed = script.parse(text, keep=3, words=True)
+
+    assert [(s.key, s.op, s.value, s.line, s.depth, s.tagged) for s in parsed.statements] == [
+        ("x", "=", None, 1, 0, False),
+        ("a", "=", "b", 2, 1, False),
+        ("c", "", "", 2, 1, False),
+        ("d", "=", "e", 3, 1, False),
+        ("f", "=", "g", 4, 2, False),
+        ("h", "=", "i", 5, 1, True),
+        ("j", "", "", 6, 2, False),
+        ("k", "=", "hsv", 7, 1, True),
+        ("1", "", "", 7, 2, False),
+        ("l", "=", "n", 8, 1, False),
+        ("o", "", "", 9, 1, False),
+        ("p", "=", "r", 10, 1, False),
+        ("s", "", "", 11, 2, False),
+    ]
+    assert [(f.code, f.line) for f in parsed.findings] == [(pf.NO_VALUE, n) for n in (2, 4, 9, 11)]
+    assert (parsed.words["c"], parsed.words["e"], parsed.words["n"], parsed.words["o"]) == (2, 4, 9, 9)
