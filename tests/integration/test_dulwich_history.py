@@ -512,17 +512,23 @@ def test_changes_judged_from_a_surveys_rows_are_the_changes_a_walk_finds(repo: P
     }
 
 
-def test_a_tracked_file_the_surveys_rows_leave_out_is_looked_at_again_by_every_call(tmp_path: Path):
+def settled(top: Path, files: dict[str, str]) -> tuple[DulwichHistory, str]:
+    """A repository of `files` committed an hour ago, its index refreshed (every stat racy-clean), its
+    history and HEAD."""
     from tests.git_cli import git, repository
 
-    top = tmp_path / "mod"
-    repository(top, {"a.txt": "alpha\n", "hidden.txt": "secret\n"})
+    repository(top, files)
     past = int((time.time() - 3600) * 1_000_000_000)
-    for name in ("a.txt", "hidden.txt"):
+    for name in files:
         os.utime(top / name, ns=(past, past))
     git(top, "update-index", "-q", "--really-refresh")
     history = DulwichHistory({"ROOT_REPO": top})
-    baseline = str(history.head("ROOT_REPO"))
+    return history, str(history.head("ROOT_REPO"))
+
+
+def test_a_tracked_file_the_surveys_rows_leave_out_is_looked_at_again_by_every_call(tmp_path: Path):
+    top = tmp_path / "mod"
+    history, baseline = settled(top, {"a.txt": "alpha\n", "hidden.txt": "secret\n"})
     rows = {path: row for path, row in surveyed(top).items() if path != "hidden.txt"}
     assert history.changes_since("ROOT_REPO", baseline, (), rows) == []
     (top / "hidden.txt").write_text("SECRET\n", encoding="utf-8")
@@ -533,16 +539,8 @@ def test_a_tracked_file_the_surveys_rows_leave_out_is_looked_at_again_by_every_c
 
 
 def test_rows_that_moved_since_the_last_call_are_judged_again(tmp_path: Path):
-    from tests.git_cli import git, repository
-
     top = tmp_path / "mod"
-    repository(top, {"a.txt": "alpha\n", "b.txt": "bravo\n"})
-    past = int((time.time() - 3600) * 1_000_000_000)
-    for name in ("a.txt", "b.txt"):
-        os.utime(top / name, ns=(past, past))
-    git(top, "update-index", "-q", "--really-refresh")
-    history = DulwichHistory({"ROOT_REPO": top})
-    baseline = str(history.head("ROOT_REPO"))
+    history, baseline = settled(top, {"a.txt": "alpha\n", "b.txt": "bravo\n"})
     assert history.changes_since("ROOT_REPO", baseline, (), surveyed(top)) == []
     (top / "b.txt").write_text("BRAVO\n", encoding="utf-8")
 
