@@ -189,11 +189,16 @@ class SqliteIndex:
         """The ids of `spelled` in `names` (each learnt once: a name's id never changes), the new ones
         added in sorted order (appended pages). Within the caller's transaction, which holds the file's
         write lock: when this connection knows every name of the file (it read them all while they were
-        few, and then each one added since), a new name's id is the next free one, given here; else the
-        names are looked up in SQLite."""
+        few, and then each one added since, while those are few), a new name's id is the next free one,
+        given here; else the names are looked up in SQLite."""
         ids = self._names
         if not ids and self._db.execute("SELECT count(*) FROM names").fetchone()[0] <= _LOAD_ALL:
             self._whole = True
+        if (
+            self._whole
+            and self._db.execute("SELECT max(id) FROM names").fetchone()[0] - self._high > _LOAD_ALL
+        ):
+            self._whole = False  # another connection (a build) added many: look them up, never read them all
         if self._whole:
             added = self._db.execute("SELECT name, id FROM names WHERE id > ?", (self._high,)).fetchall()
             ids.update(added)

@@ -315,3 +315,21 @@ def test_two_connections_adding_names_by_turns_each_find_what_the_other_stored(b
         assert where(index, "calm") == ["common/traits/b.txt", "common/traits/c.txt"]
         assert where(index, "shy") == ["common/traits/c.txt", "common/traits/d.txt"]
         assert where(index, "bold") == ["common/traits/d.txt"]
+
+
+def test_a_connection_that_knew_every_name_looks_names_up_once_another_added_many(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr("adapters.sqlite_index._LOAD_ALL", 20)  # the new file's 13 names, and a few more
+    server, builder = SqliteIndex(base / "content-index.db"), SqliteIndex(base / "content-index.db")
+    many = [("traits", f"t{n}", n, "") for n in range(1, 30)]
+    stored(server, GAME, "common/traits/a.txt", "d1", [("traits", "brave", 1, "")])
+    stored(builder, MOD_A, "common/traits/b.txt", "d2", many)
+    stored(server, MOD_B, "common/traits/c.txt", "d3", [("traits", "t7", 1, ""), ("traits", "calm", 2, "")])
+
+    assert "t20" not in server._names  # what the connection holds is the point: not every name
+    assert sorted(d.path for d in server.defined([GAME, MOD_A, MOD_B], "t7")) == [
+        "common/traits/b.txt",
+        "common/traits/c.txt",
+    ]
+    assert [d.path for d in builder.defined([GAME, MOD_A, MOD_B], "calm")] == ["common/traits/c.txt"]
