@@ -155,3 +155,14 @@ def authority_services(authority):
     return Services(
         None, None, authority, None, None, None, None, None, None, None, None, None, None, None, None
     )
+
+
+class Servers:
+    """The servers of one state directory as a test sets them: this one, and which others run."""
+
+    def __init__(self, own: str, running: set[str]) -> None:
+        self.own = own
+        self.others = running
+
+    def running(self, server_id: str) -> bool:
+        return server_id == self.own or server_id in self.others

@@ -13,6 +13,7 @@ from domain.contracts.lifecycle import governing
 from domain.replies import budget
 from domain.replies.frozen import thaw
 from domain.use_cases.contract_work import Cancel, Close, Renew, Status
+from tests.fakes import Servers
 from tests.gates import Desk, desk
 
 A = ("ROOT_REPO:/src/a.py", "modify")
@@ -119,17 +120,6 @@ def test_an_ended_contract_of_another_live_session_is_renewed_by_that_session_al
         },
     )
     assert own.code == "CT-GATE-S-006"
-
-
-class Servers:
-    """The servers of one state directory as a test sets them: this one, and those said to run."""
-
-    def __init__(self, own: str, running: set[str]) -> None:
-        self.own = own
-        self.others = running
-
-    def running(self, server_id: str) -> bool:
-        return server_id == self.own or server_id in self.others
 
 
 def test_an_expired_contract_of_another_running_server_is_renewed_only_once_that_server_ended(tmp_path: Path):

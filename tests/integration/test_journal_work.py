@@ -14,6 +14,7 @@ from domain.contracts import journal
 from domain.contracts.journal import UNKNOWN, FileWork
 from domain.session import Session
 from ports.journal import JournalEntry
+from tests.fakes import Servers
 from tests.integration.repo_work import Work, committed
 
 
@@ -286,17 +287,6 @@ def test_a_pending_entry_whose_time_was_edited_unreadable_is_settled_by_digest_a
     assert found == {}
     states = {e.entry_id: e.state for e in work.state.journal.entries([contract_id])}
     assert states[edited.entry_id] == "failed"
-
-
-class Servers:
-    """The servers of one state directory as a test sets them: this one, and which others run."""
-
-    def __init__(self, own: str, running: set[str]) -> None:
-        self.own = own
-        self.others = running
-
-    def running(self, server_id: str) -> bool:
-        return server_id == self.own or server_id in self.others
 
 
 def test_a_pending_entry_is_settled_by_another_server_only_once_its_writers_server_is_gone(work: Work):
