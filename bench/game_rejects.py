@@ -126,6 +126,7 @@ def run(
         checked = reference_checks.check(changed, asked, added, "english")
         counted.update(f.rule for f in checked.findings)
         counted.update(["(note)"] * bool(checked.note))
+        counted.update(f"{a.rule} (advisory)" for a in checked.advisories)
         shown += [f for f in checked.findings if sum(s.rule == f.rule for s in shown) < SHOWN]
     return counted, shown, time.perf_counter() - started, time.process_time() - cpu
 

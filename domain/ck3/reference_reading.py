@@ -32,6 +32,8 @@ _CALL_VALUES: Final = frozenset({"yes", "no"})
 _ROWS: Final = references.rows_by_field()
 _BRACES: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[{}]')
 """Braces, and the strings and comments they may lie in: what cuts a file into its top-level blocks."""
+_PARAMETER: Final = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*\$")
+_SCRIPTED: Final = frozenset({("common", "scripted_effects"), ("common", "scripted_triggers")})
 
 
 @frozen
@@ -99,6 +101,24 @@ def read(path: tuple[str, ...], text: str, lines: set[int] | None = None, *, blo
         if reading.unread_from is not None and unread is None:
             unread = reading.unread_from
     return Reading(tuple(found), tuple(kept), unread)
+
+
+def parameterised(path: tuple[str, ...], text: str) -> list[tuple[int, int]]:
+    """The first and last lines of each scripted effect or trigger of the file at `path` that takes
+    parameters (`$NAME$` in its block): the game reads such a body with its arguments put in at each call,
+    never on its own (ck3-tiger, src/data/scripted_triggers.rs: "Can't check triggers that have macro
+    parameters"), so what it names is only known wrong where it is called. Empty for other files, and for
+    a file whose braces do not balance (it is parsed whole, and its note says where it stops)."""
+    if path[:2] not in _SCRIPTED or "$" not in text or len(text) > script.MAX_CHARS:
+        return []
+    pieces = list(_pieces(text))
+    if not pieces or pieces[-1] is None:
+        return []
+    return [
+        (first, first + text.count("\n", start, end))
+        for start, end, first in filter(None, pieces)
+        if _PARAMETER.search(text, start, end)
+    ]
 
 
 def _pieces(text: str) -> Iterator[tuple[int, int, int] | None]:

@@ -42,7 +42,7 @@ RULES: Final = (
     "CK3-REF",
     "CK3-LOCMISS",
 )
-VERSION: Final = "4"
+VERSION: Final = "5"
 _BOM: Final = b"\xef\xbb\xbf"
 LANGUAGES: Final = (
     "english",

@@ -3,7 +3,8 @@ ruleset: ck3raven's own reference and localisation checks (domain.compliance.ref
 playset's content index after the change, and, where it is installed, ck3-tiger's reports about the changed
 files (`TIGER-<its key>`), run on each mod the change touched, bounded in time.
 
-The evidence says what was checked: the index state, notes on files not read whole, and whether ck3-tiger
+The evidence says what was checked: the index state, notes on files not read whole, advisories (unknown
+references in a scripted effect or trigger that takes parameters: never a refusal), and whether ck3-tiger
 ran, was absent, or was cut at its bound (never a failure of the close).
 """
 
@@ -95,6 +96,7 @@ def assess(
     lookup = IndexLookup(index, [source.folder for source in found])
     findings: list[Finding] = []
     notes: list[dict[str, object]] = []
+    advisories: list[dict[str, object]] = []
     try:
         for changed in files:
             target = _target(found, changed)
@@ -105,11 +107,21 @@ def assess(
             findings += checked.findings
             if checked.note:
                 notes.append({"address": changed.address, "note": checked.note})
+            advisories += [
+                {"rule": a.rule, "address": a.path, "line": a.line, "message": a.message}
+                for a in checked.advisories
+            ]
     except PortError:  # close decides nothing on checks that did not run (closeout: problem "index")
         return Rejects([], {"checked": False, "unread": True, "why": "the content index could not answer"})
     tiger = _tiger(found, files, validator, seconds)
     findings += tiger.findings
-    evidence = {"checked": True, "language": language, "notes": notes, "ck3_tiger": tiger.evidence}
+    evidence = {
+        "checked": True,
+        "language": language,
+        "notes": notes,
+        "advisories": advisories,
+        "ck3_tiger": tiger.evidence,
+    }
     return Rejects(findings, evidence)
 
 

@@ -9,7 +9,9 @@ added or changed only, judged against the playset as it stands after the change.
   of the playset mentions it (see `references.SCRIPTED_CALL`).
 - CK3-LOCMISS: a key new to the playset, of a kind the game shows to players, lacks a localisation key its
   kind needs in the reference language. An override of a key the playset defined before needs nothing new.
-Lines of a file the parser could not read on are not checked; the file's note says from which line.
+Lines of a file the parser could not read on are not checked; the file's note says from which line. An
+unknown reference inside a scripted effect or trigger that takes parameters (`$NAME$`) is an advisory, not
+a finding: the game reads that body only with the arguments of each call put in (docs/ck3-references.md).
 """
 
 import hashlib
@@ -18,7 +20,7 @@ from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 from typing import Final, Protocol
 
-from attrs import frozen
+from attrs import evolve, field, frozen
 
 from domain.ck3 import definitions, reference_reading, references
 from ports.linter import Finding
@@ -31,6 +33,10 @@ NEAREST: Final = 3
 DISTANCE: Final = 2
 EVENT_DIGITS: Final = 6
 """Widths an event number is looked for in when written otherwise (`x.1` … `x.000001`)."""
+ADVISORY: Final = (
+    " (advisory: inside a scripted effect or trigger that takes parameters, which the game reads only where"
+    " it is called, with its arguments)"
+)
 _NEEDS: Final = references.needs_by_kind()
 _WORD: Final = re.compile(r"[A-Za-z_][\w.]*")
 _TRIGGERS: Final = frozenset(
@@ -80,10 +86,13 @@ class Changed:
 
 @frozen
 class Checked:
-    """The findings in one file and, when some lines could not be read, a note saying so."""
+    """The findings in one file; when some lines could not be read, a note saying so; and the advisories:
+    unknown references inside a scripted effect or trigger that takes parameters, which the game reads
+    only with its arguments put in where it is called (listed in the evidence, never refusing a close)."""
 
     findings: list[Finding]
     note: str | None
+    advisories: list[Finding] = field(factory=list)
 
 
 def changed_lines(before: str | None, now: str) -> set[int] | None:
@@ -128,18 +137,24 @@ def check(changed: Changed, lookup: Lookup, added: set[tuple[str, str]], languag
     needs = bool(added) and _may_need(changed.path)  # else no localisation is checked: no block is read
     reading = reference_reading.read(changed.path, changed.now, lines, blocks=needs)
     findings: list[Finding] = []
+    advisories: list[Finding] = []
     nearest = _Nearest(lookup)
+    macros = reference_reading.parameterised(changed.path, changed.now)
     for ref in reading.references:
         if lines is not None and ref.line not in lines:
             continue
         if _known(ref, changed.located, lookup):
             continue
-        findings.append(_unknown(changed.address, ref, nearest.of(ref.key, ref.kinds)))
+        unknown = _unknown(changed.address, ref, nearest.of(ref.key, ref.kinds))
+        if any(first <= ref.line <= last for first, last in macros):
+            advisories.append(evolve(unknown, message=unknown.message + ADVISORY))
+        else:
+            findings.append(unknown)
     findings += _missing_localisation(changed, reading, lookup, added, language)
     note = None
     if reading.unread_from is not None:
         note = f"lines from {reading.unread_from} on do not parse: no reference there was checked"
-    return Checked(findings, note)
+    return Checked(findings, note, advisories)
 
 
 def _may_refer(changed: Changed, lines: set[int]) -> bool:

@@ -157,6 +157,23 @@ async def test_a_new_trait_needs_its_name_and_description_but_an_override_of_bra
     }
 
 
+async def test_an_unknown_key_in_a_scripted_trigger_taking_parameters_closes_and_is_an_advisory(
+    tmp_path: Path,
+):
+    triggers = "mod:Local Fix:/common/scripted_triggers/zz_triggers.txt"
+    content = "zz_poet_trigger = {\n\tis_spouse_of = $EMPLOYER$\n\thas_trait = poet_typo\n}\n"
+    settings = sample_world_on_disk(tmp_path, Mode.CK3LENS)
+    core = build_core(settings)
+    async with Client(build(settings, core=core)) as client:
+        closed = await written(client, {triggers: content})
+
+    assert closed["code"] == "CT-GATE-S-002", closed["data"]
+    evidence = json.loads(core.services.evidence.document("close", closed["data"]["contract_id"]) or "{}")
+    advisories = evidence["compliance"]["game_rejects"]["advisories"]
+    assert [(a["rule"], a["address"], a["line"]) for a in advisories] == [("CK3-REF", triggers, 3)]
+    assert "poet_typo" in advisories[0]["message"]
+
+
 def stand_in(tmp_path: Path, body: str) -> Path:
     """An executable that answers as ck3-tiger does, in its JSON format."""
     script = tmp_path / "ck3-tiger"

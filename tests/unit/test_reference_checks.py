@@ -100,6 +100,21 @@ def test_a_database_objects_own_yes_field_is_no_call():
     )
 
 
+def test_an_unknown_key_in_a_scripted_trigger_taking_parameters_is_an_advisory_not_a_finding():
+    path = ("common", "scripted_triggers", "zz_triggers.txt")
+    text = (
+        "zz_plain_trigger = {\n\thas_trait = brave_typo\n}\n"
+        "zz_macro_trigger = {\n\tis_spouse_of = $EMPLOYER$\n\thas_trait = brave_typo\n}\n"
+    )
+    changed = Changed("mod:M:/x", ("mod", "x"), path, text, None)
+
+    checked = check(changed, Playset(), set(), "english")
+
+    assert [(f.rule, f.line) for f in checked.findings] == [("CK3-REF", 2)]
+    assert [(a.rule, a.line) for a in checked.advisories] == [("CK3-REF", 6)]
+    assert "advisory" in checked.advisories[0].message
+
+
 def test_only_the_lines_a_change_added_or_changed_are_checked():
     before = event("\t\tadd_trait = old_typo")
     now = before.replace("\t\tadd_trait = old_typo", "\t\tadd_trait = old_typo\n\t\tadd_trait = new_typo")
