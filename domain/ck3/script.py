@@ -16,6 +16,7 @@ from typing import Final, NamedTuple
 from attrs import frozen
 
 from domain.ck3 import parse_findings as pf
+from domain.ck3 import script_words
 
 MAX_CHARS: Final = 32 * 1024 * 1024
 MAX_TOKENS: Final = 4_000_000
@@ -29,10 +30,14 @@ TOKEN: Final = re.compile(
 """The script's tokens, by name. A parse runs the same tokens as `_TOKENS` (by number, whitespace taken
 with the token after it), each token's kind told by its group."""
 _BRACES: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[{}]')
-_WORD: Final = re.compile(r"[A-Za-z_][\w.:\-]*")
 _COMMENT: Final = re.compile(r"#[^\n]*")
 _COLUMN_ZERO: Final = re.compile(r"\n([A-Za-z_][^\s={}]*)")
 _MENTION: Final = re.compile(r"[A-Za-z_][\w.:\-]*")
+_SKIM_DEPTH: Final = 24
+"""The nesting a skimmed block is matched whole to, in one search (`_CLOSED`)."""
+
+
+_CLOSED: Final = script_words.closed_block(_SKIM_DEPTH)
 
 
 class Statement(NamedTuple):
@@ -109,6 +114,7 @@ class _Reader:
         self.collect = words
         self.statements: list[Statement] = []
         self.words: dict[str, int] = {}
+        self.skimmed: list[tuple[int, int, int]] = []  # (start, end, first line) of each block skimmed
         self.findings = pf.Findings()
         self.opened: list[tuple[int, int]] = []  # (line of `{`, index of its statement or -1)
         self.key: str | None = None
@@ -300,6 +306,14 @@ class _Reader:
             self.findings.add(pf.NEVER_CLOSED, first, f"{len(self.opened)} block(s) never closed")
         return Script(tuple(self.statements), self.words, self.findings.done())
 
+    def skimmed_words(self, text: str) -> None:
+        """The words of every skimmed block as mentions, each at its first line in the file
+        (domain.ck3.script_words); a word the statements kept met first on a later line takes this one."""
+        words = self.words
+        for word, line in script_words.first_lines(text, self.skimmed):
+            if words.setdefault(word, line) > line:
+                words[word] = line
+
 
 def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:
     """Parse script `text` (a leading byte-order mark is skipped). Never raises."""
@@ -314,13 +328,28 @@ def parse(text: str, *, keep: int = 1, words: bool = False) -> Script:
         # a block whose content lies below the depth kept: skim it for its braces and words
         resumed = _skim(reader, text, position, reader.line, reader.budget)
         position = None if resumed is None else reader.run(text, resumed)
+    if reader.collect:
+        reader.skimmed_words(text)
     return reader.end()
 
 
 def _skim(reader: _Reader, text: str, start: int, line: int, budget: list[int]) -> int | None:
     """Read the block opened just before `start` to its closing brace without keeping its statements:
     its braces (bounded), strings and comments; its words when asked. The position after its closing
-    brace (its block closed), or None when the file ends first (the block stays open)."""
+    brace (its block closed), or None when the file ends first (the block stays open). A block that nests
+    at most _SKIM_DEPTH levels, every string closed, is matched whole in one search, where no bound can be
+    reached (a text no longer than the tokens allowed, the nesting far from the deepest); any other is read
+    a brace at a time, which finds what is wrong in it."""
+    closed = _closed_whole(reader, text, start)
+    if closed is not None:
+        _block_words(reader, text, start, closed - 1, line)
+        reader.opened.pop()
+        return closed
+    return _skim_braces(reader, text, start, line, budget)
+
+
+def _skim_braces(reader: _Reader, text: str, start: int, line: int, budget: list[int]) -> int | None:
+    """`_skim`, a brace, string or comment at a time: what it finds wrong is said at its line."""
     depth = 1
     for match in _BRACES.finditer(text, start):
         budget[0] -= 1
@@ -348,22 +377,20 @@ def _skim(reader: _Reader, text: str, start: int, line: int, budget: list[int]) 
     return None
 
 
+def _closed_whole(reader: _Reader, text: str, start: int) -> int | None:
+    """The position after the `}` closing the block opened just before `start`, when one search finds it
+    (None: the block is read a brace at a time)."""
+    if len(text) > MAX_TOKENS or len(reader.opened) + _SKIM_DEPTH >= MAX_DEPTH:
+        return None
+    closed = _CLOSED.match(text, start)
+    return None if closed is None else closed.end()
+
+
 def _block_words(reader: _Reader, text: str, start: int, end: int, line: int) -> None:
-    """The words of a skimmed block as mentions (their first line), and a suspected missing brace for a
-    key at column 0 inside it."""
-    block = text[start:end]
-    for suspect in _COLUMN_ZERO.finditer(block):
-        at = line + block.count("\n", 0, suspect.start() + 1)
+    """A skimmed block: kept for its words (read with every other block's at the end of the parse), and
+    a suspected missing brace for a key at column 0 inside it."""
+    for suspect in _COLUMN_ZERO.finditer(text, start, end):
+        at = line + text.count("\n", start, suspect.start() + 1)
         reader.findings.add(pf.BRACE_SUSPECT, at, f"{suspect.group(1)[:60]} starts a line inside a block")
-    if not reader.collect:
-        return
-    seen = reader.words
-    bare = _COMMENT.sub("", block) if "#" in block else block
-    # the block's new words by their first place in it, so that its lines are counted once over it; a
-    # difference with the dict itself, never its keys view (that would walk every word of the file)
-    firsts = sorted([(max(block.find(word), 0), word) for word in set(_WORD.findall(bare)).difference(seen)])
-    counted = 0
-    for place, word in firsts:
-        line += block.count("\n", counted, place)
-        counted = place
-        seen[word] = line
+    if reader.collect:
+        reader.skimmed.append((start, end, line))

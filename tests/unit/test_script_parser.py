@@ -1,6 +1,7 @@
 """The one CK3 parser: script and localisation, on hand-written cases, generated files and the sample
 world's own files; a broken file yields what parsed and findings with lines, never an exception."""
 
+import re
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -68,6 +69,38 @@ def test_the_words_of_a_file_are_kept_with_their_first_line_for_mentions():
     parsed = script.parse("a = {\n\thas_trait = brave\n\tadd_trait = trait:craven\n}\n", words=True)
 
     assert (parsed.words["brave"], parsed.words["trait:craven"]) == (2, 3)
+
+
+def test_a_words_first_line_is_its_first_place_as_a_word_never_inside_a_longer_word_or_a_comment():
+    text = "a = {\n\t# brave here\n\thas_trait = brave_x\n\tb = brave\n}\nc = { d = brave_x }\n"
+
+    assert script.parse(text, words=True).words == {"has_trait": 3, "brave_x": 3, "b": 4, "brave": 4, "d": 6}
+
+
+def test_a_block_nested_deeper_than_one_search_reads_is_still_read_to_its_closing_brace():
+    deep = "a = { " + "b = { " * 40 + "brave = yes " + "} " * 40 + "}\nc = { d = 1 }\n"
+
+    parsed = script.parse(deep, words=True)
+
+    assert ([s.key for s in parsed.top()], parsed.findings, parsed.words["brave"]) == (["a", "c"], (), 1)
+
+
+@settings(max_examples=400, deadline=None)
+@given(SCRIPT_TEXT)
+def test_a_skimmed_block_matched_whole_reads_as_it_does_a_brace_at_a_time(text):
+    whole = script.parse(text, keep=1, words=True)
+    original = script._CLOSED
+    script._CLOSED = re.compile(r"(?!)")  # never matches: every block read a brace at a time
+    try:
+        braced = script.parse(text, keep=1, words=True)
+    finally:
+        script._CLOSED = original
+
+    assert (whole.statements, whole.words, whole.findings) == (
+        braced.statements,
+        braced.words,
+        braced.findings,
+    )
 
 
 @settings(max_examples=300, deadline=None)
