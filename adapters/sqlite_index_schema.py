@@ -14,7 +14,7 @@ from ports.content_index import Parsed
 
 LOCALISATION: Final = "localisation"
 """The kind of every localisation definition, and of every file holding them."""
-VERSION = 3
+VERSION = 4
 """The index file's format; a file of any other version is emptied and built again."""
 _SCHEMA = """
 CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);

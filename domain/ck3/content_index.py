@@ -26,9 +26,12 @@ READ_LIMIT: Final = 32 * 1024 * 1024
 INLINE: Final = 200
 """Files a query indexes itself before it answers; the rest it counts as not indexed yet."""
 BATCH: Final = 200
-"""Files stored per transaction: each stays short."""
+"""Files handed to the parsing at once."""
 AHEAD: Final = 2
-"""Batches read and handed to the parsing ahead of the one being stored."""
+"""Batches read and handed to the parsing ahead of those being stored."""
+STORED: Final = 3
+"""Batches stored per transaction: each stays short (a fraction of a second of a build), and a build
+commits a third as often (each commit writes every page it changed)."""
 _HOME: Final = RootCategory.ROOT_GAME
 
 
@@ -161,7 +164,7 @@ def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, a
 ) -> Progress:
     """Bring the index up to date with the files below `folder` of the source at `top` (its folder: all
     that re-indexing asks of a source, so no descriptor is read for it). Batches are read and handed to
-    `parsing` AHEAD of the one stored, each stored in a transaction of its own."""
+    `parsing` AHEAD of those stored, STORED of them in a transaction."""
     now = _surveyed(world, top, folder)
     held = index.files(top, folder)
     changed = [path for path, (size, mtime) in now.items() if _stale(held.get(path), size, mtime)]
@@ -177,11 +180,11 @@ def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, a
         rows, wanted = _read(world, index, top, changed[start : start + BATCH], stats=now, asked=asked)
         digests = [digest for digest, _, _ in wanted]
         flight.append((rows, digests, parsing.submit([(path, data) for _, path, data in wanted])))
-        if len(flight) > AHEAD:
-            parsed += _store(index, top, flight.popleft(), gone)
+        if len(flight) >= AHEAD + STORED:
+            parsed += _store(index, top, [flight.popleft() for _ in range(STORED)], gone)
             gone = []
     while flight:
-        parsed += _store(index, top, flight.popleft(), gone)
+        parsed += _store(index, top, [flight.popleft() for _ in range(min(STORED, len(flight)))], gone)
         gone = []
     return Progress(len(now), parsed, removed, pending)
 
@@ -190,13 +193,16 @@ _Batch = tuple[list[IndexedFile], list[str], Callable[[], list[Parsed | None]]]
 """A batch in flight: its file rows, the digests handed to the parsing, and the call giving their results."""
 
 
-def _store(index: ContentIndex, top: str, batch: _Batch, gone: list[str]) -> int:
-    """Store one batch and drop the rows of `gone`: its file rows and the contents parsed for it; how many
-    contents."""
-    rows, digests, results = batch
-    contents = {
-        digest: parsed for digest, parsed in zip(digests, results(), strict=True) if parsed is not None
-    }
+def _store(index: ContentIndex, top: str, batches: list[_Batch], gone: list[str]) -> int:
+    """Store `batches` in one transaction and drop the rows of `gone`: their file rows and the contents
+    parsed for them; how many contents."""
+    rows: list[IndexedFile] = []
+    contents: dict[str, Parsed] = {}
+    for held, digests, results in batches:
+        rows += held
+        contents.update(
+            (digest, parsed) for digest, parsed in zip(digests, results(), strict=True) if parsed is not None
+        )
     index.update(top, rows, contents, gone)
     return len(contents)
 

@@ -7,7 +7,6 @@ text, so that a word's first place is found by C loops over the file's tokens, n
 """
 
 import re
-from itertools import accumulate
 from typing import Final
 
 _WORD_OR_LINE: Final = re.compile(r"\n|[A-Za-z_][\w.:\-]*")
@@ -27,10 +26,18 @@ def first_lines(text: str, spans: list[tuple[int, int, int]]) -> list[tuple[str,
         at = line + text.count("\n", start, end)
     joined = "".join(pieces)
     tokens = _WORD_OR_LINE.findall(_COMMENT.sub("", joined) if "#" in joined else joined)
-    first = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1), strict=True))
-    first.pop("\n", None)
-    lines = list(accumulate(map("\n".__eq__, tokens), initial=1))
-    return [(tokens[place], lines[place]) for place in sorted(first.values())]
+    # the words in the order of their first places (a dict keeps the first), each place then found by
+    # searching on from the last one: every token is passed over once, in C
+    order = dict.fromkeys(tokens)
+    order.pop("\n", None)
+    found: list[tuple[str, int]] = []
+    place, line, index = 0, 1, tokens.index
+    for word in order:
+        at = index(word, place)
+        line += tokens[place:at].count("\n")
+        place = at
+        found.append((word, line))
+    return found
 
 
 def closed_block(depth: int) -> re.Pattern[str]:
