@@ -10,6 +10,7 @@ ends at once when the builder that started it is gone, as the builder does with 
 import os
 import threading
 import time
+from array import array
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -41,7 +42,8 @@ class Workers:
 
     def submit(self, files: list[tuple[tuple[str, ...], bytes]]) -> Callable[[], list[Parsed | None]]:
         """Hand `files` to a worker; the call returned waits for their results."""
-        return self._pool.submit(_parse_all, files).result
+        future = self._pool.submit(_parse_all, files)
+        return lambda: [None if packed is None else unpacked(packed) for packed in future.result()]
 
     def __enter__(self) -> Self:
         return self
@@ -63,8 +65,59 @@ def _started(builder: int) -> None:
     resumed(started=True)  # the spawned worker imported the command line's module, which paused it
 
 
-def _parse_all(files: list[tuple[tuple[str, ...], bytes]]) -> list[Parsed | None]:
-    return [parse_bytes(path, data) for path, data in files]
+def _parse_all(files: list[tuple[tuple[str, ...], bytes]]) -> "list[Packed | None]":
+    return [None if (parsed := parse_bytes(path, data)) is None else packed(parsed) for path, data in files]
+
+
+_SEPARATOR: Final = "\x1f"
+"""Between the texts of a column sent as one text: whitespace, so in no key or word the parser reads
+(a column whose texts hold it anyway is sent as it is)."""
+Column = tuple[str, ...] | tuple[str, int] | str
+Packed = tuple[str, bool, Column, Column, bytes, Column, Column, bytes, tuple[tuple[str, int, str], ...]]
+"""A parsed content as it travels from a worker: each column of texts one text (or one text and how many
+times it repeats), each column of lines the bytes of an array. Pickling a build's millions of short texts
+one by one was a worker's seconds; these are a few large objects."""
+
+
+def packed(parsed: Parsed) -> Packed:
+    """`parsed` in the form it travels in."""
+    kinds, keys, lines, languages = parsed.defined
+    words, places = parsed.mentioned
+    return (
+        parsed.kind,
+        parsed.replace,
+        _column(kinds),
+        _column(keys),
+        array("q", lines).tobytes(),
+        _column(languages),
+        _column(words),
+        array("q", places).tobytes(),
+        parsed.findings,
+    )
+
+
+def unpacked(sent: Packed) -> Parsed:
+    """The content `packed` sent, as it was."""
+    kind, replace, kinds, keys, lines, languages, words, places, findings = sent
+    defined = (_texts(kinds), _texts(keys), tuple(array("q", lines)), _texts(languages))
+    return Parsed(kind, replace, defined, (_texts(words), tuple(array("q", places))), findings)
+
+
+def _column(texts: tuple[str, ...]) -> Column:
+    if not texts:
+        return ()
+    if texts.count(texts[0]) == len(texts):
+        return (texts[0], len(texts))
+    joined = _SEPARATOR.join(texts)
+    return joined if joined.count(_SEPARATOR) == len(texts) - 1 else texts
+
+
+def _texts(column: Column) -> tuple[str, ...]:
+    if isinstance(column, str):
+        return tuple(column.split(_SEPARATOR))
+    if len(column) == 2 and isinstance(column[1], int):  # noqa: PLR2004 - a text and its count
+        return (str(column[0]),) * column[1]
+    return column
 
 
 def watch_parent(parent: int) -> None:

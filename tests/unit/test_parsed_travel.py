@@ -1,0 +1,40 @@
+"""A parsed content travels from a parsing worker to the builder packed (each column of texts one text,
+each column of lines the bytes of an array), and arrives as it was."""
+
+import pickle
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.parse_workers import packed, unpacked
+from ports.content_index import Parsed
+
+TEXTS = st.text(alphabet=st.sampled_from(list("ab_.:\x1f é")), max_size=6)
+
+
+@st.composite
+def contents(draw):
+    rows = draw(st.lists(st.tuples(TEXTS, TEXTS, st.integers(0, 2**40), TEXTS), max_size=8))
+    if draw(st.booleans()):  # one kind and one language throughout, as a localisation file has
+        rows = [("localisation", key, line, "english") for _, key, line, _ in rows]
+    words = draw(st.lists(st.tuples(TEXTS, st.integers(1, 10**6)), max_size=8))
+    findings = tuple(draw(st.lists(st.tuples(TEXTS, st.integers(1, 9), TEXTS), max_size=2)))
+    return Parsed.of(draw(TEXTS), draw(st.booleans()), rows, words, findings)
+
+
+@settings(max_examples=300, deadline=None)
+@given(contents())
+def test_a_parsed_content_arrives_as_it_was_sent_whatever_its_texts_hold(parsed):
+    assert unpacked(pickle.loads(pickle.dumps(packed(parsed)))) == parsed  # noqa: S301 - its own bytes
+
+
+def test_a_column_of_many_texts_travels_as_one_text_and_a_repeated_one_as_the_text_and_its_count():
+    keys = tuple(f"key_{n}" for n in range(1000))
+    parsed = Parsed.of(
+        "localisation", False, [("localisation", k, n, "french") for n, k in enumerate(keys)], (), ()
+    )
+
+    sent = packed(parsed)
+
+    assert (sent[2], sent[3], sent[5]) == (("localisation", 1000), "\x1f".join(keys), ("french", 1000))
+    assert unpacked(sent) == parsed
