@@ -130,8 +130,12 @@ def _walked(
 
     ref = _folder(session, root, base)
     if ref is not None:
-        manifest = session.world.survey_table(ref, skip)
+        manifest = session.world.survey_table(ref, skip, _SKIPPED)
     return manifest, tops, pointers
+
+
+_SKIPPED: Final = frozenset({".git"})
+"""The only name a survey of the scope refuses of its own (the view's hidden names aside)."""
 
 
 def _one(session: Session, root: str, target: tuple[str, ...]) -> dict[str, Row]:
@@ -189,6 +193,9 @@ def shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> di
         return owned
     marks = {*tops, *pointers}
     owners: dict[str, str | None] = {}  # a folder → the deepest mark at or above it: one walk up a folder
+    # a folder → the share its entries go to and how much of their path to cut (None: no repository's),
+    # so each entry costs one lookup: a survey's rows come a folder at a time, most of them files
+    where: dict[str, tuple[dict[str, Row], int] | None] = {}
 
     def owner(folder: str) -> str | None:
         if folder not in owners:
@@ -196,12 +203,21 @@ def shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> di
             owners[folder] = folder if folder in marks else above
         return owners[folder]
 
+    def place(folder: str) -> tuple[dict[str, Row], int] | None:
+        top = owner(folder)
+        share = owned.get(top) if top is not None else None
+        where[folder] = None if share is None or top is None else (share, len(top) + 1 if top else 0)
+        return where[folder]
+
+    placed = where.get
+    unseen: tuple[dict[str, Row], int] = ({}, 0)
     for path, row in manifest.items():
         folder = path.rpartition("/")[0]
-        top = owners[folder] if folder in owners else owner(folder)
-        share = owned.get(top) if top is not None else None
-        if share is not None:
-            share[path[len(top) + 1 :] if top else path] = row
+        found = placed(folder, unseen)
+        if found is unseen:
+            found = place(folder)
+        if found is not None:
+            found[0][path[found[1] :]] = row
     return owned
 
 
