@@ -13,7 +13,9 @@ so editing any of it in the store is seen, and a renewal shares the same documen
 
 import hashlib
 import json
-from typing import Final
+from itertools import compress, groupby, repeat
+from operator import ge, getitem, itemgetter
+from typing import Final, cast
 
 from attrs import frozen
 
@@ -68,13 +70,14 @@ class Baseline:
         encoded = _ENCODED
         if len(encoded) + len(self.manifest) > ENCODED_KEPT:
             encoded.clear()
-        rows = []
-        for path in sorted(self.manifest):
-            row = self.manifest[path]
-            text = encoded.get((path, row))
-            if text is None:
-                text = encoded[path, row] = json.dumps({path: row}, separators=_COMPACT)[1:-1]
-            rows.append(text)
+        paths = sorted(self.manifest)
+        keys = list(zip(paths, map(self.manifest.__getitem__, paths), strict=True))
+        # looked up in one pass without a step of ours per row; only rows never encoded are gone over
+        found = list(map(encoded.get, keys))
+        for at in [at for at, text in enumerate(found) if text is None]:
+            path, row = key = keys[at]
+            found[at] = encoded[key] = json.dumps({path: row}, separators=_COMPACT)[1:-1]
+        rows = cast("list[str]", found)  # every row's text, now
         repositories, root = json.dumps(self.repositories, separators=_COMPACT), json.dumps(self.root)
         return f'{{"manifest":{{{",".join(rows)}}},"repositories":{repositories},"root":{root}}}'
 
@@ -166,11 +169,11 @@ def take(
         repositories.append((top, head))
         dirty.update(changed)
     racy = now_ns - RACY_NS
-    unproved = [  # files whose stat vouches for nothing: digested
-        path
-        for path, row in manifest.items()
-        if row[0] == "file" and row[6] is None and (row[2] >= racy or path in dirty)
-    ]
+    # files whose stat vouches for nothing (modified since `racy`, or shown changed): digested. The recent
+    # ones are picked out by one pass the interpreter makes without a step of ours per entry
+    recent = compress(manifest.keys(), map(ge, map(itemgetter(2), manifest.values()), repeat(racy)))
+    suspects = dict.fromkeys([*recent, *(path for path in dirty if path in manifest)])
+    unproved = [path for path in suspects if manifest[path][0] == "file" and manifest[path][6] is None]
     for path in unproved:
         manifest[path] = (*manifest[path][:6], content_digest(session, root, path))
     return Baseline(root, tuple(repositories), manifest), dirty
@@ -209,15 +212,18 @@ def shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> di
         where[folder] = None if share is None or top is None else (share, len(top) + 1 if top else 0)
         return where[folder]
 
-    placed = where.get
-    unseen: tuple[dict[str, Row], int] = ({}, 0)
-    for path, row in manifest.items():
-        folder = path.rpartition("/")[0]
-        found = placed(folder, unseen)
-        if found is unseen:
-            found = place(folder)
+    # a survey's rows come a folder at a time: each run of one folder's rows is placed at once, its
+    # paths cut and its rows stored by passes the interpreter makes without a step of ours per entry
+    paths = manifest.keys()
+    folders = map(itemgetter(0), map(str.rpartition, paths, repeat("/")))
+    for folder, run in groupby(zip(folders, paths, manifest.values(), strict=True), key=itemgetter(0)):
+        found = where[folder] if folder in where else place(folder)
         if found is not None:
-            found[0][path[found[1] :]] = row
+            share, cut = found
+            _, held, rows = zip(*run, strict=True)
+            share.update(
+                zip(map(getitem, held, repeat(slice(cut, None))) if cut else held, rows, strict=True)
+            )
     return owned
 
 
@@ -228,8 +234,7 @@ def repository_state(
     of its own entries, just taken) where given; a repository that cannot be read (a broken or empty
     `.git`) is none: the manifest covers its files all the same."""
     try:
-        head = services.history.head(root, parts_of(top))
-        changed = services.history.changes_since(root, head, parts_of(top), seen) if head is not None else []
+        head, changed = services.history.state(root, parts_of(top), seen)
     except PortError:
         return None, {}
     return head, {"/".join(change.parts): change.kind for change in changed}
