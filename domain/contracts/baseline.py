@@ -13,12 +13,14 @@ so editing any of it in the store is seen, and a renewal shares the same documen
 
 import hashlib
 import json
-from itertools import compress, groupby, repeat
-from operator import ge, getitem, itemgetter
-from typing import Final, cast
+from bisect import bisect_left
+from itertools import compress, repeat
+from operator import ge, itemgetter
+from typing import Final
 
 from attrs import frozen
 
+from domain.contracts import manifest_text
 from domain.services import Services
 from domain.session import Session
 from domain.vocabulary import RootCategory
@@ -35,11 +37,6 @@ KEPT: Final = 8
 """How many parsed baselines a server keeps (one per open contract, and a few more)."""
 Row = tuple[str, int, int, int, int, str | None, str | None]
 """A manifest row: kind, size, mtime_ns, ctime_ns, inode, a link's target, a content digest."""
-ENCODED_KEPT: Final = 120_000
-"""How many manifest rows' JSON text a process keeps (a documents folder's several times over)."""
-_ENCODED: dict[tuple[str, Row], str] = {}
-"""Each manifest row's JSON text (`"path":[...]`) by its path and row: most of a scope is as it was at the
-last open, and encoding every row anew cost an open as much as the rest of it after the survey."""
 _COMPACT: Final = (",", ":")
 
 
@@ -63,21 +60,13 @@ class Baseline:
     repositories: tuple[tuple[str, str | None], ...]
     manifest: dict[str, Row]
 
-    def document(self) -> str:
+    def document(self, place: int | str | None = None) -> str:
         """The canonical JSON the baseline is stored as, and digested: `json.dumps` of root, repositories
-        and manifest with sorted keys and no spaces, byte for byte, each manifest row's text made once a
-        process (`_ENCODED`)."""
-        encoded = _ENCODED
-        if len(encoded) + len(self.manifest) > ENCODED_KEPT:
-            encoded.clear()
-        paths = sorted(self.manifest)
-        keys = list(zip(paths, map(self.manifest.__getitem__, paths), strict=True))
-        # looked up in one pass without a step of ours per row; only rows never encoded are gone over
-        found = list(map(encoded.get, keys))
-        for at in [at for at, text in enumerate(found) if text is None]:
-            path, row = key = keys[at]
-            found[at] = encoded[key] = json.dumps({path: row}, separators=_COMPACT)[1:-1]
-        rows = cast("list[str]", found)  # every row's text, now
+        and manifest with sorted keys and no spaces, byte for byte, the rows' order and text taken from
+        the last manifest of `place` where they did not move (domain.contracts.manifest_text): most of a
+        scope is as it was at the last open, and encoding every row anew cost an open as much as the rest
+        of it after the survey."""
+        _, rows = manifest_text.ordered(self.manifest, place)
         repositories, root = json.dumps(self.repositories, separators=_COMPACT), json.dumps(self.root)
         return f'{{"manifest":{{{",".join(rows)}}},"repositories":{repositories},"root":{root}}}'
 
@@ -163,7 +152,7 @@ def take(
     repositories = []
     dirty: dict[str, str] = {}
     tops = served(services, root, tops, pointers)
-    owned = shares(manifest, tops, pointers)
+    owned = shares(manifest, tops, pointers, id(services.evidence))
     for top in tops:
         head, changed = repository_state(services, root, top, owned[top])
         repositories.append((top, head))
@@ -187,43 +176,33 @@ def served(services: Services, root: str, tops: list[str], pointers: list[str]) 
     return sorted([*tops, *found])
 
 
-def shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> dict[str, dict[str, Row]]:
+def shares(
+    manifest: dict[str, Row], tops: list[str], pointers: list[str], place: int | str | None = None
+) -> dict[str, dict[str, Row]]:
     """Each repository's own entries of the manifest (paths relative to its top): those below no deeper
     repository, nor below a folder holding a `.git` file that is none (a linked worktree's, which git
-    leaves to itself as well)."""
+    leaves to itself as well). The entries below a folder are one run of the manifest's sorted paths
+    (`manifest_text.ordered`, for `place`): a repository's share is its run less the runs of the marks
+    inside it, each run cut and stored by passes the interpreter makes without a step of ours per entry."""
     owned: dict[str, dict[str, Row]] = {top: {} for top in tops}
     if not tops:
         return owned
-    marks = {*tops, *pointers}
-    owners: dict[str, str | None] = {}  # a folder → the deepest mark at or above it: one walk up a folder
-    # a folder → the share its entries go to and how much of their path to cut (None: no repository's),
-    # so each entry costs one lookup: a survey's rows come a folder at a time, most of them files
-    where: dict[str, tuple[dict[str, Row], int] | None] = {}
+    paths, _ = manifest_text.ordered(manifest, place)
+    marks = sorted({*tops, *pointers})
 
-    def owner(folder: str) -> str | None:
-        if folder not in owners:
-            above = owner(folder.rpartition("/")[0]) if folder else None
-            owners[folder] = folder if folder in marks else above
-        return owners[folder]
+    def run(mark: str) -> tuple[int, int]:  # every path below `mark`: from "mark/" up to "mark0"
+        return (bisect_left(paths, mark + "/"), bisect_left(paths, mark + "0")) if mark else (0, len(paths))
 
-    def place(folder: str) -> tuple[dict[str, Row], int] | None:
-        top = owner(folder)
-        share = owned.get(top) if top is not None else None
-        where[folder] = None if share is None or top is None else (share, len(top) + 1 if top else 0)
-        return where[folder]
-
-    # a survey's rows come a folder at a time: each run of one folder's rows is placed at once, its
-    # paths cut and its rows stored by passes the interpreter makes without a step of ours per entry
-    paths = manifest.keys()
-    folders = map(itemgetter(0), map(str.rpartition, paths, repeat("/")))
-    for folder, run in groupby(zip(folders, paths, manifest.values(), strict=True), key=itemgetter(0)):
-        found = where[folder] if folder in where else place(folder)
-        if found is not None:
-            share, cut = found
-            _, held, rows = zip(*run, strict=True)
-            share.update(
-                zip(map(getitem, held, repeat(slice(cut, None))) if cut else held, rows, strict=True)
-            )
+    for top in tops:
+        start, end = run(top)
+        inner = sorted(run(mark) for mark in marks if mark != top and (not top or mark.startswith(top + "/")))
+        cut, share = len(top) + 1 if top else 0, owned[top]
+        for begins, ends in [*inner, (end, end)]:
+            if begins > start:
+                held = paths[start:begins]
+                cut_paths = map(str.__getitem__, held, repeat(slice(cut, None))) if cut else held
+                share.update(zip(cut_paths, map(manifest.__getitem__, held), strict=True))
+            start = max(start, ends)
     return owned
 
 
@@ -242,7 +221,7 @@ def repository_state(
 
 def store(services: Services, baseline: Baseline) -> str:
     """Store the baseline; its digest (the contract's `baseline_sha`). Raises PortError."""
-    document = baseline.document()
+    document = baseline.document(id(services.evidence))
     sha = hashlib.sha256(document.encode()).hexdigest()
     services.evidence.put("baseline", sha, document)
     _kept(sha, baseline)  # what its document parses to: the close after this open reads no JSON
