@@ -24,7 +24,8 @@ _COMPACT: Final = (",", ":")
 Ordered = tuple[dict[str, Row], list[str], list[str], dict[str, int]]
 """A manifest as kept: its rows, its paths sorted, each path's row text in that order, each path's place."""
 _KEPT: dict[int | str | None, Ordered] = {}
-"""The last manifest of each place (a server's store, say), newest last."""
+"""The last manifest of each place (a server's store, say), newest last. Opens run in threads at once:
+`_KEPT` is only ever changed or read whole by one step each (get, pop, set, a copy of its items)."""
 
 
 def ordered(manifest: dict[str, Row], place: int | str | None = None) -> tuple[list[str], list[str]]:
@@ -35,11 +36,15 @@ def ordered(manifest: dict[str, Row], place: int | str | None = None) -> tuple[l
     if found is None:
         paths = sorted(manifest)
         found = (dict(manifest), paths, [_text(path, manifest[path]) for path in paths], _places(paths))
-    while _KEPT and (
-        len(_KEPT) >= PLACES_KEPT
-        or sum(len(other[1]) for other in _KEPT.values()) + len(manifest) > ROWS_KEPT
-    ):
-        del _KEPT[next(iter(_KEPT))]  # the oldest first
+    # the kept ones taken in one step (another thread's answer lands before or after it, never during)
+    # and let go oldest first
+    others = list(_KEPT.items())
+    count, total = len(others), sum(len(other[1]) for _, other in others)
+    for key, other in others:
+        if count < PLACES_KEPT and total + len(manifest) <= ROWS_KEPT:
+            break
+        _KEPT.pop(key, None)
+        count, total = count - 1, total - len(other[1])
     _KEPT[place] = found
     return found[1], found[2]
 
