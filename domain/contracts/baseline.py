@@ -152,7 +152,7 @@ def take(
     repositories = []
     dirty: dict[str, str] = {}
     tops = served(services, root, tops, pointers)
-    owned = shares(manifest, tops, pointers, id(services.evidence))
+    owned = shares(manifest, tops, pointers)
     for top in tops:
         head, changed = repository_state(services, root, top, owned[top])
         repositories.append((top, head))
@@ -176,18 +176,16 @@ def served(services: Services, root: str, tops: list[str], pointers: list[str]) 
     return sorted([*tops, *found])
 
 
-def shares(
-    manifest: dict[str, Row], tops: list[str], pointers: list[str], place: int | str | None = None
-) -> dict[str, dict[str, Row]]:
+def shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> dict[str, dict[str, Row]]:
     """Each repository's own entries of the manifest (paths relative to its top): those below no deeper
     repository, nor below a folder holding a `.git` file that is none (a linked worktree's, which git
-    leaves to itself as well). The entries below a folder are one run of the manifest's sorted paths
-    (`manifest_text.ordered`, for `place`): a repository's share is its run less the runs of the marks
-    inside it, each run cut and stored by passes the interpreter makes without a step of ours per entry."""
+    leaves to itself as well). The entries below a folder are one run of the manifest's sorted paths: a
+    repository's share is its run less the runs of the marks inside it, each run cut and stored by passes
+    the interpreter makes without a step of ours per entry."""
     owned: dict[str, dict[str, Row]] = {top: {} for top in tops}
     if not tops:
         return owned
-    paths, _ = manifest_text.ordered(manifest, place)
+    paths = sorted(manifest)  # a sort is a fraction of comparing every row with a kept manifest's
     marks = sorted({*tops, *pointers})
 
     def run(mark: str) -> tuple[int, int]:  # every path below `mark`: from "mark/" up to "mark0"

@@ -71,7 +71,7 @@ def changed_in_repositories(
     repositories' tops."""
     manifest, found, pointers = baseline.survey(session, root)
     tops = baseline.served(services, root, found, pointers)
-    shares = baseline.shares(manifest, tops, pointers, id(services.evidence))
+    shares = baseline.shares(manifest, tops, pointers)
     dirty: dict[str, str] = {}
     for top in tops:
         dirty.update(baseline.repository_state(services, root, top, shares[top])[1])
