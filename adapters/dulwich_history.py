@@ -122,12 +122,34 @@ class DulwichHistory(History):
         place = self._find(root, folder)
         if place is None:
             raise Unavailable("that root lies in no git repository")
+        return self._since(place, baseline.encode("ascii"), folder, seen, None)
+
+    def state(
+        self, root: str, folder: tuple[str, ...] = (), seen: Mapping[str, SurveyRow] | None = None
+    ) -> tuple[str | None, list[Change]]:
+        place = self._find(root, folder)
+        if place is None:
+            return None, []
+        head = _head_of(place.control)
+        if head is None:
+            return None, []
+        return head.decode("ascii"), self._since(place, head, folder, seen, head)
+
+    def _since(
+        self,
+        place: Place,
+        baseline: bytes,
+        folder: tuple[str, ...],
+        seen: Mapping[str, SurveyRow] | None,
+        now: bytes | None,
+    ) -> list[Change]:
+        """`changes_since` in the repository at `place`; `now`: HEAD, when just read."""
         rows = None
         if seen is not None and not place.prefix and place.offset == folder:
             rows = self._judgement(place.top)[1].rows(seen)
         opened = _Opened(place.top)
         try:
-            found = self._changes(opened, place, baseline.encode("ascii"), rows)
+            found = self._changes(opened, place, (baseline, now), rows)
         except (OSError, KeyError, IndexUnreadable, NotGitRepository) as exc:
             raise Unavailable("the repository cannot be read") from exc
         finally:
@@ -270,11 +292,13 @@ class DulwichHistory(History):
     # ------------------------------------------------------------------ the changes, git's way
 
     def _changes(
-        self, opened: Callable[[], Repo], place: Place, baseline: bytes, seen: Seen | None
+        self, opened: Callable[[], Repo], place: Place, commits: tuple[bytes, bytes | None], seen: Seen | None
     ) -> dict[str, ChangeKind]:
-        """What changed since `baseline`, the repository opened (`opened`) only for what no cache holds:
-        HEAD is read from the refs, and trees and the index are kept while they stand."""
-        top, now = place.top, _head_of(place.control)
+        """What changed since the baseline commit, the repository opened (`opened`) only for what no cache
+        holds: HEAD is read from the refs (unless given beside the baseline, just read), and trees and
+        the index are kept while they stand."""
+        baseline, given = commits
+        top, now = place.top, given if given is not None else _head_of(place.control)
         if now is None:
             raise KeyError("no commit yet")
         base_tree, base = self._trees.flat_of(opened, baseline)

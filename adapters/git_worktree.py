@@ -216,11 +216,11 @@ def _untracked_seen(
             out[folder] = known
         return known
 
+    # the entries in no index entry, by one set operation: most of a repository's entries are tracked
     return [
         path
-        for path, row in seen.items()
-        if row[0] != "dir"
-        and path not in tracked
+        for path in sorted(seen.keys() - tracked.keys())
+        if seen[path][0] != "dir"
         and not left_out(path.rpartition(b"/")[0])
         and not ignore.ignored(os.fsdecode(path))
     ]

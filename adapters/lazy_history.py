@@ -82,6 +82,12 @@ class LazyHistory:
         with _damaged():
             return self.loaded().changes_since(root, baseline, folder, seen)
 
+    def state(
+        self, root: str, folder: tuple[str, ...] = (), seen: Mapping[str, SurveyRow] | None = None
+    ) -> tuple[str | None, list[Change]]:
+        with _damaged():
+            return self.loaded().state(root, folder, seen)
+
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
         with _damaged():
             return self.loaded().staged(root, folder)

@@ -29,7 +29,19 @@ from ports.errors import (
     SpecialFile,
     Unavailable,
 )
-from ports.files import Entry, Files, FolderSift, Kind, Location, Part, Sift, Stat, SurveyRow, below
+from ports.files import (
+    Entry,
+    Files,
+    FolderSift,
+    Kind,
+    Location,
+    Part,
+    Sift,
+    Stat,
+    SurveyRow,
+    WholeFolder,
+    below,
+)
 
 
 class _PinnedRoot:
@@ -202,10 +214,14 @@ class LocalFiles(Files):
             yield from local_survey.survey(fd, (), keep)
 
     def survey_table(
-        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool], above: str = ""
+        self,
+        location: Location,
+        keep: Callable[[tuple[str, ...], Kind], bool],
+        above: str = "",
+        whole: WholeFolder | None = None,
     ) -> dict[str, SurveyRow]:
         with self._dir(location) as fd:
-            return local_survey.table(fd, (), keep, above)
+            return local_survey.table(fd, (), keep, above, whole)
 
     def sweep(self, older_than: float = 60.0, roots: Collection[str] | None = None) -> int:
         """Remove the temporary files of writes that never finished (a crash, a kill), in every root (or

@@ -33,6 +33,7 @@ from ports.files import (
     Sift,
     Stat,
     SurveyRow,
+    WholeFolder,
     below,
 )
 
@@ -212,7 +213,11 @@ class MemoryFiles(Files):
                 yield parts, Stat(kind, link=node.target if isinstance(node, Link) else None)
 
     def survey_table(
-        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool], above: str = ""
+        self,
+        location: Location,
+        keep: Callable[[tuple[str, ...], Kind], bool],
+        above: str = "",
+        whole: WholeFolder | None = None,  # noqa: ARG002 - a shortcut this port's few entries do without
     ) -> dict[str, SurveyRow]:
         rows: dict[str, SurveyRow] = {}
         for parts, found in self.survey(location, keep):

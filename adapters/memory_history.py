@@ -34,6 +34,11 @@ class MemoryHistory(History):
     ) -> list[Change]:
         return []
 
+    def state(
+        self, root: str, folder: tuple[str, ...] = (), seen: Mapping[str, SurveyRow] | None = None
+    ) -> tuple[str | None, list[Change]]:
+        return None, []
+
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
         return Staging([])
 

@@ -41,6 +41,11 @@ Sift = Callable[[list[tuple[str, Kind]]], list[tuple[str, Kind]]]
 FolderSift = Callable[[list[str]], list[str]]
 """A folder walk's filter of one folder's folder names at once (sorted): the ones to go on with."""
 
+WholeFolder = Callable[[tuple[str, ...], list[str]], bool]
+"""A survey's question about one folder at once (its parts below the surveyed folder, the names in it, in
+no set order): True when its `keep` would keep every one of those entries whatever their kind, so it
+need not be asked of each (False: ask it of each)."""
+
 SURVEY_DEPTH: Final = 256
 """How deep below its folder a survey goes; a deeper folder is TooLarge."""
 
@@ -172,12 +177,17 @@ class Files(Protocol):
         ...
 
     def survey_table(
-        self, location: Location, keep: Callable[[tuple[str, ...], Kind], bool], above: str = ""
+        self,
+        location: Location,
+        keep: Callable[[tuple[str, ...], Kind], bool],
+        above: str = "",
+        whole: WholeFolder | None = None,
     ) -> dict[str, "SurveyRow"]:
         """What `survey` finds, as one table: each entry's path below `location` (its parts joined by `/`,
         after `above`) → (kind, size, mtime_ns, ctime_ns, inode, a link's target, a digest), in no set
-        order. A folder's row holds its kind alone (folders are no work; what is in them is). Raises
-        TooLarge as `survey` does."""
+        order. A folder's row holds its kind alone (folders are no work; what is in them is). `whole`, when
+        given, may spare asking `keep` of each entry of a folder it answers True for. Raises TooLarge as
+        `survey` does."""
         ...
 
     def read_part(self, location: Location, offset: int, size: int) -> Part:

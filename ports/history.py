@@ -77,6 +77,13 @@ class History(Protocol):
         file with a row is judged without a stat of its own, and untracked files are found among them."""
         ...
 
+    def state(
+        self, root: str, folder: tuple[str, ...] = (), seen: Mapping[str, SurveyRow] | None = None
+    ) -> tuple[str | None, list[Change]]:
+        """`head` and `changes_since` it at once, the repository found and HEAD read once (None and no
+        change for a repository without a commit); `seen` as for `changes_since`."""
+        ...
+
     def staged(self, root: str, folder: tuple[str, ...] = ()) -> Staging:
         """What the index holds beyond HEAD."""
         ...

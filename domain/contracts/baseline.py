@@ -13,10 +13,14 @@ so editing any of it in the store is seen, and a renewal shares the same documen
 
 import hashlib
 import json
+from bisect import bisect_left
+from itertools import compress, repeat
+from operator import ge, itemgetter
 from typing import Final
 
 from attrs import frozen
 
+from domain.contracts import manifest_text
 from domain.services import Services
 from domain.session import Session
 from domain.vocabulary import RootCategory
@@ -33,11 +37,6 @@ KEPT: Final = 8
 """How many parsed baselines a server keeps (one per open contract, and a few more)."""
 Row = tuple[str, int, int, int, int, str | None, str | None]
 """A manifest row: kind, size, mtime_ns, ctime_ns, inode, a link's target, a content digest."""
-ENCODED_KEPT: Final = 120_000
-"""How many manifest rows' JSON text a process keeps (a documents folder's several times over)."""
-_ENCODED: dict[tuple[str, Row], str] = {}
-"""Each manifest row's JSON text (`"path":[...]`) by its path and row: most of a scope is as it was at the
-last open, and encoding every row anew cost an open as much as the rest of it after the survey."""
 _COMPACT: Final = (",", ":")
 
 
@@ -61,20 +60,13 @@ class Baseline:
     repositories: tuple[tuple[str, str | None], ...]
     manifest: dict[str, Row]
 
-    def document(self) -> str:
+    def document(self, place: int | str | None = None) -> str:
         """The canonical JSON the baseline is stored as, and digested: `json.dumps` of root, repositories
-        and manifest with sorted keys and no spaces, byte for byte, each manifest row's text made once a
-        process (`_ENCODED`)."""
-        encoded = _ENCODED
-        if len(encoded) + len(self.manifest) > ENCODED_KEPT:
-            encoded.clear()
-        rows = []
-        for path in sorted(self.manifest):
-            row = self.manifest[path]
-            text = encoded.get((path, row))
-            if text is None:
-                text = encoded[path, row] = json.dumps({path: row}, separators=_COMPACT)[1:-1]
-            rows.append(text)
+        and manifest with sorted keys and no spaces, byte for byte, the rows' order and text taken from
+        the last manifest of `place` where they did not move (domain.contracts.manifest_text): most of a
+        scope is as it was at the last open, and encoding every row anew cost an open as much as the rest
+        of it after the survey."""
+        _, rows = manifest_text.ordered(self.manifest, place)
         repositories, root = json.dumps(self.repositories, separators=_COMPACT), json.dumps(self.root)
         return f'{{"manifest":{{{",".join(rows)}}},"repositories":{repositories},"root":{root}}}'
 
@@ -130,8 +122,12 @@ def _walked(
 
     ref = _folder(session, root, base)
     if ref is not None:
-        manifest = session.world.survey_table(ref, skip)
+        manifest = session.world.survey_table(ref, skip, _SKIPPED)
     return manifest, tops, pointers
+
+
+_SKIPPED: Final = frozenset({".git"})
+"""The only name a survey of the scope refuses of its own (the view's hidden names aside)."""
 
 
 def _one(session: Session, root: str, target: tuple[str, ...]) -> dict[str, Row]:
@@ -162,11 +158,11 @@ def take(
         repositories.append((top, head))
         dirty.update(changed)
     racy = now_ns - RACY_NS
-    unproved = [  # files whose stat vouches for nothing: digested
-        path
-        for path, row in manifest.items()
-        if row[0] == "file" and row[6] is None and (row[2] >= racy or path in dirty)
-    ]
+    # files whose stat vouches for nothing (modified since `racy`, or shown changed): digested. The recent
+    # ones are picked out by one pass the interpreter makes without a step of ours per entry
+    recent = compress(manifest.keys(), map(ge, map(itemgetter(2), manifest.values()), repeat(racy)))
+    suspects = dict.fromkeys([*recent, *(path for path in dirty if path in manifest)])
+    unproved = [path for path in suspects if manifest[path][0] == "file" and manifest[path][6] is None]
     for path in unproved:
         manifest[path] = (*manifest[path][:6], content_digest(session, root, path))
     return Baseline(root, tuple(repositories), manifest), dirty
@@ -183,25 +179,28 @@ def served(services: Services, root: str, tops: list[str], pointers: list[str]) 
 def shares(manifest: dict[str, Row], tops: list[str], pointers: list[str]) -> dict[str, dict[str, Row]]:
     """Each repository's own entries of the manifest (paths relative to its top): those below no deeper
     repository, nor below a folder holding a `.git` file that is none (a linked worktree's, which git
-    leaves to itself as well)."""
+    leaves to itself as well). The entries below a folder are one run of the manifest's sorted paths: a
+    repository's share is its run less the runs of the marks inside it, each run cut and stored by passes
+    the interpreter makes without a step of ours per entry."""
     owned: dict[str, dict[str, Row]] = {top: {} for top in tops}
     if not tops:
         return owned
-    marks = {*tops, *pointers}
-    owners: dict[str, str | None] = {}  # a folder → the deepest mark at or above it: one walk up a folder
+    paths = sorted(manifest)  # a sort is a fraction of comparing every row with a kept manifest's
+    marks = sorted({*tops, *pointers})
 
-    def owner(folder: str) -> str | None:
-        if folder not in owners:
-            above = owner(folder.rpartition("/")[0]) if folder else None
-            owners[folder] = folder if folder in marks else above
-        return owners[folder]
+    def run(mark: str) -> tuple[int, int]:  # every path below `mark`: from "mark/" up to "mark0"
+        return (bisect_left(paths, mark + "/"), bisect_left(paths, mark + "0")) if mark else (0, len(paths))
 
-    for path, row in manifest.items():
-        folder = path.rpartition("/")[0]
-        top = owners[folder] if folder in owners else owner(folder)
-        share = owned.get(top) if top is not None else None
-        if share is not None:
-            share[path[len(top) + 1 :] if top else path] = row
+    for top in tops:
+        start, end = run(top)
+        inner = sorted(run(mark) for mark in marks if mark != top and (not top or mark.startswith(top + "/")))
+        cut, share = len(top) + 1 if top else 0, owned[top]
+        for begins, ends in [*inner, (end, end)]:
+            if begins > start:
+                held = paths[start:begins]
+                cut_paths = map(str.__getitem__, held, repeat(slice(cut, None))) if cut else held
+                share.update(zip(cut_paths, map(manifest.__getitem__, held), strict=True))
+            start = max(start, ends)
     return owned
 
 
@@ -212,8 +211,7 @@ def repository_state(
     of its own entries, just taken) where given; a repository that cannot be read (a broken or empty
     `.git`) is none: the manifest covers its files all the same."""
     try:
-        head = services.history.head(root, parts_of(top))
-        changed = services.history.changes_since(root, head, parts_of(top), seen) if head is not None else []
+        head, changed = services.history.state(root, parts_of(top), seen)
     except PortError:
         return None, {}
     return head, {"/".join(change.parts): change.kind for change in changed}
@@ -221,7 +219,7 @@ def repository_state(
 
 def store(services: Services, baseline: Baseline) -> str:
     """Store the baseline; its digest (the contract's `baseline_sha`). Raises PortError."""
-    document = baseline.document()
+    document = baseline.document(id(services.evidence))
     sha = hashlib.sha256(document.encode()).hexdigest()
     services.evidence.put("baseline", sha, document)
     _kept(sha, baseline)  # what its document parses to: the close after this open reads no JSON

@@ -18,6 +18,8 @@ contract's; the rest was made outside the server (`outside`), named by what saw 
 """
 
 from collections.abc import Iterable
+from itertools import compress
+from operator import ne
 
 from attrs import evolve, frozen
 
@@ -94,12 +96,13 @@ def _changed(
     all match): most of a scope, passed over without a closer look."""
     before, ours = known
     found: dict[str, tuple[str, str, str | None]] = {}
-    for path, was in before.manifest.items():
-        row = now.get(path)
-        if row != was:
-            net = _net(session, services, (before, ours.get(path)), path, row)
-            if net is not None:
-                found[path] = net
+    paths = before.manifest.keys()
+    # the rows compared in one pass the interpreter makes without a step of ours per entry: most of a
+    # scope is unchanged, and only the paths whose rows differ come out
+    for path in compress(paths, map(ne, map(now.get, paths), before.manifest.values())):
+        net = _net(session, services, (before, ours.get(path)), path, now.get(path))
+        if net is not None:
+            found[path] = net
     for path in now.keys() - before.manifest.keys():
         net = _net(session, services, (before, ours.get(path)), path, now[path])
         if net is not None:

@@ -187,13 +187,17 @@ class WorldAdapter:
         for parts, found in self._files.survey(location, keep):
             yield location.parts + parts, found
 
-    def survey_table(self, ref: VisibilityRef, skip: Skip | None = None) -> dict[str, SurveyRow]:
+    def survey_table(
+        self, ref: VisibilityRef, skip: Skip | None = None, skipped: frozenset[str] | None = None
+    ) -> dict[str, SurveyRow]:
         """What `survey` finds, as one table: each entry's root-relative path (parts joined by `/`) → its
-        row (ports.files.SurveyRow; a folder's row holds its kind alone). Raises port errors."""
+        row (ports.files.SurveyRow; a folder's row holds its kind alone); `skipped`: the only names `skip`
+        may refuse (None: any), so a folder of none of them is kept whole without asking it of each entry.
+        Raises port errors."""
         location = _seal.locate(ref)
-        _, keep = walks.below(self._view, location, skip, spelled=False)
+        keep, whole = walks.surveyed(self._view, location, skip, skipped)
         above = "".join(part + "/" for part in location.parts)
-        return self._files.survey_table(location, keep, above)
+        return self._files.survey_table(location, keep, above, whole)
 
     def read_files(self, refs: list[VisibilityRef], limit: int) -> list[bytes | PortError]:
         """The bytes of the files behind `refs` (or each one's port error), reading the files of one

@@ -109,6 +109,9 @@ class Compiled:
         self.shown_names: set[str] = set()
         """Names a folder walk kept as shown (`shown` said so): a folder whose names are all among them
         is sifted with one set operation."""
+        self.unhidden_names: set[str] = set()
+        """Names a survey found not hidden (`hidden_name` said so): a folder whose names are all among
+        them is kept whole with one set operation."""
 
     def mod(self, key: str) -> ModFolder | None:
         return self._by_key.get(key)

@@ -13,7 +13,7 @@ from attrs import define, frozen
 from domain.addresses import addressable_name
 from domain.world.view import Compiled
 from domain.world.visibility import VisibilityRef
-from ports.files import Files, Kind, Location, Sift
+from ports.files import Files, Kind, Location, Sift, WholeFolder
 
 NAMES_KEPT: Final = 1 << 16
 """Names whose visibility verdict a view keeps at most (all are let go when there are this many)."""
@@ -179,6 +179,59 @@ def below(
         return kept and not (skip and skip(parts, kind))
 
     return None, keep
+
+
+def surveyed(
+    compiled: Compiled, location: Location, skip: Skip | None, skipped: frozenset[str] | None
+) -> tuple[Skip, WholeFolder]:
+    """The filter a survey below `location` keeps entries by (`below`'s, every name kept that the view
+    does not hide, spelled or not), and the question that answers it for a folder at once: a folder
+    wholly visible (inside a root seen whole, or a mod's) whose names are none hidden and none of
+    `skipped` (the only names `skip` may refuse; None: it may refuse any)."""
+    _, keep = below(compiled, location, skip, spelled=False)
+    seen_whole = _wholly_visible(compiled, location)
+    unhidden, hidden = compiled.unhidden_names, compiled.hidden_name
+    asks_any = skip is not None and skipped is None
+
+    def whole(here: tuple[str, ...], names: list[str]) -> bool:
+        if asks_any or (skipped is not None and not skipped.isdisjoint(names)) or not seen_whole(here):
+            return False
+        if unhidden.issuperset(names):  # most folders: names seen before, in one set operation
+            return True
+        fresh = [name for name in names if name not in unhidden]
+        if any(hidden(name) for name in fresh):
+            return False
+        if len(unhidden) >= NAMES_KEPT:  # as the verdicts: whatever a world holds, never more
+            unhidden.clear()
+        unhidden.update(fresh)
+        return True
+
+    return keep, whole
+
+
+def _wholly_visible(compiled: Compiled, location: Location) -> Callable[[tuple[str, ...]], bool]:
+    """Whether all below a folder under `location` (its parts below it) is visible but secrets, each
+    folder asked of the view once."""
+    if compiled.uniform_prefix(location) is not None:
+        return _always
+    root, base = location.root, location.parts
+    wholly: dict[tuple[str, ...], bool] = {}
+
+    def seen_whole(here: tuple[str, ...]) -> bool:
+        seen = wholly.get(here)
+        if seen is None:  # below a folder wholly visible, every folder is too
+            seen = (
+                wholly.get(here[:-1]) is True
+                or compiled.uniform_prefix(Location(root, base + here)) is not None
+            )
+            wholly[here] = seen
+        return seen
+
+    return seen_whole
+
+
+def _always(_: tuple[str, ...]) -> bool:
+    return True
 
 
 def judged(

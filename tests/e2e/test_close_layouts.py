@@ -699,8 +699,8 @@ class NoCtimeFiles(LocalFiles):
         for parts, found in super().survey(location, keep):
             yield parts, evolve(found, ctime_ns=0)
 
-    def survey_table(self, location: Location, keep: Any, above: str = "") -> Any:
-        rows = super().survey_table(location, keep, above)
+    def survey_table(self, location: Location, keep: Any, above: str = "", whole: Any = None) -> Any:
+        rows = super().survey_table(location, keep, above, whole)
         return {path: (*row[:3], 0, *row[4:]) for path, row in rows.items()}
 
 

@@ -32,6 +32,24 @@ def test_the_lazy_history_answers_as_the_git_adapter_does(tmp_path: Path):
     assert lazy.changes_since("ROOT_REPO", head or "") == real.changes_since("ROOT_REPO", head or "")
 
 
+def test_a_repositorys_state_is_its_head_and_what_changed_since_it_read_at_once(tmp_path: Path):
+    repo = repository(tmp_path)
+    (repo / "a.txt").write_text("b\n", encoding="utf-8")
+    (repo / "new.txt").write_text("n\n", encoding="utf-8")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    porcelain.init(str(empty))
+    roots = {"ROOT_REPO": repo, "ROOT_USER_DOCS": empty}
+    lazy, real = LazyHistory(roots), DulwichHistory(roots)
+
+    head, changed = lazy.state("ROOT_REPO")
+
+    assert head == real.head("ROOT_REPO")
+    assert changed == real.changes_since("ROOT_REPO", head or "")
+    assert {change.parts for change in changed} == {("a.txt",), ("new.txt",)}
+    assert real.state("ROOT_USER_DOCS") == (None, [])  # no commit yet: no head, no change
+
+
 def test_building_the_core_does_not_load_git(tmp_path: Path):
     script = (
         "import sys\n"
