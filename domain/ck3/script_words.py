@@ -16,13 +16,15 @@ _COMMENT: Final = re.compile(r"#[^\n]*")
 def first_lines(text: str, spans: list[tuple[int, int, int]]) -> list[tuple[str, int]]:
     """Each word of the `spans` of `text` ((start, end, first line) each, in file order) with the line
     of its first place, in the order of those places. The spans are joined with the newlines between
-    them kept (and comments left out), so a token's line is 1 plus the newlines before it."""
+    them kept (a space between two on one line; comments left out), so a token's line is 1 plus the
+    newlines before it."""
     if not spans:
         return []
     pieces: list[str] = []
     at = 1
     for start, end, line in spans:
-        pieces += ["\n" * (line - at), text[start:end]]
+        # what lay between two blocks parts their words: its newlines, or a space on the same line
+        pieces += ["\n" * (line - at) or " ", text[start:end]]
         at = line + text.count("\n", start, end)
     joined = "".join(pieces)
     tokens = _WORD_OR_LINE.findall(_COMMENT.sub("", joined) if "#" in joined else joined)

@@ -77,6 +77,10 @@ def test_a_words_first_line_is_its_first_place_as_a_word_never_inside_a_longer_w
     assert script.parse(text, words=True).words == {"has_trait": 3, "brave_x": 3, "b": 4, "brave": 4, "d": 6}
 
 
+def test_the_words_of_two_blocks_on_one_line_stay_two_words():
+    assert script.parse("a={x}b={y}\nc = { z }\n", words=True).words == {"x": 1, "y": 1, "z": 2}
+
+
 def test_a_block_nested_deeper_than_one_search_reads_is_still_read_to_its_closing_brace():
     deep = "a = { " + "b = { " * 40 + "brave = yes " + "} " * 40 + "}\nc = { d = 1 }\n"
 
