@@ -30,7 +30,6 @@ TOKEN: Final = re.compile(
 """The script's tokens, by name. A parse runs the same tokens as `_TOKENS` (by number, whitespace taken
 with the token after it), each token's kind told by its group."""
 _BRACES: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[{}]')
-_COMMENT: Final = re.compile(r"#[^\n]*")
 _COLUMN_ZERO: Final = re.compile(r"\n([A-Za-z_][^\s={}]*)")
 _MENTION: Final = re.compile(r"[A-Za-z_][\w.:\-]*")
 _SKIM_DEPTH: Final = 24

@@ -136,25 +136,32 @@ def check(changed: Changed, lookup: Lookup, added: set[tuple[str, str]], languag
         return Checked([], None)  # no changed line holds a word a reference could start with
     needs = bool(added) and _may_need(changed.path)  # else no localisation is checked: no block is read
     reading = reference_reading.read(changed.path, changed.now, lines, blocks=needs)
-    findings: list[Finding] = []
-    advisories: list[Finding] = []
     nearest = _Nearest(lookup)
-    macros = reference_reading.parameterised(changed.path, changed.now)
-    for ref in reading.references:
-        if lines is not None and ref.line not in lines:
-            continue
-        if _known(ref, changed.located, lookup):
-            continue
-        unknown = _unknown(changed.address, ref, nearest.of(ref.key, ref.kinds))
-        if any(first <= ref.line <= last for first, last in macros):
-            advisories.append(evolve(unknown, message=unknown.message + ADVISORY))
-        else:
-            findings.append(unknown)
+    unknown = [
+        _unknown(changed.address, ref, nearest.of(ref.key, ref.kinds))
+        for ref in reading.references
+        if (lines is None or ref.line in lines) and not _known(ref, changed.located, lookup)
+    ]
+    findings, advisories = _advised(changed, unknown)
     findings += _missing_localisation(changed, reading, lookup, added, language)
     note = None
     if reading.unread_from is not None:
         note = f"lines from {reading.unread_from} on do not parse: no reference there was checked"
     return Checked(findings, note, advisories)
+
+
+def _advised(changed: Changed, unknown: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """The unknown references as findings, and as advisories those inside a scripted effect or trigger
+    that takes parameters (its blocks found only when there is an unknown reference to place)."""
+    macros = reference_reading.parameterised(changed.path, changed.now) if unknown else []
+    findings: list[Finding] = []
+    advisories: list[Finding] = []
+    for found in unknown:
+        if any(first <= found.line <= last for first, last in macros):
+            advisories.append(evolve(found, message=found.message + ADVISORY))
+        else:
+            findings.append(found)
+    return findings, advisories
 
 
 def _may_refer(changed: Changed, lines: set[int]) -> bool:
