@@ -16,6 +16,7 @@ import os
 import struct
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import Final
 
@@ -26,12 +27,12 @@ MAX_WATCHES: Final = 50_000
 _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF = 0x400, 0x800
-_OVERFLOW, _IGNORED, _ONLYDIR, _DONT_FOLLOW, _ISDIR = 0x4000, 0x8000, 0x1000000, 0x2000000, 0x40000000
-_MASK: Final = (
+OVERFLOW, IGNORED, ONLYDIR, _DONT_FOLLOW, _ISDIR = 0x4000, 0x8000, 0x1000000, 0x2000000, 0x40000000
+MASK: Final = (
     _MODIFY | _ATTRIB | _CLOSE_WRITE | _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF | _MOVE_SELF
 )
 _CLOEXEC, _NONBLOCK = os.O_CLOEXEC, os.O_NONBLOCK
-_EVENT: Final = struct.Struct("iIII")
+EVENT: Final = struct.Struct("iIII")
 LOCAL: Final = frozenset({
     0xEF53,  # ext2, ext3, ext4
     0x58465342,  # xfs
@@ -51,11 +52,12 @@ class InotifyChanges:
         self._roots = roots
         self._lock = threading.Lock()
         self._fd: int | None = None
+        self._closer: weakref.finalize[[int], InotifyChanges] | None = None
         self._tick = 0
         self._at: dict[Path, int] = {}  # a watched folder -> its generation
         self._paths: dict[int, Path] = {}  # a watch -> the folder it watches
         self._tops: dict[int, set[Path]] = {}  # a watch -> the asked folders above it
-        self._libc = _libc()
+        self._libc = libc()
 
     def generation(self, place: Location) -> int | None:
         root = self._roots.get(place.root)
@@ -85,6 +87,8 @@ class InotifyChanges:
             if fd < 0:
                 return False
             self._fd = fd
+            # the user's instances are few (128 by default): one forgotten unclosed is given back
+            self._closer = weakref.finalize(self, os.close, fd)
         self._bump(top)
         if not self._watch(top, top, follow=True):
             self._forget(top)
@@ -98,7 +102,7 @@ class InotifyChanges:
             here, follows = pending.pop()
             if len(self._paths) >= MAX_WATCHES or self._fd is None or self._libc is None:
                 return False
-            flags = _MASK | _ONLYDIR | (0 if follows else _DONT_FOLLOW)
+            flags = MASK | ONLYDIR | (0 if follows else _DONT_FOLLOW)
             wd = self._libc.inotify_add_watch(self._fd, os.fsencode(here), flags)
             if wd < 0:
                 if here == folder or ctypes.get_errno() in {errno.ENOSPC, errno.ENOMEM}:
@@ -138,11 +142,11 @@ class InotifyChanges:
 
     def _events(self, data: bytes) -> None:
         offset = 0
-        while offset + _EVENT.size <= len(data):
-            wd, mask, _, size = _EVENT.unpack_from(data, offset)
-            name = data[offset + _EVENT.size : offset + _EVENT.size + size].split(b"\0", 1)[0]
-            offset += _EVENT.size + size
-            if mask & _OVERFLOW:
+        while offset + EVENT.size <= len(data):
+            wd, mask, _, size = EVENT.unpack_from(data, offset)
+            name = data[offset + EVENT.size : offset + EVENT.size + size].split(b"\0", 1)[0]
+            offset += EVENT.size + size
+            if mask & OVERFLOW:
                 self._reset()  # events were lost: every folder is watched afresh
                 return
             self._event(wd, mask, os.fsdecode(name))
@@ -158,17 +162,17 @@ class InotifyChanges:
             for top in list(tops):
                 if not self._watch(here / name, top, follow=False):
                     self._forget(top)
-        if mask & (_IGNORED | _DELETE_SELF | _MOVE_SELF):
+        if mask & (IGNORED | _DELETE_SELF | _MOVE_SELF):
             for top in [top for top in tops if top == here]:
                 self._forget(top)
-            if mask & _IGNORED:
+            if mask & IGNORED:
                 self._tops.pop(wd, None)
                 self._paths.pop(wd, None)
 
     def _reset(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-        self._fd = None
+        if self._closer is not None:
+            self._closer()
+        self._fd, self._closer = None, None
         self._at.clear()
         self._paths.clear()
         self._tops.clear()
@@ -179,17 +183,28 @@ def _kind_of(libc: ctypes.CDLL, folder: Path) -> int | None:
     answer = ctypes.create_string_buffer(256)  # struct statfs is 120 bytes on 64-bit Linux
     if libc.statfs(os.fsencode(folder), answer) != 0:
         return None
+    return _f_type(answer)
+
+
+def local_folder(libc: ctypes.CDLL, fd: int) -> bool:
+    """Whether the open folder `fd` is on a file system of LOCAL (its every change seen by this kernel)."""
+    answer = ctypes.create_string_buffer(256)
+    return libc.fstatfs(fd, answer) == 0 and _f_type(answer) in LOCAL
+
+
+def _f_type(answer: ctypes.Array[ctypes.c_char]) -> int:
     return int.from_bytes(answer.raw[: ctypes.sizeof(ctypes.c_long)], sys.byteorder, signed=True)
 
 
-def _libc() -> ctypes.CDLL | None:
+def libc() -> ctypes.CDLL | None:
     """The C library when it has inotify (Linux), else None."""
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.inotify_init1.argtypes = [ctypes.c_int]
-        libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-        libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
-        libc.statfs.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        found = ctypes.CDLL(None, use_errno=True)
+        found.inotify_init1.argtypes = [ctypes.c_int]
+        found.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        found.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
+        found.statfs.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        found.fstatfs.argtypes = [ctypes.c_int, ctypes.c_char_p]
     except (OSError, AttributeError):
         return None
-    return libc
+    return found

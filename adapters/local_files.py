@@ -8,17 +8,20 @@ time with O_NOFOLLOW. When openat2 refuses for any reason but a missing folder, 
 so a link, a file on the way or a failure is reported exactly as the walk reports it. On a root whose
 filesystem ignores case (probed when it is pinned, adapters.local_spelling), `kind`, `write` and `delete`
 also hold each existing segment to the spelling its folder lists. Host paths live only inside this module
-and its helpers (local_segments, local_walks, local_writes, local_spelling, local_survey, openat2).
+and its helpers (local_segments, local_walks, local_writes, local_spelling, local_survey, local_tables,
+openat2).
 """
 
 import os
 import stat
+import threading
 import time
 from collections.abc import Callable, Collection, Generator, Iterator, Mapping
 from contextlib import suppress
 from pathlib import Path
+from typing import Final
 
-from adapters import local_segments, local_spelling, local_survey, openat2
+from adapters import local_segments, local_spelling, local_survey, local_tables, openat2, survey_marks
 from adapters.local_walks import DIR_FLAGS, entries_of, kind_of, walk, walk_all
 from adapters.local_writes import replace_atomically, sweep
 from ports.errors import (
@@ -42,6 +45,9 @@ from ports.files import (
     WholeFolder,
     below,
 )
+
+KEPT_SURVEYS: Final = 16
+"""The folders whose last survey's listings are kept (each contract scope and index folder is one)."""
 
 
 class _PinnedRoot:
@@ -77,9 +83,11 @@ class _Open:
 
 class LocalFiles(Files):
     """The roots on the local disk, pinned at construction. `use_openat2=False` keeps to the segment walk
-    even where the kernel has openat2."""
+    even where the kernel has openat2. `marked=True` keeps each survey's listings, and lists again at the
+    next survey of the same folder only the folders whose inotify mark saw a change (adapters.local_tables;
+    Linux, local file systems; elsewhere every survey lists every folder)."""
 
-    def __init__(self, roots: Mapping[str, Path], *, use_openat2: bool = True) -> None:
+    def __init__(self, roots: Mapping[str, Path], *, use_openat2: bool = True, marked: bool = False) -> None:
         self._roots = {}
         for name, path in roots.items():
             try:
@@ -88,6 +96,9 @@ class LocalFiles(Files):
                 raise Unavailable(f"{name} cannot be opened ({exc.__cause__ or exc})") from exc
         self._names = frozenset(self._roots)
         self._beneath = openat2.opener() if use_openat2 else None
+        self._marks = survey_marks.shared() if marked else None
+        self._kept: dict[tuple[str, tuple[str, ...]], local_tables.Kept] = {}
+        self._kept_lock = threading.Lock()
 
     @property
     def uses_openat2(self) -> bool:
@@ -221,7 +232,18 @@ class LocalFiles(Files):
         whole: WholeFolder | None = None,
     ) -> dict[str, SurveyRow]:
         with self._dir(location) as fd:
-            return local_survey.table(fd, (), keep, above, whole)
+            if self._marks is None:
+                return local_tables.table(fd, (), keep, above, whole)
+            info = os.fstat(fd)
+            key = (location.root, location.parts)
+            with self._kept_lock:  # one survey of a folder at a time: each takes the last one's listings
+                kept = self._kept.pop(key, None)
+                if kept is None or kept.identity != (info.st_dev, info.st_ino):
+                    kept = local_tables.Kept((info.st_dev, info.st_ino))
+                self._kept[key] = kept  # the most recent last; the oldest forgotten past KEPT_SURVEYS
+                for stale in list(self._kept)[:-KEPT_SURVEYS]:
+                    del self._kept[stale]
+                return local_tables.table(fd, (), keep, above, whole, kept, self._marks)
 
     def sweep(self, older_than: float = 60.0, roots: Collection[str] | None = None) -> int:
         """Remove the temporary files of writes that never finished (a crash, a kill), in every root (or

@@ -148,7 +148,7 @@ def build_core(  # noqa: PLR0913 - the settings, and what a test or an embedder 
     (`{id}` stands for the approval id), and ask for the server's own `--config` when `same_config` (it is
     not the default one); `clock` stands in for the system clock (tests). With `index_in_child` (a
     server), the content index of local files is built in a child process (app.index_child)."""
-    files = files or LocalFiles({root.value: path for root, path in settings.roots.items()})
+    files = files or LocalFiles({root.value: path for root, path in settings.roots.items()}, marked=True)
     state = state_folder(settings)
     playsets = JsonPlaysets(files)
     stores: StateStores = stored or SqliteState(

@@ -453,11 +453,11 @@ def test_a_submodules_own_excludes_file_is_read_where_its_repository_keeps_it(mo
 
 def surveyed(top: Path) -> dict[str, tuple[str, int, int, int, int, str | None, str | None]]:
     """The survey's table of everything below `top` (`.git` left out), as an open takes it."""
-    from adapters import local_survey
+    from adapters import local_tables
 
     fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        return local_survey.table(fd, (), lambda parts, _: parts[-1] != ".git")
+        return local_tables.table(fd, (), lambda parts, _: parts[-1] != ".git")
     finally:
         os.close(fd)
 
