@@ -186,10 +186,10 @@ def _kind_of(libc: ctypes.CDLL, folder: Path) -> int | None:
     return _f_type(answer)
 
 
-def local_folder(libc: ctypes.CDLL, fd: int) -> bool:
-    """Whether the open folder `fd` is on a file system of LOCAL (its every change seen by this kernel)."""
+def kind_of_folder(libc: ctypes.CDLL, fd: int) -> int | None:
+    """The file system type (statfs's f_type) of the open folder `fd`, or None."""
     answer = ctypes.create_string_buffer(256)
-    return libc.fstatfs(fd, answer) == 0 and _f_type(answer) in LOCAL
+    return _f_type(answer) if libc.fstatfs(fd, answer) == 0 else None
 
 
 def _f_type(answer: ctypes.Array[ctypes.c_char]) -> int:

@@ -5,14 +5,15 @@ A folder is marked through the descriptor the survey opened it by (`/proc/self/f
 exactly the folder listed, never on whatever a path names by then. Every event waiting is read at the
 start of each survey (`drain`), and each one dates its folder with that drain's tick; a folder listed
 after a drain is `unchanged` while no later drain dated it. The kernel queues an event within the system
-call that made the change, so a change made before a drain is read by that drain or the next one.
+call that made the change, so a change made before a drain began is read by that drain.
 
 What a folder's mark does not see, and the survey therefore never trusts to it: a folder on a file system
-another machine can change (a network share, a WSL drive of Windows, FUSE: only LOCAL kinds are marked);
-a file with a second name (its other name may be written through: such a folder is listed every time);
-a lost event (the queue overflowed: every folder is listed afresh). Left to the operator, and written in
-docs/security-model.md: a file given a second name from outside the roots after its folder was listed,
-written through a shared memory map, or a file system mounted over a folder after it was listed.
+that another machine, or a layer beneath it, can change (a network share, a WSL drive of Windows, FUSE,
+overlayfs: only LOCAL kinds but overlayfs are marked); a folder holding a file with a second name (its
+other name may be written through: such a folder is listed every time); lost events (the queue
+overflowed: every folder is listed afresh). Left to the operator, and written in docs/security-model.md:
+a file given a second name from outside the roots after its folder was listed, written through a shared
+memory map, or a file system mounted over a folder after it was listed.
 """
 
 import contextlib
@@ -23,8 +24,11 @@ import threading
 import weakref
 from typing import Final
 
-from adapters.inotify_changes import EVENT, IGNORED, MASK, ONLYDIR, OVERFLOW, libc, local_folder
+from adapters import inotify_changes
+from adapters.inotify_changes import EVENT, IGNORED, MASK, ONLYDIR, OVERFLOW, kind_of_folder, libc
 
+OVERLAY: Final = 0x794C7630
+"""overlayfs, never marked: a change made in one of its layers beneath it sends the overlay no event."""
 MAX_MARKS: Final = 50_000
 """Folders one server marks at most (the user's limit is shared by every program of the user)."""
 
@@ -67,7 +71,8 @@ class SurveyMarks:
         with self._lock:
             if self._fd is None or self._libc is None or self._full or len(self._live) >= MAX_MARKS:
                 return None
-            if not local_folder(self._libc, folder):
+            kind = kind_of_folder(self._libc, folder)
+            if kind not in inotify_changes.LOCAL or kind == OVERLAY:
                 return None
             named = f"/proc/self/fd/{folder}".encode()  # the folder the descriptor holds, whatever its path
             wd: int = self._libc.inotify_add_watch(self._fd, named, MASK | ONLYDIR)

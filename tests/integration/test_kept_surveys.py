@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters import inotify_changes, local_tables
+from adapters import inotify_changes, local_tables, survey_marks
 from adapters.local_files import LocalFiles
 from ports.files import Location
 
@@ -149,6 +149,23 @@ def test_a_folder_holding_a_file_with_a_second_name_is_listed_every_time(marked,
 
 def test_on_a_file_system_another_machine_changes_every_folder_is_listed(marked, listings, monkeypatch):
     monkeypatch.setattr(inotify_changes, "LOCAL", frozenset())
+    first = _table(marked)
+    listed = len(listings)
+    assert _table(marked) == first
+    assert len(listings) == 2 * listed
+
+
+def test_on_overlayfs_whose_layers_change_beneath_it_every_folder_is_listed(
+    marked, docs: Path, listings, monkeypatch
+):
+    lib = inotify_changes.libc()
+    assert lib is not None
+    fd = os.open(docs, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        here = inotify_changes.kind_of_folder(lib, fd)
+    finally:
+        os.close(fd)
+    monkeypatch.setattr(survey_marks, "OVERLAY", here)  # the test's own file system taken for overlayfs
     first = _table(marked)
     listed = len(listings)
     assert _table(marked) == first
