@@ -108,6 +108,10 @@ class LocalFiles(Files):
     def close(self) -> None:
         for root in self._roots.values():
             os.close(root.fd)
+        with self._kept_lock:
+            kept, self._kept = list(self._kept.values()), {}
+        for old in kept:
+            self._forget(old)
 
     def roots(self) -> frozenset[str]:
         return self._names
@@ -235,15 +239,29 @@ class LocalFiles(Files):
             if self._marks is None:
                 return local_tables.table(fd, (), keep, above, whole)
             info = os.fstat(fd)
-            key = (location.root, location.parts)
-            with self._kept_lock:  # one survey of a folder at a time: each takes the last one's listings
-                kept = self._kept.pop(key, None)
-                if kept is None or kept.identity != (info.st_dev, info.st_ino):
-                    kept = local_tables.Kept((info.st_dev, info.st_ino))
-                self._kept[key] = kept  # the most recent last; the oldest forgotten past KEPT_SURVEYS
-                for stale in list(self._kept)[:-KEPT_SURVEYS]:
-                    del self._kept[stale]
+            kept = self._kept_for((location.root, location.parts), (info.st_dev, info.st_ino))
+            with kept.lock:  # one survey of a folder at a time: each takes the last one's listings
                 return local_tables.table(fd, (), keep, above, whole, kept, self._marks)
+
+    def _kept_for(self, key: tuple[str, tuple[str, ...]], identity: tuple[int, int]) -> local_tables.Kept:
+        """What the last survey of the folder `key` kept (nothing, when another folder stands there now);
+        the oldest past KEPT_SURVEYS forgotten, their marks removed."""
+        with self._kept_lock:
+            kept = self._kept.pop(key, None)
+            gone = [] if kept is None or kept.identity == identity else [kept]
+            if kept is None or gone:
+                kept = local_tables.Kept(identity)
+            self._kept[key] = kept  # the most recent last
+            gone += [self._kept.pop(old) for old in list(self._kept)[:-KEPT_SURVEYS]]
+        for old in gone:
+            self._forget(old)
+        return kept
+
+    def _forget(self, kept: local_tables.Kept) -> None:
+        if self._marks is not None:
+            with kept.lock:
+                self._marks.forget(kept.marks())
+                kept.listings = {}
 
     def sweep(self, older_than: float = 60.0, roots: Collection[str] | None = None) -> int:
         """Remove the temporary files of writes that never finished (a crash, a kill), in every root (or

@@ -7,13 +7,13 @@ start of each survey (`drain`), and each one dates its folder with that drain's 
 after a drain is `unchanged` while no later drain dated it. The kernel queues an event within the system
 call that made the change, so a change made before a drain began is read by that drain.
 
-What a folder's mark does not see, and the survey therefore never trusts to it: a folder on a file system
-that another machine, or a layer beneath it, can change (a network share, a WSL drive of Windows, FUSE,
-overlayfs: only LOCAL kinds but overlayfs are marked); a folder holding a file with a second name (its
-other name may be written through: such a folder is listed every time); lost events (the queue
+What a folder's mark does not see, and the survey therefore never trusts to it (adapters.local_tables): a
+folder on a file system that another machine, or a layer beneath it, can change (a network share, a WSL
+drive of Windows, FUSE, overlayfs: only LOCAL kinds but overlayfs are marked); lost events (the queue
 overflowed: every folder is listed afresh). Left to the operator, and written in docs/security-model.md:
-a file given a second name from outside the roots after its folder was listed, written through a shared
-memory map, or a file system mounted over a folder after it was listed.
+a second name made outside the surveyed folder and written through, a write through a shared memory map or
+by native asynchronous I/O while its writer holds the file open, a status time moved alone, a file system
+mounted over a folder after it was listed.
 """
 
 import contextlib
@@ -83,6 +83,18 @@ class SurveyMarks:
             self._live.add(wd)
             self._dated.setdefault(wd, 0)
             return wd
+
+    def forget(self, marks: set[int]) -> None:
+        """Remove `marks` (their folders' listings are no longer kept): each counts against the user's
+        limit and sends events every drain reads. A listing kept elsewhere with one of them is listed
+        afresh at its next survey (the kernel's ignored event dates it)."""
+        with self._lock:
+            if self._fd is None or self._libc is None:
+                return
+            for wd in marks & self._live:
+                self._libc.inotify_rm_watch(self._fd, wd)
+            self._live -= marks
+            self._full = False
 
     def unchanged(self, mark: int | None, listed: int) -> bool:
         """Whether the folder marked `mark`, listed after the drain of tick `listed`, saw no event since."""

@@ -91,6 +91,24 @@ def _link_for_folder(docs: Path) -> None:
     (docs / "mod/b/events").symlink_to(docs / "mod/a/events")
 
 
+def _ancestor_replaced(docs: Path) -> None:
+    (docs / "mod/a").rename(docs.parent / "a-elsewhere")  # its folders below get no event of their own
+    (docs / "mod/a/events").mkdir(parents=True)
+
+
+def _siblings_swapped_then_written(docs: Path) -> None:
+    (docs / "mod/a").rename(docs / "mod/swap")
+    (docs / "mod/b").rename(docs / "mod/a")
+    (docs / "mod/swap").rename(docs / "mod/b")
+    (docs / "mod/b/events/00.txt").write_text("written after the swap\n", encoding="utf-8")
+
+
+def _second_name_made_then_written(docs: Path) -> None:
+    os.link(docs / "mod/a/events/00.txt", docs / "mod/b/events/link.txt")  # no event for mod/a/events
+    with (docs / "mod/b/events/link.txt").open("a", encoding="utf-8") as other:
+        other.write("appended through the other name\n")
+
+
 CHANGES = {
     "same size written": lambda d: (d / "mod/a/events/00.txt").write_text("A EVENTS\n", encoding="utf-8"),
     "touched": lambda d: os.utime(d / "mod/a/events/00.txt", ns=(1, 1)),
@@ -108,6 +126,9 @@ CHANGES = {
     "folder swapped for another of the same name": _folder_swapped,
     "folder swapped for a link": _link_for_folder,
     "link made": lambda d: (d / "mod/a/events/l.txt").symlink_to("00.txt"),
+    "a folder above renamed away, its name made again": _ancestor_replaced,
+    "two folders swapped, then a file below one written": _siblings_swapped_then_written,
+    "a second name made in another folder, then written through": _second_name_made_then_written,
 }
 
 
@@ -145,6 +166,24 @@ def test_a_folder_holding_a_file_with_a_second_name_is_listed_every_time(marked,
     after = _table(marked)
     assert len(listings) == listed + 1
     assert after == _fresh(docs)
+
+
+def test_a_folder_holding_a_special_file_is_listed_every_time(marked, docs: Path, listings: list[int]):
+    os.mkfifo(docs / "mod/a/events/pipe")  # its times move when it is written, with no event
+    _table(marked)
+    listed = len(listings)
+    _table(marked)
+    assert len(listings) == listed + 1
+
+
+def test_closing_the_files_adapter_removes_its_marks(docs: Path):
+    files = LocalFiles({TOP.root: docs}, marked=True)
+    marks = survey_marks.shared()
+    before = len(marks._live)
+    _table(files)
+    assert len(marks._live) > before
+    files.close()
+    assert len(marks._live) == before
 
 
 def test_on_a_file_system_another_machine_changes_every_folder_is_listed(marked, listings, monkeypatch):
