@@ -16,7 +16,6 @@ by native asynchronous I/O while its writer holds the file open, a status time m
 mounted over a folder after it was listed.
 """
 
-import contextlib
 import ctypes
 import errno
 import os
@@ -30,11 +29,12 @@ from adapters.inotify_changes import EVENT, IGNORED, MASK, ONLYDIR, OVERFLOW, ki
 OVERLAY: Final = 0x794C7630
 """overlayfs, never marked: a change made in one of its layers beneath it sends the overlay no event."""
 MAX_MARKS: Final = 50_000
-"""Folders one server marks at most (the user's limit is shared by every program of the user)."""
+"""Folders one process marks at most (the user's limit is shared by every program of the user)."""
 
 
 class SurveyMarks:
-    """One inotify instance for every survey of one files adapter; `tick`s order drains and listings."""
+    """One inotify instance, for the surveys of every marked files adapter of a process (`shared`); its
+    ticks order drains and listings."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -99,16 +99,6 @@ class SurveyMarks:
     def unchanged(self, mark: int | None, listed: int) -> bool:
         """Whether the folder marked `mark`, listed after the drain of tick `listed`, saw no event since."""
         return mark is not None and listed >= self._lost and self._dated.get(mark, listed + 1) <= listed
-
-    def close(self) -> None:
-        with self._lock:
-            self._libc = None  # closed for good: no instance is made again
-            if self._closer is not None:
-                with contextlib.suppress(OSError):
-                    self._closer()
-            self._fd = None
-            self._dated.clear()
-            self._live.clear()
 
     def _read_all(self, fd: int) -> None:
         tick, dated = self._tick, self._dated
