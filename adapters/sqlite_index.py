@@ -148,15 +148,15 @@ class SqliteIndex:
         for keyset in new_sets.values():
             spelled.update(keyset.keys)
         ids = self._ids(spelled)
-        rows: list[tuple[int, int, int]] = []
+        rows: list[Iterable[tuple[int, int, int]]] = []  # zips, read once by _insert: no row is kept
         for keyset in new_sets.values():
             cursor = self._db.execute("INSERT INTO keysets(digest) VALUES (?)", (keyset.digest,))
             held[keyset.digest] = number = int(cursor.lastrowid or 0)
-            rows += zip(map(ids.__getitem__, keyset.keys), repeat(number), keyset.lines)
-        _insert(self._db, "INSERT OR IGNORE INTO keyset_rows", 3, rows)
+            rows.append(zip(map(ids.__getitem__, keyset.keys), repeat(number), keyset.lines))
+        _insert(self._db, "INSERT OR IGNORE INTO keyset_rows", 3, chain.from_iterable(rows))
         self._keysets.update(held)
-        definitions: list[tuple[int, int, int, int, int]] = []
-        mentions: list[tuple[int, int, int]] = []
+        definitions: list[Iterable[tuple[int, int, int, int, int]]] = []
+        mentions: list[Iterable[tuple[int, int, int]]] = []
         for digest, parsed in fresh.items():
             keyset = sets.get(digest)
             cursor = self._db.execute(
@@ -176,11 +176,11 @@ class SqliteIndex:
             content = int(cursor.lastrowid or 0)
             kinds, keys, lines, languages = parsed.defined
             named = map(ids.__getitem__, keys), map(ids.__getitem__, kinds)
-            definitions += zip(*named, repeat(content), lines, map(ids.__getitem__, languages))
+            definitions.append(zip(*named, repeat(content), lines, map(ids.__getitem__, languages)))
             words, places = parsed.mentioned
-            mentions += zip(map(ids.__getitem__, words), repeat(content), places)
-        _insert(self._db, "INSERT OR IGNORE INTO def_rows", 5, definitions)
-        _insert(self._db, "INSERT OR IGNORE INTO mentions", 3, mentions)
+            mentions.append(zip(map(ids.__getitem__, words), repeat(content), places))
+        _insert(self._db, "INSERT OR IGNORE INTO def_rows", 5, chain.from_iterable(definitions))
+        _insert(self._db, "INSERT OR IGNORE INTO mentions", 3, chain.from_iterable(mentions))
 
     def _held_keysets(self, digests: set[bytes]) -> dict[bytes, int]:
         """The ids of those of `digests` stored already (learnt once: a keyset never changes)."""
