@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import repeat
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -35,6 +35,9 @@ PAGE_BYTES: Final = 8192
 4,096 (measured: about a tenth less of the builder's time storing the game)."""
 _FOLD_PAGES: Final = 1000
 """SQLite's own default: the write-ahead log is folded into the file once it holds this many pages."""
+_PER_STATEMENT: Final = 250
+"""Rows inserted by one statement of a bulk insert: Python binds, steps and resets once a statement, not
+once a row (measured: a third of the cost of the build's millions of rows was that, row by row)."""
 
 
 class SqliteIndex:
@@ -145,15 +148,15 @@ class SqliteIndex:
         for keyset in new_sets.values():
             spelled.update(keyset.keys)
         ids = self._ids(spelled)
-        rows: list[tuple[int, int, int]] = []
+        rows: list[Iterable[tuple[int, int, int]]] = []  # zips, read once by _insert: no row is kept
         for keyset in new_sets.values():
             cursor = self._db.execute("INSERT INTO keysets(digest) VALUES (?)", (keyset.digest,))
             held[keyset.digest] = number = int(cursor.lastrowid or 0)
-            rows += zip(map(ids.__getitem__, keyset.keys), repeat(number), keyset.lines)
-        self._db.executemany("INSERT OR IGNORE INTO keyset_rows VALUES (?, ?, ?)", rows)
+            rows.append(zip(map(ids.__getitem__, keyset.keys), repeat(number), keyset.lines))
+        _insert(self._db, "INSERT OR IGNORE INTO keyset_rows", 3, chain.from_iterable(rows))
         self._keysets.update(held)
-        definitions: list[tuple[int, int, int, int, int]] = []
-        mentions: list[tuple[int, int, int]] = []
+        definitions: list[Iterable[tuple[int, int, int, int, int]]] = []
+        mentions: list[Iterable[tuple[int, int, int]]] = []
         for digest, parsed in fresh.items():
             keyset = sets.get(digest)
             cursor = self._db.execute(
@@ -173,11 +176,11 @@ class SqliteIndex:
             content = int(cursor.lastrowid or 0)
             kinds, keys, lines, languages = parsed.defined
             named = map(ids.__getitem__, keys), map(ids.__getitem__, kinds)
-            definitions += zip(*named, repeat(content), lines, map(ids.__getitem__, languages))
+            definitions.append(zip(*named, repeat(content), lines, map(ids.__getitem__, languages)))
             words, places = parsed.mentioned
-            mentions += zip(map(ids.__getitem__, words), repeat(content), places)
-        self._db.executemany("INSERT OR IGNORE INTO def_rows VALUES (?, ?, ?, ?, ?)", definitions)
-        self._db.executemany("INSERT OR IGNORE INTO mentions VALUES (?, ?, ?)", mentions)
+            mentions.append(zip(map(ids.__getitem__, words), repeat(content), places))
+        _insert(self._db, "INSERT OR IGNORE INTO def_rows", 5, chain.from_iterable(definitions))
+        _insert(self._db, "INSERT OR IGNORE INTO mentions", 3, chain.from_iterable(mentions))
 
     def _held_keysets(self, digests: set[bytes]) -> dict[bytes, int]:
         """The ids of those of `digests` stored already (learnt once: a keyset never changes)."""
@@ -210,7 +213,7 @@ class SqliteIndex:
         new = sorted(spelled.difference(ids))  # in C, by the dict: a build spells millions of names
         if new and self._whole:
             numbers = range(self._high + 1, self._high + 1 + len(new))
-            self._db.executemany("INSERT INTO names VALUES (?, ?)", zip(numbers, new, strict=True))
+            _insert(self._db, "INSERT INTO names", 2, zip(numbers, new, strict=True))
             ids.update(zip(new, numbers, strict=True))
             self._high = numbers[-1]
         elif new:
@@ -379,6 +382,19 @@ class SqliteIndex:
                 return question(self._db, *args)
         except sqlite3.Error as exc:
             raise Unavailable("the content index cannot be read") from exc
+
+
+def _insert(db: sqlite3.Connection, head: str, width: int, rows: Iterable[tuple[object, ...]]) -> None:
+    """Insert `rows` (each of `width` values) by `head` (an INSERT statement up to its VALUES), in
+    statements of _PER_STATEMENT rows each, the rest one by one."""
+    flat = list(chain.from_iterable(rows))
+    whole = len(flat) // (width * _PER_STATEMENT) * width * _PER_STATEMENT
+    row = "(" + ",".join("?" * width) + ")"
+    if whole:
+        many = f"{head} VALUES " + ",".join([row] * _PER_STATEMENT)
+        db.executemany(many, zip(*[iter(flat[:whole])] * (width * _PER_STATEMENT), strict=True))
+    if whole < len(flat):
+        db.executemany(f"{head} VALUES {row}", zip(*[iter(flat[whole:])] * width, strict=True))
 
 
 def _spelled(contents: Iterable[Parsed]) -> set[str]:

@@ -9,6 +9,7 @@ shows in the next answer. A query parses at most INLINE files itself and counts 
 import hashlib
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 from attrs import frozen
@@ -131,22 +132,38 @@ def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and ho
     total = Progress()
     left = budget
     version = index.version() if rechecks is not None else 0
+    # with no budget, the batches of one folder still in flight at its end are stored as the next
+    # folder's are handed to the parsing: neither side waits for the other at a folder's end
+    flight = _Flight(index) if budget is None else None
     for source in found:
         for folder in folders:
             if stop is not None and stop():
-                return total
+                return total + _landed(flight)
             generation = _generation(world, rechecks, source.folder, folder)
             if rechecks is not None and rechecks.unchanged(source.folder, folder, generation, version):
                 continue
+            complete = None
+            if rechecks is not None:
+                complete = partial(rechecks.complete, source.folder, folder, generation, version)
             done = _refresh_folder(
-                world, index, source.folder, folder, budget=left, parsing=parsing or InProcess()
+                world,
+                index,
+                source.folder,
+                folder,
+                budget=left,
+                parsing=parsing or InProcess(),
+                flight=flight,
+                stored=complete,
             )
-            if rechecks is not None and not done.pending:
-                rechecks.complete(source.folder, folder, generation, version)
             total += done
             if left is not None:
                 left = max(0, left - done.parsed)
-    return total
+    return total + _landed(flight)
+
+
+def _landed(flight: "_Flight | None") -> Progress:
+    """What storing every batch still in `flight` parsed."""
+    return Progress(parsed=flight.land()) if flight is not None else Progress()
 
 
 def _generation(world: WorldAdapter, rechecks: Rechecks | None, top: str, folder: str) -> int | None:
@@ -159,12 +176,22 @@ def _generation(world: WorldAdapter, rechecks: Rechecks | None, top: str, folder
     return rechecks.generation(world.location_of(ref))
 
 
-def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, and who parses
-    world: WorldAdapter, index: ContentIndex, top: str, folder: str, *, budget: int | None, parsing: Parsing
+def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, who parses, and after
+    world: WorldAdapter,
+    index: ContentIndex,
+    top: str,
+    folder: str,
+    *,
+    budget: int | None,
+    parsing: Parsing,
+    flight: "_Flight | None" = None,
+    stored: Callable[[], None] | None = None,
 ) -> Progress:
     """Bring the index up to date with the files below `folder` of the source at `top` (its folder: all
     that re-indexing asks of a source, so no descriptor is read for it). Batches are read and handed to
-    `parsing` AHEAD of those stored, STORED of them in a transaction."""
+    `parsing` AHEAD of those stored, STORED of them in a transaction; `stored` is called once every file
+    of the folder is stored, unless some are left pending. With `flight`, the folder's last batches may
+    stay in it, stored as later folders' batches are handed on (their contents counted by it)."""
     now = _surveyed(world, top, folder)
     held = index.files(top, folder)
     changed = [path for path, (size, mtime) in now.items() if _stale(held.get(path), size, mtime)]
@@ -173,38 +200,76 @@ def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, a
     if budget is not None and len(changed) > budget:
         pending = len(changed) - budget
         changed = changed[:budget]
-    parsed, removed = 0, len(gone)
-    asked: set[str] = set()  # contents handed to the parsing in this refresh: none is parsed twice
-    flight: deque[_Batch] = deque()
+    mine = flight or _Flight(index)
+    before = mine.parsed
+    last = range(0, max(len(changed), 1), BATCH)[-1]
     for start in range(0, max(len(changed), 1), BATCH):
-        rows, wanted = _read(world, index, top, changed[start : start + BATCH], stats=now, asked=asked)
+        rows, wanted = _read(world, index, top, changed[start : start + BATCH], stats=now, asked=mine.asked)
         digests = [digest for digest, _, _ in wanted]
-        flight.append((rows, digests, parsing.submit([(path, data) for _, path, data in wanted])))
-        if len(flight) >= AHEAD + STORED:
-            parsed += _store(index, top, [flight.popleft() for _ in range(STORED)], gone)
-            gone = []
-    while flight:
-        parsed += _store(index, top, [flight.popleft() for _ in range(min(STORED, len(flight)))], gone)
-        gone = []
-    return Progress(len(now), parsed, removed, pending)
+        results = parsing.submit([(path, data) for _, path, data in wanted])
+        done = stored if start == last and not pending else None
+        mine.add(_Batch(top, rows, digests, results, gone if start == 0 else [], done))
+    if flight is None:
+        mine.land()
+    return Progress(len(now), mine.parsed - before, len(gone), pending)
 
 
-_Batch = tuple[list[IndexedFile], list[str], Callable[[], list[Parsed | None]]]
-"""A batch in flight: its file rows, the digests handed to the parsing, and the call giving their results."""
+@frozen
+class _Batch:
+    """A batch in flight: its source, file rows, the digests handed to the parsing, the call giving
+    their results, the paths of its folder gone from the source, and what to call once it is stored."""
+
+    top: str
+    rows: list[IndexedFile]
+    digests: list[str]
+    results: Callable[[], list[Parsed | None]]
+    gone: list[str]
+    stored: Callable[[], None] | None
 
 
-def _store(index: ContentIndex, top: str, batches: list[_Batch], gone: list[str]) -> int:
-    """Store `batches` in one transaction and drop the rows of `gone`: their file rows and the contents
-    parsed for them; how many contents."""
-    rows: list[IndexedFile] = []
-    contents: dict[str, Parsed] = {}
-    for held, digests, results in batches:
-        rows += held
-        contents.update(
-            (digest, parsed) for digest, parsed in zip(digests, results(), strict=True) if parsed is not None
-        )
-    index.update(top, rows, contents, gone)
-    return len(contents)
+class _Flight:
+    """The batches handed to the parsing and not stored yet, in order: STORED of them (of one source)
+    are stored in one transaction once AHEAD more are in flight. `asked` holds every content handed to
+    the parsing: none is parsed twice; `parsed` counts the contents stored."""
+
+    def __init__(self, index: ContentIndex) -> None:
+        self._index = index
+        self._batches: deque[_Batch] = deque()
+        self.asked: set[str] = set()
+        self.parsed = 0
+
+    def add(self, batch: _Batch) -> None:
+        self._batches.append(batch)
+        if len(self._batches) >= AHEAD + STORED:
+            self._store()
+
+    def land(self) -> int:
+        """Store every batch in flight; how many contents that stored."""
+        before = self.parsed
+        while self._batches:
+            self._store()
+        return self.parsed - before
+
+    def _store(self) -> None:
+        """Store the next batches (up to STORED, of one source) in one transaction, then call their
+        `stored`: their file rows set, the contents parsed for them stored, the gone paths dropped."""
+        top = self._batches[0].top
+        group: list[_Batch] = []
+        while self._batches and len(group) < STORED and self._batches[0].top == top:
+            group.append(self._batches.popleft())
+        rows: list[IndexedFile] = []
+        contents: dict[str, Parsed] = {}
+        gone: list[str] = []
+        for batch in group:
+            rows += batch.rows
+            gone += batch.gone
+            found = zip(batch.digests, batch.results(), strict=True)
+            contents.update((digest, parsed) for digest, parsed in found if parsed is not None)
+        self._index.update(top, rows, contents, gone)
+        self.parsed += len(contents)
+        for batch in group:
+            if batch.stored is not None:
+                batch.stored()
 
 
 def _stale(held: IndexedFile | None, size: int, mtime_ns: int) -> bool:

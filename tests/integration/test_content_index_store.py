@@ -333,3 +333,46 @@ def test_a_connection_that_knew_every_name_looks_names_up_once_another_added_man
         "common/traits/c.txt",
     ]
     assert [d.path for d in builder.defined([GAME, MOD_A, MOD_B], "calm")] == ["common/traits/c.txt"]
+
+
+def test_contents_of_more_rows_than_one_insert_statement_holds_keep_every_row(base: Path):
+    index = SqliteIndex(base / "content-index.db")
+    count = 3 * 250 + 7  # three whole statements of rows and a few more
+    traits = [("traits", f"t{n}", n, "") for n in range(1, count + 1)]
+    words = [(f"w{n}", n) for n in range(1, count + 1)]
+    keys = [("localisation", f"k{n}", n + 1, "english") for n in range(1, count + 1)]
+    script = Parsed.of("traits", False, traits, words, ())
+    english = Parsed.of("localisation", False, keys, (), ())
+    files = [
+        IndexedFile(GAME, "common/traits/t.txt", 1, 1, "d1"),
+        IndexedFile(GAME, "localization/english/t_l_english.yml", 1, 1, "d2"),
+    ]
+    index.update(GAME, files, {"d1": script, "d2": english}, [])
+
+    assert [(d.key, d.line) for d in index.defined_in(GAME, "common/traits/t.txt")] == [
+        (key, line) for _, key, line, _ in traits
+    ]
+    assert len(index.defined_in(GAME, "localization/english/t_l_english.yml")) == count
+    assert index.keys_of([GAME], "localisation") == sorted(key for _, key, _, _ in keys)
+    assert all(index.mentions([GAME], word) == [(GAME, "common/traits/t.txt", line)] for word, line in words)
+
+
+def test_a_whole_refresh_stores_every_file_and_counts_each_content_once_however_its_batches_fall(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(content_index, "BATCH", 1)  # batches in flight across the folders' ends
+    monkeypatch.setattr(content_index, "AHEAD", 1)
+    monkeypatch.setattr(content_index, "STORED", 2)
+    world, index = world_on(base), SqliteIndex(base / "state" / "content-index.db")
+    for n in range(5):
+        put(base, f"common/traits/t{n}.txt", f"t{n} = {{\n}}\n")
+    for n in range(4):
+        put(base, f"events/e{n}.txt", f"namespace = e{n}\n")
+    put(base, "events/same.txt", "t0 = {\n}\n")  # the bytes of a file of another folder: one content
+
+    done = content_index.refresh(world, index, content_index.sources_of(world))
+
+    assert (done.seen, done.parsed, done.removed, done.pending) == (10, 9, 0, 0)
+    assert len(index.files(MOD)) == 10
+    assert [d.path for d in index.defined([MOD], "e3", "namespace")] == ["events/e3.txt"]
+    assert sorted(d.path for d in index.defined([MOD], "t0")) == ["common/traits/t0.txt", "events/same.txt"]

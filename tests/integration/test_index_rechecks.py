@@ -75,3 +75,21 @@ def test_every_folder_is_looked_at_again_once_another_writer_committed_to_the_in
     again = content_index.refresh(world, index, found, FOLDERS, rechecks=rechecks)
     assert (again.seen, again.parsed) == (4, 0)
     assert [d.key for d in index.defined(["ROOT_GAME:/"], "trait_0")] == ["trait_0"]
+
+
+def test_a_folder_is_recorded_re_checked_only_once_every_file_of_it_is_stored(
+    game: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(content_index, "BATCH", 1)  # the folder's last batches still in flight at its end
+    world, index, rechecks = setup(game)
+    held_at_completion: list[tuple[str, int]] = []
+    complete = rechecks.complete
+
+    def recorded(top: str, folder: str, generation: int | None, version: int) -> None:
+        held_at_completion.append((folder, len(index.files(top, folder))))
+        complete(top, folder, generation, version)
+
+    monkeypatch.setattr(rechecks, "complete", recorded)
+    content_index.refresh(world, index, content_index.sources_of(world), FOLDERS, rechecks=rechecks)
+
+    assert held_at_completion == [("common", 3), ("events", 1)]
