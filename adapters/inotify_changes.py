@@ -6,8 +6,8 @@ Only folders on a file system of this machine's own disks are watched (LOCAL): i
 changes another machine or the host of a virtual machine makes (a network share, a WSL drive of Windows,
 FUSE). Nothing is followed through a link below a watched folder (the index's walk enters none). When the
 kernel's queue overflowed, events were lost: every watch is dropped and every folder is watched afresh at
-its next question, with a new generation. Where inotify is missing, or the watches would pass MAX_WATCHES, a
-folder's generation is None and the caller looks at its files itself.
+its next question, with a new generation. Where inotify is missing, or the watches would pass MAX_WATCHES or a
+SHARE of the user's limit, a folder's generation is None and the caller looks at its files itself.
 """
 
 import ctypes
@@ -24,6 +24,22 @@ from ports.files import Location
 
 MAX_WATCHES: Final = 50_000
 """Folders one server watches at most (the user's limit is shared by every program of the user)."""
+USER_LIMIT: Final = Path("/proc/sys/fs/inotify/max_user_watches")
+"""The kernel's limit on the watches of all of the user's programs together."""
+SHARE: Final = 4
+"""The part of the user's limit one of this server's watchers takes at most: a quarter, so that an editor's
+or a build tool's watches of the same user still find room (8,192 in all on kernels before 5.11)."""
+
+
+def watch_budget(most: int) -> int:
+    """How many watches one watcher may hold: `most`, or a SHARE of the user's limit where that is less."""
+    try:
+        limit = int(USER_LIMIT.read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return most
+    return max(0, min(most, limit // SHARE))
+
+
 _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF = 0x400, 0x800
@@ -58,6 +74,7 @@ class InotifyChanges:
         self._paths: dict[int, Path] = {}  # a watch -> the folder it watches
         self._tops: dict[int, set[Path]] = {}  # a watch -> the asked folders above it
         self._libc = libc()
+        self._budget = watch_budget(MAX_WATCHES)
 
     def generation(self, place: Location) -> int | None:
         root = self._roots.get(place.root)
@@ -100,7 +117,7 @@ class InotifyChanges:
         pending = [(folder, follow)]
         while pending:
             here, follows = pending.pop()
-            if len(self._paths) >= MAX_WATCHES or self._fd is None or self._libc is None:
+            if len(self._paths) >= self._budget or self._fd is None or self._libc is None:
                 return False
             flags = MASK | ONLYDIR | (0 if follows else _DONT_FOLLOW)
             wd = self._libc.inotify_add_watch(self._fd, os.fsencode(here), flags)

@@ -24,12 +24,22 @@ import weakref
 from typing import Final
 
 from adapters import inotify_changes
-from adapters.inotify_changes import EVENT, IGNORED, MASK, ONLYDIR, OVERFLOW, kind_of_folder, libc
+from adapters.inotify_changes import (
+    EVENT,
+    IGNORED,
+    MASK,
+    ONLYDIR,
+    OVERFLOW,
+    kind_of_folder,
+    libc,
+    watch_budget,
+)
 
 OVERLAY: Final = 0x794C7630
 """overlayfs, never marked: a change made in one of its layers beneath it sends the overlay no event."""
 MAX_MARKS: Final = 50_000
-"""Folders one process marks at most (the user's limit is shared by every program of the user)."""
+"""Folders one process marks at most (and never more than a share of the user's limit, which every program
+of the user draws on: inotify_changes.watch_budget)."""
 
 
 class SurveyMarks:
@@ -46,6 +56,7 @@ class SurveyMarks:
         self._dated: dict[int, int] = {}  # a mark -> the tick of the drain that read its last event
         self._live: set[int] = set()  # the marks the kernel still holds
         self._full = False  # the kernel refused a mark for want of room: no more are asked for
+        self._budget = watch_budget(MAX_MARKS)
 
     def drain(self) -> int | None:
         """Read every event waiting; the tick a folder listed from now on is dated with (None: no marks
@@ -69,7 +80,7 @@ class SurveyMarks:
         """Watch the open folder `folder` (before it is listed); its mark, or None when it cannot be
         watched (a file system another machine changes, no room for more marks)."""
         with self._lock:
-            if self._fd is None or self._libc is None or self._full or len(self._live) >= MAX_MARKS:
+            if self._fd is None or self._libc is None or self._full or len(self._live) >= self._budget:
                 return None
             kind = kind_of_folder(self._libc, folder)
             if kind not in inotify_changes.LOCAL or kind == OVERLAY:

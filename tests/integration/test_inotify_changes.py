@@ -76,3 +76,12 @@ def test_a_folder_on_a_file_system_not_known_to_be_local_has_no_generation(
 ):
     monkeypatch.setattr(inotify_changes, "LOCAL", frozenset())
     assert changes.generation(COMMON) is None
+
+
+def test_a_user_whose_watches_are_too_few_for_a_share_gets_no_generation(
+    game: Path, monkeypatch, tmp_path: Path
+):
+    limit = tmp_path / "max_user_watches"
+    limit.write_text(str(inotify_changes.SHARE - 1), encoding="ascii")  # a share of no watch at all
+    monkeypatch.setattr(inotify_changes, "USER_LIMIT", limit)
+    assert InotifyChanges({"ROOT_GAME": game}).generation(COMMON) is None

@@ -188,6 +188,23 @@ def test_closing_the_files_adapter_removes_its_marks(docs: Path):
     assert not mine & live
 
 
+def test_past_its_share_of_the_users_watches_a_survey_lists_the_folders_it_could_not_mark(
+    docs: Path, listings: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    limit = tmp_path / "max_user_watches"
+    limit.write_text(str(3 * inotify_changes.SHARE), encoding="ascii")  # room for three marks
+    monkeypatch.setattr(inotify_changes, "USER_LIMIT", limit)
+    monkeypatch.setattr(survey_marks, "_SHARED", [])  # the process's instance made afresh, with that room
+    files = LocalFiles({TOP.root: docs}, marked=True)
+    try:
+        first = _table(files)
+        listed = len(listings)
+        assert _table(files) == first
+        assert len(listings) == listed + (listed - 3)
+    finally:
+        files.close()
+
+
 def test_on_a_file_system_another_machine_changes_every_folder_is_listed(marked, listings, monkeypatch):
     monkeypatch.setattr(inotify_changes, "LOCAL", frozenset())
     first = _table(marked)
