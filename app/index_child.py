@@ -6,13 +6,13 @@ between threads (a trivial call took about 6 ms more while it ran). A child proc
 its own: the server's thread only waits for its answer, and the operating system shares the processors
 between the two far more finely than the interpreter's lock does.
 
-The child reads and stores; it parses in processes of its own (app.parse_workers), one a processor; the
-child and its workers run at a low priority (`nice` 10), so the server's calls go first meanwhile. The child
-is started fresh (`spawn`: nothing of the server's threads, locks or open databases is copied), from the
-server's settings and the playset's view; it opens the index in the state directory itself. It ends when its
-build does, and at once when the server is gone (it watches its parent), so it never outlives the server by
-more than a second; its standard output is its standard error, so nothing it does reaches, or holds open,
-the protocol of a server over stdio.
+The child stores; its files are read and parsed in processes of its own (app.parse_workers), one a
+processor; the child and its workers run at a low priority (`nice` 10), so the server's calls go first
+meanwhile. The child is started fresh (`spawn`: nothing of the server's threads, locks or open databases
+is copied), from the server's settings and the playset's view; it opens the index in the state directory
+itself. It ends when its build does, and at once when the server is gone (it watches its parent), so it
+never outlives the server by more than a second; its standard output is its standard error, so nothing
+it does reaches, or holds open, the protocol of a server over stdio.
 """
 
 import multiprocessing
@@ -81,9 +81,10 @@ def _child(  # noqa: PLR0913, PLR0917 - what a spawned process is given, by posi
         except PortError:
             answer.send(None)
             return
-        files = LocalFiles({root.value: path for root, path in settings.roots.items()})
-        with Workers(processors()) as workers:
-            answer.send(build_into(index, SystemClock(), WorldAdapter(files, view), playset, workers))
+        roots = {root.value: path for root, path in settings.roots.items()}
+        with Workers(processors(), roots, view) as workers:
+            world = WorldAdapter(LocalFiles(roots), view)
+            answer.send(build_into(index, SystemClock(), world, playset, workers))
     except Exception:  # noqa: BLE001 - whatever failed, the server logs it with its own trace
         answer.send(traceback.format_exc())
     finally:

@@ -1,6 +1,9 @@
-"""The parsing of a whole build spread over processes of their own, one a processor: the builder reads
-and stores, the workers parse (domain.ck3.content_index.parse_bytes), so a build takes about a share of
-the machine's processors each and more processors make it faster.
+"""The reading and parsing of a whole build spread over processes of their own, one a processor: the
+workers read, digest and parse the files (domain.ck3.content_index.read_batch) through a world of their own,
+the same roots seen the same way as the builder's (the same descriptor-based file adapter and view, so no
+path is read that the builder could not read), and the builder stores what they found: a build takes
+about a share of the machine's processors each, more processors make it faster, and no file's bytes
+travel between processes.
 
 The workers run at a low priority (`nice` 10): while a build runs, every processor still goes first
 to the server that answers calls, whose own work is short. Each worker is started fresh (`spawn`) and
@@ -14,12 +17,16 @@ from array import array
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 from types import TracebackType
 from typing import Final, Self
 
+from adapters.local_files import LocalFiles
 from app.collection import resumed
-from domain.ck3.content_index import parse_bytes
-from ports.content_index import Parsed
+from domain.ck3.content_index import read_batch
+from domain.world.adapter import WorldAdapter
+from domain.world.view import WorldView
+from ports.content_index import Parsed, Read
 
 WATCH_SECONDS: Final = 1.0
 """How often a child process looks whether the process that started it is still there."""
@@ -33,17 +40,21 @@ def processors() -> int:
 
 
 class Workers:
-    """`count` parsing processes, as a context manager that ends them."""
+    """`count` processes that read and parse, each over the world of `roots` (root name -> folder) as
+    `view` shows it, as a context manager that ends them."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, roots: dict[str, Path], view: WorldView) -> None:
         self._pool = ProcessPoolExecutor(
-            max(1, count), mp_context=get_context("spawn"), initializer=_started, initargs=(os.getpid(),)
+            max(1, count),
+            mp_context=get_context("spawn"),
+            initializer=_started,
+            initargs=(os.getpid(), roots, view),
         )
 
-    def submit(self, files: list[tuple[tuple[str, ...], bytes]]) -> Callable[[], list[Parsed | None]]:
-        """Hand `files` to a worker; the call returned waits for their results."""
-        future = self._pool.submit(_parse_all, files)
-        return lambda: [None if packed is None else unpacked(packed) for packed in future.result()]
+    def read(self, top: str, paths: list[str]) -> Callable[[], list[Read | None]]:
+        """Hand `paths` below the source at `top` to a worker; the call returned waits for what it read."""
+        future = self._pool.submit(_read_all, top, paths)
+        return lambda: [None if sent is None else (sent[0], _opened(sent[1])) for sent in future.result()]
 
     def __enter__(self) -> Self:
         return self
@@ -59,14 +70,29 @@ def lowered() -> None:
     os.nice(max(0, NICE - os.nice(0)))
 
 
-def _started(builder: int) -> None:
+_world: WorldAdapter | None = None
+"""A worker's world, made once when it starts."""
+
+
+def _started(builder: int, roots: dict[str, Path], view: WorldView) -> None:
+    global _world  # noqa: PLW0603 - the one world of this worker process
     lowered()
     watch_parent(builder)
     resumed(started=True)  # the spawned worker imported the command line's module, which paused it
+    _world = WorldAdapter(LocalFiles(roots), view)
 
 
-def _parse_all(files: list[tuple[tuple[str, ...], bytes]]) -> "list[Packed | None]":
-    return [None if (parsed := parse_bytes(path, data)) is None else packed(parsed) for path, data in files]
+def _read_all(top: str, paths: list[str]) -> "list[tuple[str, Packed | None] | None]":
+    if _world is None:
+        raise RuntimeError("a worker is used before it started")
+    return [
+        None if read is None else (read[0], None if read[1] is None else packed(read[1]))
+        for read in read_batch(_world, top, paths)
+    ]
+
+
+def _opened(sent: "Packed | None") -> Parsed | None:
+    return None if sent is None else unpacked(sent)
 
 
 _SEPARATOR: Final = "\x1f"

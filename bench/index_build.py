@@ -56,11 +56,12 @@ from domain.use_cases.content_queries import build_into
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter, WorldView
 if __name__ == "__main__":
-    files = LocalFiles({{"ROOT_GAME": Path({game!r})}})
-    world = WorldAdapter(files, WorldView(Mode.CK3RAVEN_DEV, frozenset({{RootCategory.ROOT_GAME}}), ()))
+    roots = {{"ROOT_GAME": Path({game!r})}}
+    view = WorldView(Mode.CK3RAVEN_DEV, frozenset({{RootCategory.ROOT_GAME}}), ())
+    world = WorldAdapter(LocalFiles(roots), view)
     index = SqliteIndex(Path({db!r}))
     started = time.perf_counter()
-    with Workers(processors()) as workers:
+    with Workers(processors(), roots, view) as workers:
         done = build_into(index, SystemClock(), world, "bench", workers)
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

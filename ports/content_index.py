@@ -97,12 +97,18 @@ class Build:
     seconds: float
 
 
-class Parsing(Protocol):
-    """Port: where a build's files are parsed (the server's own process, or processes of their own)."""
+Read = tuple[str, "Parsed | None"]
+"""One file read for the index: its content's digest, and what it holds (None: nothing to store, a content
+the index holds already or a kind it does not read)."""
 
-    def submit(self, files: list[tuple[tuple[str, ...], bytes]]) -> Callable[[], list[Parsed | None]]:
-        """Start parsing `files` (game-relative path, bytes); the call returned gives their results in
-        order, waiting for them."""
+
+class Parsing(Protocol):
+    """Port: where a build's files are read and parsed (the server's own process, or processes of their
+    own, which read through the same world as the builder)."""
+
+    def read(self, top: str, paths: list[str]) -> Callable[[], "list[Read | None]"]:
+        """Start reading, digesting and parsing the files at `paths` below the source at `top`; the call
+        returned gives each one's Read in order, waiting for them (None: no longer a file, or unreadable)."""
         ...
 
 

@@ -1,14 +1,15 @@
 """Keeping the content index true to the playset's files (SPEC §15): every file the index reads (below
 `common/`, `events/`, `gui/`, `localization/` of the game and of each mod) is compared by stat with what
-the index holds; a new or changed file is read, digested and, when its content is new to the index,
-parsed. The server does this at start and after a playset switch (a whole build), after a governed write
+the index holds; a new or changed file is read, digested and parsed (in this process, not when its
+content is in the index already; in a whole build by the parsing's processes, whose contents already in
+the index are dropped), and each content is stored once. The server does this at start and after a playset switch (a whole build), after a governed write
 (that one file), and before each query (the folders the query concerns): an edit made outside the server
 shows in the next answer. A query parses at most INLINE files itself and counts the rest as not indexed.
 """
 
 import hashlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Final
 
@@ -20,7 +21,7 @@ from domain.ck3.merged import Source, below
 from domain.ck3.rechecks import Rechecks
 from domain.vocabulary import RootCategory
 from domain.world.adapter import WorldAdapter
-from ports.content_index import ContentIndex, IndexedFile, Parsed, Parsing
+from ports.content_index import ContentIndex, IndexedFile, Parsed, Parsing, Read
 from ports.errors import PortError
 
 READ_LIMIT: Final = 32 * 1024 * 1024
@@ -28,7 +29,7 @@ INLINE: Final = 200
 """Files a query indexes itself before it answers; the rest it counts as not indexed yet."""
 BATCH: Final = 200
 """Files handed to the parsing at once."""
-AHEAD: Final = 2
+AHEAD: Final = 4
 """Batches read and handed to the parsing ahead of those being stored."""
 STORED: Final = 3
 """Batches stored per transaction: each stays short (a fraction of a second of a build), and a build
@@ -106,12 +107,40 @@ def scope_of(kind: str | None) -> tuple[str, ...]:
     return (f"common/{kind}",)
 
 
-class InProcess:
-    """Parsing in the calling process, when its results are asked for."""
+def read_batch(
+    world: WorldAdapter, top: str, paths: list[str], known: Callable[[Iterable[str]], set[str]] | None = None
+) -> list[Read | None]:
+    """Each file at `paths` below the source at `top`: its digest and what parse_bytes finds in it (None
+    for a content `known` holds: not parsed again), or None when it is no longer a file or cannot be read."""
+    located = [
+        (at, world.ref_or_none(below(top, tuple(path.split("/"))), _HOME)) for at, path in enumerate(paths)
+    ]
+    refs = [(at, ref) for at, ref in located if ref is not None and ref.kind == "file"]
+    datas = world.read_files([ref for _, ref in refs], READ_LIMIT) if refs else []
+    digested = [
+        (at, data, hashlib.sha256(data).hexdigest())
+        for (at, _), data in zip(refs, datas, strict=True)
+        if isinstance(data, bytes)
+    ]
+    held = known(digest for _, _, digest in digested) if known is not None else set()
+    found: list[Read | None] = [None] * len(paths)
+    for at, data, digest in digested:
+        parsed = None if digest in held else parse_bytes(tuple(paths[at].split("/")), data)
+        found[at] = (digest, parsed)
+    return found
 
-    def submit(self, files: list[tuple[tuple[str, ...], bytes]]) -> Callable[[], list[Parsed | None]]:
-        """`files` parsed by parse_bytes, on demand."""
-        return lambda: [parse_bytes(path, data) for path, data in files]
+
+class InProcess:
+    """Reading and parsing in the calling process, when the results are asked for; a content the index
+    holds already is digested, not parsed again."""
+
+    def __init__(self, world: WorldAdapter, index: ContentIndex | None = None) -> None:
+        self._world = world
+        self._known = index.known if index is not None else None
+
+    def read(self, top: str, paths: list[str]) -> Callable[[], list[Read | None]]:
+        """`paths` read by read_batch, on demand."""
+        return lambda: read_batch(self._world, top, paths, self._known)
 
 
 def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and how much
@@ -151,7 +180,7 @@ def refresh(  # noqa: PLR0913 - the world, the index, the sources, where, and ho
                 source.folder,
                 folder,
                 budget=left,
-                parsing=parsing or InProcess(),
+                parsing=parsing or InProcess(world, index),
                 flight=flight,
                 stored=complete,
             )
@@ -188,10 +217,11 @@ def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, w
     stored: Callable[[], None] | None = None,
 ) -> Progress:
     """Bring the index up to date with the files below `folder` of the source at `top` (its folder: all
-    that re-indexing asks of a source, so no descriptor is read for it). Batches are read and handed to
-    `parsing` AHEAD of those stored, STORED of them in a transaction; `stored` is called once every file
-    of the folder is stored, unless some are left pending. With `flight`, the folder's last batches may
-    stay in it, stored as later folders' batches are handed on (their contents counted by it)."""
+    that re-indexing asks of a source, so no descriptor is read for it). Batches are handed to `parsing`,
+    which reads and parses them, AHEAD of those stored, STORED of them in a transaction; `stored` is
+    called once every file of the folder is stored, unless some are left pending. With `flight`, the
+    folder's last batches may stay in it, stored as later folders' batches are handed on (their contents
+    counted by it)."""
     now = _surveyed(world, top, folder)
     held = index.files(top, folder)
     changed = [path for path, (size, mtime) in now.items() if _stale(held.get(path), size, mtime)]
@@ -204,11 +234,9 @@ def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, w
     before = mine.parsed
     last = range(0, max(len(changed), 1), BATCH)[-1]
     for start in range(0, max(len(changed), 1), BATCH):
-        rows, wanted = _read(world, index, top, changed[start : start + BATCH], stats=now, asked=mine.asked)
-        digests = [digest for digest, _, _ in wanted]
-        results = parsing.submit([(path, data) for _, path, data in wanted])
+        paths = changed[start : start + BATCH]
         done = stored if start == last and not pending else None
-        mine.add(_Batch(top, rows, digests, results, gone if start == 0 else [], done))
+        mine.add(_Batch(top, paths, now, parsing.read(top, paths), gone if start == 0 else [], done))
     if flight is None:
         mine.land()
     return Progress(len(now), mine.parsed - before, len(gone), pending)
@@ -216,26 +244,27 @@ def _refresh_folder(  # noqa: PLR0913 - the world, the index, where, how much, w
 
 @frozen
 class _Batch:
-    """A batch in flight: its source, file rows, the digests handed to the parsing, the call giving
-    their results, the paths of its folder gone from the source, and what to call once it is stored."""
+    """A batch in flight: its source, the paths handed to the parsing with their stats, the call giving
+    what was read of them, the paths of its folder gone from the source, and what to call once it is
+    stored."""
 
     top: str
-    rows: list[IndexedFile]
-    digests: list[str]
-    results: Callable[[], list[Parsed | None]]
+    paths: list[str]
+    stats: dict[str, tuple[int, int]]
+    results: Callable[[], list[Read | None]]
     gone: list[str]
     stored: Callable[[], None] | None
 
 
 class _Flight:
     """The batches handed to the parsing and not stored yet, in order: STORED of them (of one source)
-    are stored in one transaction once AHEAD more are in flight. `asked` holds every content handed to
-    the parsing: none is parsed twice; `parsed` counts the contents stored."""
+    are stored in one transaction once AHEAD more are in flight. `stored` holds every content handed to
+    the index: none is stored twice; `parsed` counts the contents new to the index."""
 
     def __init__(self, index: ContentIndex) -> None:
         self._index = index
         self._batches: deque[_Batch] = deque()
-        self.asked: set[str] = set()
+        self.stored: set[str] = set()
         self.parsed = 0
 
     def add(self, batch: _Batch) -> None:
@@ -261,15 +290,29 @@ class _Flight:
         contents: dict[str, Parsed] = {}
         gone: list[str] = []
         for batch in group:
-            rows += batch.rows
             gone += batch.gone
-            found = zip(batch.digests, batch.results(), strict=True)
-            contents.update((digest, parsed) for digest, parsed in found if parsed is not None)
+            rows += self._read(batch, contents)
+        for digest in self._index.known(contents):
+            del contents[digest]
+        self.stored.update(contents)
         self._index.update(top, rows, contents, gone)
         self.parsed += len(contents)
         for batch in group:
             if batch.stored is not None:
                 batch.stored()
+
+    def _read(self, batch: _Batch, contents: dict[str, Parsed]) -> list[IndexedFile]:
+        """The rows of the files `batch` read; the contents they hold not stored yet added to `contents`."""
+        rows: list[IndexedFile] = []
+        for path, read in zip(batch.paths, batch.results(), strict=True):
+            if read is None:
+                continue
+            digest, parsed = read
+            size, mtime = batch.stats[path]
+            rows.append(IndexedFile(batch.top, path, size, mtime, digest))
+            if parsed is not None and digest not in self.stored:
+                contents[digest] = parsed
+        return rows
 
 
 def _stale(held: IndexedFile | None, size: int, mtime_ns: int) -> bool:
@@ -295,40 +338,6 @@ def _surveyed(world: WorldAdapter, top: str, folder: str) -> dict[str, tuple[int
     return found
 
 
-def _read(  # noqa: PLR0913 - the world, the index, the source, which files, their stats, what is asked
-    world: WorldAdapter,
-    index: ContentIndex,
-    top: str,
-    paths: list[str],
-    *,
-    stats: dict[str, tuple[int, int]],
-    asked: set[str],
-) -> tuple[list[IndexedFile], list[tuple[str, tuple[str, ...], bytes]]]:
-    """The rows of `paths` (read and digested) and the contents (digest, path, bytes) that neither the
-    index nor `asked` holds yet (added to `asked`)."""
-    refs = []
-    for path in paths:
-        ref = world.ref_or_none(below(top, tuple(path.split("/"))), _HOME)
-        if ref is not None and ref.kind == "file":
-            refs.append((path, ref))
-    datas = world.read_files([ref for _, ref in refs], READ_LIMIT) if refs else []
-    digested = [
-        (path, data, hashlib.sha256(data).hexdigest())
-        for (path, _), data in zip(refs, datas, strict=True)
-        if isinstance(data, bytes)
-    ]
-    known = index.known(digest for _, _, digest in digested if digest not in asked)
-    rows: list[IndexedFile] = []
-    wanted: list[tuple[str, tuple[str, ...], bytes]] = []
-    for path, data, digest in digested:
-        size, mtime = stats[path]
-        rows.append(IndexedFile(top, path, size, mtime, digest))
-        if digest not in known and digest not in asked:
-            asked.add(digest)
-            wanted.append((digest, tuple(path.split("/")), data))
-    return rows, wanted
-
-
 def after_write(world: WorldAdapter, index: ContentIndex, address: str) -> bool:
     """Re-index the one file at `address` a governed write changed (or deleted), when it lies in a
     folder the index reads of a source of the playset; whether it did. The sources are known by their
@@ -336,7 +345,7 @@ def after_write(world: WorldAdapter, index: ContentIndex, address: str) -> bool:
     for top in merged.folders(world):
         inside = _indexed_folder(top, address)
         if inside is not None:
-            _refresh_folder(world, index, top, inside, budget=None, parsing=InProcess())
+            _refresh_folder(world, index, top, inside, budget=None, parsing=InProcess(world, index))
             return True
     return False
 
