@@ -2,15 +2,27 @@
 the one search that matches a skimmed block whole.
 
 A skimmed block's words are every `[A-Za-z_][\\w.:\\-]*` outside its comments, strings included (what the
-content index counts as mentions). All the blocks of a file are read together, in one search over their
-text, so that a word's first place is found by C loops over the file's tokens, not per block or per word.
+content index counts as mentions). All the blocks of a file are read together, so that a word's first
+place is found by C loops over the file's tokens, not per block or per word: an ASCII text (nearly every
+file of the game) is cut into its runs of word characters by bytes' own translate and split, a run's word
+being the run from its first letter or `_` on; any other text by the regular expression.
 """
 
 import re
+import string
 from typing import Final
 
 _WORD_OR_LINE: Final = re.compile(r"\n|[A-Za-z_][\w.:\-]*")
 _COMMENT: Final = re.compile(r"#[^\n]*")
+_LINE_MARK: Final = b"\x01"
+_WORD_CHARACTERS: Final = frozenset(string.ascii_letters + string.digits + "_.:-")
+_RUNS: Final = bytes(
+    byte if chr(byte) in _WORD_CHARACTERS else _LINE_MARK[0] if byte == ord("\n") else ord(" ")
+    for byte in range(256)
+)
+"""An ASCII text's bytes as runs of word characters (`\\w.:-`) parted by spaces, its newlines marked."""
+_NOT_FIRST: Final = b"0123456789.:-"
+"""The word characters a word does not begin with."""
 
 
 def first_lines(text: str, spans: list[tuple[int, int, int]]) -> list[tuple[str, int]]:
@@ -27,7 +39,11 @@ def first_lines(text: str, spans: list[tuple[int, int, int]]) -> list[tuple[str,
         pieces += ["\n" * (line - at) or " ", text[start:end]]
         at = line + text.count("\n", start, end)
     joined = "".join(pieces)
-    tokens = _WORD_OR_LINE.findall(_COMMENT.sub("", joined) if "#" in joined else joined)
+    if "#" in joined:
+        joined = _COMMENT.sub("", joined)
+    if joined.isascii():
+        return _ascii_first_lines(joined)
+    tokens = _WORD_OR_LINE.findall(joined)
     # the words in the order of their first places (a dict keeps the first), each place then found by
     # searching on from the last one: every token is passed over once, in C
     order = dict.fromkeys(tokens)
@@ -40,6 +56,25 @@ def first_lines(text: str, spans: list[tuple[int, int, int]]) -> list[tuple[str,
         place = at
         found.append((word, line))
     return found
+
+
+def _ascii_first_lines(text: str) -> list[tuple[str, int]]:
+    """first_lines of an ASCII `text` (no comment in it): its runs of word characters, each newline a
+    token of its own, the first place of each distinct run found as first_lines finds a word's; a run's
+    word is the run from its first letter or `_` (none: no word), first met where its first run is."""
+    tokens = text.encode().translate(_RUNS).replace(_LINE_MARK, b" \x01 ").split()
+    order = dict.fromkeys(tokens)
+    order.pop(_LINE_MARK, None)
+    found: dict[str, int] = {}
+    place, line, index = 0, 1, tokens.index
+    for run in order:
+        at = index(run, place)
+        line += tokens[place:at].count(_LINE_MARK)
+        place = at
+        word = run.lstrip(_NOT_FIRST) if run[0] in _NOT_FIRST else run
+        if word:
+            found.setdefault(word.decode(), line)
+    return list(found.items())
 
 
 def closed_block(depth: int) -> re.Pattern[str]:
