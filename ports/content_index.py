@@ -51,15 +51,10 @@ class Parsed:
         findings: tuple[tuple[str, int, str], ...],
     ) -> "Parsed":
         """A content from its definitions (kind, key, line, language) and mentions (word, line) as rows."""
-        rows = tuple(definitions)
-        words = tuple(mentions)
-        defined = (
-            tuple(r[0] for r in rows),
-            tuple(r[1] for r in rows),
-            tuple(r[2] for r in rows),
-            tuple(r[3] for r in rows),
-        )
-        return cls(kind, replace, defined, (tuple(w[0] for w in words), tuple(w[1] for w in words)), findings)
+        # columns by transposing in C: a content may hold tens of thousands of rows
+        kinds, keys, lines, languages = tuple(zip(*definitions, strict=True)) or ((), (), (), ())
+        words, places = tuple(zip(*mentions, strict=True)) or ((), ())
+        return cls(kind, replace, (kinds, keys, lines, languages), (words, places), findings)
 
     @property
     def definitions(self) -> tuple[tuple[str, str, int, str], ...]:

@@ -2,9 +2,10 @@
 `common/`, `events/`, `gui/`, `localization/` of the game and of each mod) is compared by stat with what
 the index holds; a new or changed file is read, digested and parsed (in this process, not when its
 content is in the index already; in a whole build by the parsing's processes, whose contents already in
-the index are dropped), and each content is stored once. The server does this at start and after a playset switch (a whole build), after a governed write
-(that one file), and before each query (the folders the query concerns): an edit made outside the server
-shows in the next answer. A query parses at most INLINE files itself and counts the rest as not indexed.
+the index are dropped), and each content is stored once. The server does this at start and after a
+playset switch (a whole build), after a governed write (that one file), and before each query (the
+folders the query concerns): an edit made outside the server shows in the next answer. A query parses at
+most INLINE files itself and counts the rest as not indexed.
 """
 
 import hashlib
