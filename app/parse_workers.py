@@ -10,6 +10,7 @@ to the server that answers calls, whose own work is short. Each worker is starte
 ends at once when the builder that started it is gone, as the builder does with its server.
 """
 
+import hashlib
 import os
 import threading
 import time
@@ -24,6 +25,7 @@ from typing import Final, Self
 from adapters.local_files import LocalFiles
 from app.collection import resumed
 from domain.ck3.content_index import read_batch
+from domain.ck3.definitions import LOCALISATION
 from domain.world.adapter import WorldAdapter
 from domain.world.view import WorldView
 from ports.content_index import Parsed, Read
@@ -51,10 +53,28 @@ class Workers:
             initargs=(os.getpid(), roots, view),
         )
 
+        self._seen: dict[bytes, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+
     def read(self, top: str, paths: list[str]) -> Callable[[], list[Read | None]]:
-        """Hand `paths` below the source at `top` to a worker; the call returned waits for what it read."""
+        """Hand `paths` below the source at `top` to a worker; the call returned waits for what it read
+        (called in the order the batches were handed on: a batch's repeated keys and lines are those of
+        one handed on before it)."""
         future = self._pool.submit(_read_all, top, paths)
-        return lambda: [None if sent is None else (sent[0], _opened(sent[1])) for sent in future.result()]
+        return lambda: [None if got is None else (got[0], self._opened(*got[1:])) for got in future.result()]
+
+    def _opened(self, sent: "Packed | None", repeat: bytes) -> Parsed | None:
+        """The content `sent`, its keys and lines those of an earlier content when they were left out."""
+        if sent is None:
+            return None
+        if sent[3] is None:
+            keys, lines = self._seen[repeat]
+            kind, replace, kinds, _, _, languages, words, places, findings = sent
+            defined = (_texts(kinds), keys, lines, _texts(languages))
+            return Parsed(kind, replace, defined, (_texts(words), tuple(array("q", places))), findings)
+        parsed = unpacked(sent)
+        if repeat:
+            self._seen[repeat] = parsed.defined[1], parsed.defined[2]
+        return parsed
 
     def __enter__(self) -> Self:
         return self
@@ -82,27 +102,45 @@ def _started(builder: int, roots: dict[str, Path], view: WorldView) -> None:
     _world = WorldAdapter(LocalFiles(roots), view)
 
 
-def _read_all(top: str, paths: list[str]) -> "list[tuple[str, Packed | None] | None]":
+_sent: set[bytes] = set()
+"""The digests of the keys and lines of the localisation contents this worker sent whole."""
+
+
+def _read_all(top: str, paths: list[str]) -> "list[tuple[str, Packed | None, bytes] | None]":
     if _world is None:
         raise RuntimeError("a worker is used before it started")
     return [
-        None if read is None else (read[0], None if read[1] is None else packed(read[1]))
+        None if read is None else (read[0], *_once(None if read[1] is None else packed(read[1])))
         for read in read_batch(_world, top, paths)
     ]
 
 
-def _opened(sent: "Packed | None") -> Parsed | None:
-    return None if sent is None else unpacked(sent)
+def _once(sent: "Packed | None") -> "tuple[Packed | None, bytes]":
+    """`sent` and the digest of its keys and lines (b"": a content of another kind), both left out
+    (None, b"") when this worker sent them already: the game's localisation repeats its keys line for
+    line in each of its languages (2.56 million entries, 2,070 keysets of them), and what the builder
+    has unpacked once it need not again."""
+    if sent is None or sent[0] != LOCALISATION or not isinstance(sent[3], str):
+        return sent, b""
+    digest = hashlib.blake2b(sent[3].encode(), digest_size=16)
+    digest.update(sent[4])
+    repeat = digest.digest()
+    if repeat in _sent:
+        return (*sent[:3], None, b"", *sent[5:]), repeat
+    _sent.add(repeat)
+    return sent, repeat
 
 
 _SEPARATOR: Final = "\x1f"
 """Between the texts of a column sent as one text: whitespace, so in no key or word the parser reads
 (a column whose texts hold it anyway is sent as it is)."""
 Column = tuple[str, ...] | tuple[str, int] | str
-Packed = tuple[str, bool, Column, Column, bytes, Column, Column, bytes, tuple[tuple[str, int, str], ...]]
+Findings = tuple[tuple[str, int, str], ...]
+Packed = tuple[str, bool, Column, Column | None, bytes, Column, Column, bytes, Findings]
 """A parsed content as it travels from a worker: each column of texts one text (or one text and how many
 times it repeats), each column of lines the bytes of an array. Pickling a build's millions of short texts
-one by one was a worker's seconds; these are a few large objects."""
+one by one was a worker's seconds; these are a few large objects. Keys None (and no lines): those of an
+earlier content the same worker sent."""
 
 
 def packed(parsed: Parsed) -> Packed:
@@ -125,6 +163,8 @@ def packed(parsed: Parsed) -> Packed:
 def unpacked(sent: Packed) -> Parsed:
     """The content `packed` sent, as it was."""
     kind, replace, kinds, keys, lines, languages, words, places, findings = sent
+    if keys is None:
+        raise ValueError("a content sent without its keys is opened by the Workers that read it")
     defined = (_texts(kinds), _texts(keys), tuple(array("q", lines)), _texts(languages))
     return Parsed(kind, replace, defined, (_texts(words), tuple(array("q", places))), findings)
 

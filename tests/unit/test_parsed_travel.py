@@ -6,7 +6,10 @@ import pickle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app import parse_workers
 from app.parse_workers import packed, unpacked
+from domain.vocabulary import Mode
+from domain.world.view import WorldView
 from ports.content_index import Parsed
 
 TEXTS = st.text(alphabet=st.sampled_from(list("ab_.:\x1f é")), max_size=6)
@@ -38,3 +41,20 @@ def test_a_column_of_many_texts_travels_as_one_text_and_a_repeated_one_as_the_te
 
     assert (sent[2], sent[3], sent[5]) == (("localisation", 1000), "\x1f".join(keys), ("french", 1000))
     assert unpacked(sent) == parsed
+
+
+def test_keys_and_lines_a_worker_sent_already_travel_as_their_digest_and_arrive_whole(monkeypatch):
+    keys = tuple(f"key_{n}" for n in range(50))
+    rows = {lang: [("localisation", k, 2 + n, lang) for n, k in enumerate(keys)] for lang in ("fr", "de")}
+    french, german = (Parsed.of("localisation", False, rows[lang], (), ()) for lang in ("fr", "de"))
+    monkeypatch.setattr(parse_workers, "_sent", set())
+    view = WorldView(Mode.CK3RAVEN_DEV, frozenset(), ())
+
+    first, again = parse_workers._once(packed(french)), parse_workers._once(packed(german))
+    with parse_workers.Workers(1, {}, view) as workers:  # no batch handed on: no process started
+        arrived = [workers._opened(*first), workers._opened(*again)]
+
+    assert first[0] is not None
+    assert again[0] is not None
+    assert (first[0][3] is not None, again[0][3], again[0][4], again[1]) == (True, None, b"", first[1])
+    assert arrived == [french, german]
