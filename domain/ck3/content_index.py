@@ -30,8 +30,10 @@ INLINE: Final = 200
 """Files a query indexes itself before it answers; the rest it counts as not indexed yet."""
 BATCH: Final = 200
 """Files handed to the parsing at once."""
-AHEAD: Final = 4
-"""Batches read and handed to the parsing ahead of those being stored."""
+AHEAD: Final = 32
+"""Batches handed to the parsing ahead of those being stored. A batch in flight holds its paths and, once
+parsed, what was found in them (no file's bytes): deep enough that the parsing runs on while the builder
+stores the slowest batches (a game's script files), so neither waits for the other for long."""
 STORED: Final = 3
 """Batches stored per transaction: each stays short (a fraction of a second of a build), and a build
 commits a third as often (each commit writes every page it changed)."""
