@@ -3,11 +3,13 @@ on what a change adds; bad input is findings, never an error; a governed write's
 once; one builder at a time among the servers on a state directory."""
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 from attrs import evolve
 
+from adapters import sqlite_index
 from adapters.local_files import LocalFiles
 from adapters.sqlite_index import SqliteIndex
 from domain.ck3 import content_index, merged
@@ -376,3 +378,25 @@ def test_a_whole_refresh_stores_every_file_and_counts_each_content_once_however_
     assert len(index.files(MOD)) == 10
     assert [d.path for d in index.defined([MOD], "e3", "namespace")] == ["events/e3.txt"]
     assert sorted(d.path for d in index.defined([MOD], "t0")) == ["common/traits/t0.txt", "events/same.txt"]
+
+
+def test_a_builds_write_ahead_log_is_folded_into_the_file_while_the_build_runs(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(sqlite_index, "FOLD_SECONDS", 0.02)
+    index = SqliteIndex(base / "content-index.db")
+    rows = [("traits", f"trait_{n}", n + 1, "") for n in range(2000)]
+    parsed = Parsed.of("script", False, rows, (), ())
+    empty = index.path.stat().st_size
+
+    with index.builder() as mine:
+        row = IndexedFile("ROOT_GAME:/", "common/traits/t.txt", 1, 1, "d")
+        index.update("ROOT_GAME:/", [row], {"d": parsed}, [])
+        deadline = time.monotonic() + 10
+        while index.path.stat().st_size == empty and time.monotonic() < deadline:
+            time.sleep(0.01)
+        folded = index.path.stat().st_size
+
+    assert mine
+    assert folded > empty
+    assert [d.key for d in index.defined(["ROOT_GAME:/"], "trait_7")] == ["trait_7"]
