@@ -60,6 +60,7 @@ class SqliteIndex:
         except (sqlite3.Error, OSError) as exc:
             raise Unavailable("the content index cannot be opened") from exc
         self._lock = threading.RLock()
+        self._folding: tuple[threading.Event, threading.Thread] | None = None
         self._forget()
         self._lock_path = path.with_suffix(".lock")
 
@@ -315,7 +316,7 @@ class SqliteIndex:
         writes every page twice, and the build waits for it); a thread of its own folds what is committed
         every FOLD_SECONDS meanwhile, on a connection of its own, while the build goes on (a game's build
         writes about 200 MB to the log: folded only at its end, the build waited half a second for it);
-        record_build folds the rest."""
+        record_build ends that thread and folds the rest."""
         with self._lock_path.open("a") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -326,16 +327,25 @@ class SqliteIndex:
             folding = threading.Thread(
                 target=self._fold_until, args=(done,), name="ck3raven-index-fold", daemon=True
             )
+            self._folding = done, folding
             try:
                 self._fold_every(0)
                 folding.start()
                 yield True
             finally:
-                done.set()
-                if folding.is_alive():
-                    folding.join()
+                self._end_folding()
                 self._fold_every(_FOLD_PAGES)
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _end_folding(self) -> None:
+        """End the builder's folding thread, when one runs: only one fold runs at a time, and the last
+        one, which empties the log, must not find it busy."""
+        if self._folding is not None:
+            done, folding = self._folding
+            self._folding = None
+            done.set()
+            if folding.is_alive():
+                folding.join()
 
     def _fold_until(self, done: threading.Event) -> None:
         """Fold the committed part of the write-ahead log into the file every FOLD_SECONDS until `done`
@@ -364,6 +374,7 @@ class SqliteIndex:
         """Keep what a finished build did, and fold the write-ahead log into the file (a build leaves no
         log as large as what it wrote)."""
         row = (build.playset, build.at, build.files, build.parsed, build.seconds)
+        self._end_folding()
         try:
             with self._lock:
                 self._db.execute("INSERT OR REPLACE INTO builds VALUES (?, ?, ?, ?, ?)", row)

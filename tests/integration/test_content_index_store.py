@@ -18,7 +18,7 @@ from domain.compliance import symbols
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter, WorldView
 from domain.world.playsets import ModFolder
-from ports.content_index import IndexedFile, Parsed
+from ports.content_index import Build, IndexedFile, Parsed
 from ports.files import Location
 
 R = RootCategory
@@ -400,3 +400,25 @@ def test_a_builds_write_ahead_log_is_folded_into_the_file_while_the_build_runs(
     assert mine
     assert folded > empty
     assert [d.key for d in index.defined(["ROOT_GAME:/"], "trait_7")] == ["trait_7"]
+
+
+def test_a_finished_build_leaves_no_write_ahead_log_however_often_it_was_folded(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(sqlite_index, "FOLD_SECONDS", 0)  # folding without a pause, all the build long
+    index = SqliteIndex(base / "content-index.db")
+    log = index.path.with_name(index.path.name + "-wal")
+    left: list[int] = []
+
+    for round_ in range(5):
+        with index.builder() as mine:
+            for n in range(20):
+                rows = [("traits", f"trait_{round_}_{n}_{k}", k + 1, "") for k in range(300)]
+                digest = f"d{round_}-{n}"
+                row = IndexedFile("ROOT_GAME:/", f"common/traits/{digest}.txt", 1, 1, digest)
+                index.update("ROOT_GAME:/", [row], {digest: Parsed.of("script", False, rows, (), ())}, [])
+            index.record_build(Build("p", "now", 20, 20, 0.1))
+            left.append(log.stat().st_size if log.exists() else 0)
+
+    assert mine
+    assert left == [0] * 5
