@@ -30,3 +30,11 @@ def resumed(*, started: bool) -> None:
         _, middle, oldest = gc.get_threshold()
         gc.set_threshold(YOUNG, middle, oldest)
     gc.enable()
+
+
+def stopped() -> None:
+    """No collection for the rest of this process: one that builds the content index and then ends
+    (app.index_child). Reference counting frees what a build makes as it goes; the few cycles it may make
+    end with the process. Measured on the game's build: the collector ran about 330 times, 0.6 s of the
+    builder's 7-9 s of CPU."""
+    gc.disable()

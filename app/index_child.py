@@ -25,7 +25,7 @@ from pathlib import Path
 from adapters.local_files import LocalFiles
 from adapters.sqlite_index import SqliteIndex
 from adapters.system_clock import SystemClock
-from app.collection import resumed
+from app.collection import stopped
 from app.config import Settings
 from app.parse_workers import Workers, lowered, processors, watch_parent
 from domain.use_cases.content_queries import build_into
@@ -73,8 +73,7 @@ def _child(  # noqa: PLR0913, PLR0917 - what a spawned process is given, by posi
     watch_parent(parent)
     # a daemon, to its server; to its own workers a builder that may start them, and that ends them itself
     multiprocessing.current_process().daemon = False
-    # the command line's module, imported again by the spawned child, paused the collector
-    resumed(started=False)
+    stopped()  # the child only builds, then ends (app.collection)
     try:
         try:
             index = SqliteIndex(index_path)

@@ -51,11 +51,13 @@ from pathlib import Path
 from adapters.local_files import LocalFiles
 from adapters.sqlite_index import SqliteIndex
 from adapters.system_clock import SystemClock
+from app.collection import stopped
 from app.parse_workers import Workers, processors
 from domain.use_cases.content_queries import build_into
 from domain.vocabulary import Mode, RootCategory
 from domain.world.adapter import WorldAdapter, WorldView
 if __name__ == "__main__":
+    stopped()  # as the server's builder, a process that only builds
     roots = {{"ROOT_GAME": Path({game!r})}}
     view = WorldView(Mode.CK3RAVEN_DEV, frozenset({{RootCategory.ROOT_GAME}}), ())
     world = WorldAdapter(LocalFiles(roots), view)
