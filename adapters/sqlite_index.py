@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import chain, repeat
+from itertools import chain, count, repeat
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -68,6 +68,7 @@ class SqliteIndex:
         """Know no name and no keyset (at first, and after a rollback: ids learnt in it are void)."""
         self._names: dict[str, int] = {}
         self._keysets: dict[bytes, int] = {}
+        self._keylists: dict[bytes, int] = {}
         self._whole = False  # whether _names holds every name of the file up to id _high
         self._high = -1  # the empty name's id is 0
 
@@ -144,7 +145,7 @@ class SqliteIndex:
         sets = {
             digest: keyset for digest, parsed in fresh.items() if (keyset := keyset_of(parsed)) is not None
         }
-        held = self._held_keysets({keyset.digest for keyset in sets.values()})
+        held = self._held("keysets", self._keysets, {keyset.digest for keyset in sets.values()})
         new_sets = {keyset.digest: keyset for keyset in sets.values() if keyset.digest not in held}
         spelled = _spelled(parsed for digest, parsed in fresh.items() if digest not in sets)
         spelled.update(keyset.language for keyset in sets.values())
@@ -152,12 +153,22 @@ class SqliteIndex:
             spelled.update(keyset.keys)
         ids = self._ids(spelled)
         rows: list[Iterable[tuple[int, int, int]]] = []  # zips, read once by _insert: no row is kept
+        lists = {keyset.digest: keyset.keylist() for keyset in new_sets.values()}
+        held_lists = self._held("keylists", self._keylists, set(lists.values()))
         for keyset in new_sets.values():
-            cursor = self._db.execute("INSERT INTO keysets(digest) VALUES (?)", (keyset.digest,))
-            held[keyset.digest] = number = int(cursor.lastrowid or 0)
-            rows.append(zip(map(ids.__getitem__, keyset.keys), repeat(number), keyset.lines))
-        _insert(self._db, "INSERT OR IGNORE INTO keyset_rows", 3, chain.from_iterable(rows))
+            keylist = held_lists.get(lists[keyset.digest])
+            if keylist is None:
+                cursor = self._db.execute("INSERT INTO keylists(digest) VALUES (?)", (lists[keyset.digest],))
+                held_lists[lists[keyset.digest]] = keylist = int(cursor.lastrowid or 0)
+                rows.append(zip(map(ids.__getitem__, keyset.keys), repeat(keylist), count()))
+            cursor = self._db.execute(
+                "INSERT INTO keysets(digest, keylist, lines) VALUES (?, ?, ?)",
+                (keyset.digest, keylist, keyset.spelled_lines()),
+            )
+            held[keyset.digest] = int(cursor.lastrowid or 0)
+        _insert(self._db, "INSERT OR IGNORE INTO keylist_rows", 3, chain.from_iterable(rows))
         self._keysets.update(held)
+        self._keylists.update(held_lists)
         definitions: list[Iterable[tuple[int, int, int, int, int]]] = []
         mentions: list[Iterable[tuple[int, int, int]]] = []
         for digest, parsed in fresh.items():
@@ -185,14 +196,15 @@ class SqliteIndex:
         _insert(self._db, "INSERT OR IGNORE INTO def_rows", 5, chain.from_iterable(definitions))
         _insert(self._db, "INSERT OR IGNORE INTO mentions", 3, chain.from_iterable(mentions))
 
-    def _held_keysets(self, digests: set[bytes]) -> dict[bytes, int]:
-        """The ids of those of `digests` stored already (learnt once: a keyset never changes)."""
-        held = {digest: self._keysets[digest] for digest in digests if digest in self._keysets}
+    def _held(self, table: str, known: dict[bytes, int], digests: set[bytes]) -> dict[bytes, int]:
+        """The ids of those of `digests` stored already in `table` (`keysets` or `keylists`), `known`
+        holding those learnt (once: a keyset or keylist never changes)."""
+        held = {digest: known[digest] for digest in digests if digest in known}
         wanted = [digest for digest in digests if digest not in held]
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            held.update(self._db.execute(f"SELECT digest, id FROM keysets WHERE digest IN ({marks})", chunk))  # noqa: S608 - marks only
+            held.update(self._db.execute(f"SELECT digest, id FROM {table} WHERE digest IN ({marks})", chunk))  # noqa: S608 - a table name of ours and marks
         return held
 
     def _ids(self, spelled: set[str]) -> dict[str, int]:

@@ -13,8 +13,11 @@ from attrs import frozen
 from ports.content_index import Parsed
 
 LOCALISATION: Final = "localisation"
+LINE_DIGITS: Final = 8
+"""Digits a keyset's line takes in its `lines`: a localisation file is read to 32 MiB, fewer lines than
+10**8."""
 """The kind of every localisation definition, and of every file holding them."""
-VERSION = 4
+VERSION = 5
 """The index file's format; a file of any other version is emptied and built again."""
 _SCHEMA = """
 CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
@@ -27,10 +30,16 @@ CREATE INDEX contents_keyset ON contents(keyset) WHERE keyset IS NOT NULL;
 CREATE TABLE def_rows(key INTEGER NOT NULL, kind INTEGER NOT NULL, content INTEGER NOT NULL,
     line INTEGER NOT NULL, language INTEGER NOT NULL, PRIMARY KEY(key, kind, content, line)) WITHOUT ROWID;
 CREATE INDEX def_rows_content ON def_rows(content) WHERE language = 0;
-CREATE TABLE keysets(id INTEGER PRIMARY KEY, digest BLOB UNIQUE NOT NULL);
-CREATE TABLE keyset_rows(key INTEGER NOT NULL, keyset INTEGER NOT NULL, line INTEGER NOT NULL,
-    PRIMARY KEY(key, keyset, line)) WITHOUT ROWID;
-CREATE INDEX keyset_rows_set ON keyset_rows(keyset);
+CREATE TABLE keylists(id INTEGER PRIMARY KEY, digest BLOB UNIQUE NOT NULL);
+CREATE TABLE keylist_rows(key INTEGER NOT NULL, keylist INTEGER NOT NULL, position INTEGER NOT NULL,
+    PRIMARY KEY(key, keylist, position)) WITHOUT ROWID;
+CREATE INDEX keylist_rows_list ON keylist_rows(keylist);
+CREATE TABLE keysets(id INTEGER PRIMARY KEY, digest BLOB UNIQUE NOT NULL, keylist INTEGER NOT NULL,
+    lines TEXT NOT NULL);
+CREATE INDEX keysets_keylist ON keysets(keylist);
+CREATE VIEW keyset_rows(key, keyset, line) AS
+    SELECT r.key, s.id, CAST(substr(s.lines, r.position * LINE_DIGITS + 1, LINE_DIGITS) AS INTEGER)
+        FROM keylist_rows r JOIN keysets s ON s.keylist = r.keylist;
 CREATE VIEW all_rows(content, kind, key, line, language) AS
     SELECT content, kind, key, line, language FROM def_rows
     UNION ALL SELECT c.id, 1, r.key, r.line, c.language FROM keyset_rows r
@@ -45,16 +54,19 @@ CREATE TABLE files(source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NU
 CREATE INDEX files_digest ON files(digest);
 CREATE TABLE builds(playset TEXT PRIMARY KEY, at TEXT NOT NULL, files INTEGER NOT NULL,
     parsed INTEGER NOT NULL, seconds REAL NOT NULL)
-"""
+""".replace("LINE_DIGITS", str(LINE_DIGITS))
 """Every key, kind, language and mentioned word is stored once, in `names`, and the rows hold their ids:
 `defs` is the view that spells every definition out. A localisation content of one language keeps its
 (key, line) rows as a `keyset`, stored once for every content holding the same keys on the same lines:
 the game ships each file in each of its languages, most of them repeating another's keys line for line
-(the real game's 2.56 million entries are 2,070 keysets). Any other content's definitions are
-`def_rows`; `all_rows` is the two as one. The commonest names have the smallest ids (SQLite stores 0
-and 1 in no bytes, and ids below 128 in one): the empty language of every script definition, the kind
-of every localisation one, the game's languages. Only definitions with no language (script and GUI
-files) are indexed by content in `def_rows`; a keyset's rows are indexed by keyset."""
+(the real game's 2.56 million entries are 2,069 keysets). A keyset is its keys in order, a `keylist`
+stored once for every keyset of the same keys (a translation often keeps the keys and moves their
+lines), and its lines, LINE_DIGITS digits each in the keys' order; `keyset_rows` is the view that puts
+each key at its line. Any other content's definitions are `def_rows`; `all_rows` is the two as one. The
+commonest names have the smallest ids (SQLite stores 0 and 1 in no bytes, and ids below 128 in one): the
+empty language of every script definition, the kind of every localisation one, the game's languages.
+Only definitions with no language (script and GUI files) are indexed by content in `def_rows`; a
+keylist's rows are indexed by keylist, and keysets by their keylist."""
 
 
 def current(db: sqlite3.Connection) -> None:
@@ -89,6 +101,14 @@ class Keyset:
     language: str
     keys: tuple[str, ...]
     lines: tuple[int, ...]
+
+    def keylist(self) -> bytes:
+        """The digest of its keys alone, in order."""
+        return hashlib.blake2b("\n".join(self.keys).encode(), digest_size=16).digest()
+
+    def spelled_lines(self) -> str:
+        """Its lines as the `keysets` table keeps them: LINE_DIGITS digits each, in the keys' order."""
+        return (f"%0{LINE_DIGITS}d" * len(self.lines)) % self.lines
 
 
 def keyset_of(parsed: Parsed) -> "Keyset | None":

@@ -422,3 +422,22 @@ def test_a_finished_build_leaves_no_write_ahead_log_however_often_it_was_folded(
 
     assert mine
     assert left == [0] * 5
+
+
+def test_keysets_of_the_same_keys_on_other_lines_share_their_keys_and_keep_their_own_lines(base: Path):
+    index = SqliteIndex(base / "content-index.db")
+    english = [("localisation", "a", 2, "english"), ("localisation", "b", 3, "english")]
+    french = [("localisation", "a", 4, "french"), ("localisation", "b", 12345678, "french")]
+    stored(index, GAME, "localization/english/x_l_english.yml", "e", english)
+    stored(index, GAME, "localization/french/x_l_french.yml", "f", french)
+
+    with sqlite3.connect(index.path) as db:
+        sets = db.execute("SELECT count(*) FROM keysets").fetchone()[0]
+        lists = db.execute("SELECT count(*) FROM keylists").fetchone()[0]
+        rows = db.execute("SELECT count(*) FROM keylist_rows").fetchone()[0]
+    found = sorted((d.language, d.line) for d in index.defined([GAME], "b", "localisation"))
+
+    assert (sets, lists, rows) == (2, 1, 2)
+    assert found == [("english", 3), ("french", 12345678)]
+    in_french = index.defined_in(GAME, "localization/french/x_l_french.yml")
+    assert [(d.key, d.line) for d in in_french] == [("a", 4), ("b", 12345678)]
