@@ -245,13 +245,14 @@ class SqliteIndex:
         marks = ",".join("?" * len(sources))
         of_kind = " AND kind = (SELECT id FROM names WHERE name = ?)" if kind is not None else ""
         loc_kind = f" AND ? = '{LOCALISATION}'" if kind is not None else ""
+        # CROSS JOIN keeps this order: the key's few rows first, never every file of the sources
         sql = f"""SELECT f.source, f.path, k.name, d.line, l.name, c.replace FROM (
                 SELECT content, kind, line, language FROM def_rows WHERE key = (SELECT id FROM names
                     WHERE name = ?){of_kind}
                 UNION ALL SELECT c.id, {_LOCALISATION}, r.line, c.language FROM keyset_rows r
                     JOIN contents c ON c.keyset = r.keyset
                     WHERE r.key = (SELECT id FROM names WHERE name = ?){loc_kind}) d
-            JOIN contents c ON c.id = d.content JOIN files f ON f.digest = c.digest
+            CROSS JOIN contents c ON c.id = d.content CROSS JOIN files f ON f.digest = c.digest
             JOIN names k ON k.id = d.kind JOIN names l ON l.id = d.language
             WHERE f.source IN ({marks})"""  # noqa: S608 - marks and constants only
         kinds = [kind] if kind is not None else []

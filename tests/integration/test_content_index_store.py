@@ -441,3 +441,23 @@ def test_keysets_of_the_same_keys_on_other_lines_share_their_keys_and_keep_their
     assert found == [("english", 3), ("french", 12345678)]
     in_french = index.defined_in(GAME, "localization/french/x_l_french.yml")
     assert [(d.key, d.line) for d in in_french] == [("a", 4), ("b", 12345678)]
+
+
+def test_define_reads_the_keys_own_rows_first_never_every_file_of_the_sources(base: Path):
+    index = SqliteIndex(base / "content-index.db")
+    stored(index, GAME, "common/traits/t.txt", "t", [("traits", "brave", 1, "")])
+    stored(
+        index, GAME, "localization/english/x_l_english.yml", "e", [("localisation", "brave", 2, "english")]
+    )
+    asked: list[str] = []
+    index._db.set_trace_callback(asked.append)
+
+    found = index.defined([GAME], "brave", "traits")
+    index._db.set_trace_callback(None)
+    (sql,) = [statement for statement in asked if "def_rows" in statement]
+    with sqlite3.connect(index.path) as db:
+        outer = [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql) if row[1] == 0]
+
+    assert [d.line for d in found] == [1]
+    assert outer[0].startswith(("SCAN d", "CO-ROUTINE d", "MATERIALIZE d"))
+    assert not any(step.startswith("SEARCH f USING INDEX sqlite_autoindex_files_1") for step in outer)
