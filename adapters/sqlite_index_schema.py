@@ -13,10 +13,10 @@ from attrs import frozen
 from ports.content_index import Parsed
 
 LOCALISATION: Final = "localisation"
+"""The kind of every localisation definition, and of every file holding them."""
 LINE_DIGITS: Final = 8
 """Digits a keyset's line takes in its `lines`: a localisation file is read to 32 MiB, fewer lines than
-10**8."""
-"""The kind of every localisation definition, and of every file holding them."""
+10**8 (a content with a line past that keeps its rows as they are)."""
 VERSION = 5
 """The index file's format; a file of any other version is emptied and built again."""
 _SCHEMA = """
@@ -117,7 +117,7 @@ def keyset_of(parsed: Parsed) -> "Keyset | None":
     kinds, keys, lines, languages = parsed.defined
     if parsed.kind != LOCALISATION or not keys or parsed.mentioned[0] or kinds[0] != LOCALISATION:
         return None
-    if len(set(kinds)) != 1 or len(set(languages)) != 1:
+    if len(set(kinds)) != 1 or len(set(languages)) != 1 or max(lines) >= 10**LINE_DIGITS:
         return None
     digest = hashlib.blake2b("\n".join(keys).encode(), digest_size=16)
     digest.update(array("q", lines).tobytes())

@@ -118,7 +118,7 @@ def _read_all(top: str, paths: list[str]) -> "list[tuple[str, Packed | None, byt
 def _once(sent: "Packed | None") -> "tuple[Packed | None, bytes]":
     """`sent` and the digest of its keys and lines (b"": a content of another kind), both left out
     (None, b"") when this worker sent them already: the game's localisation repeats its keys line for
-    line in each of its languages (2.56 million entries, 2,070 keysets of them), and what the builder
+    line in each of its languages (2.56 million entries, 2,069 keysets of them), and what the builder
     has unpacked once it need not again."""
     if sent is None or sent[0] != LOCALISATION or not isinstance(sent[3], str):
         return sent, b""

@@ -461,3 +461,15 @@ def test_define_reads_the_keys_own_rows_first_never_every_file_of_the_sources(ba
     assert [d.line for d in found] == [1]
     assert outer[0].startswith(("SCAN d", "CO-ROUTINE d", "MATERIALIZE d"))
     assert not any(step.startswith("SEARCH f USING INDEX sqlite_autoindex_files_1") for step in outer)
+
+
+def test_a_localisation_line_past_a_keysets_digits_keeps_its_row_as_it_is(base: Path):
+    index = SqliteIndex(base / "content-index.db")
+    far = [("localisation", "far", 10**8, "english")]
+    stored(index, GAME, "localization/english/x_l_english.yml", "e", far)
+
+    with sqlite3.connect(index.path) as db:
+        sets = db.execute("SELECT count(*) FROM keysets").fetchone()[0]
+
+    assert sets == 0
+    assert [d.line for d in index.defined([GAME], "far", "localisation")] == [10**8]
