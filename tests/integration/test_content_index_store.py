@@ -1,6 +1,8 @@
 """The content index on real files and a real SQLite file: close's semantic validator and the index agree
 on what a change adds; bad input is findings, never an error; a governed write's file is re-indexed at
-once; one builder at a time among the servers on a state directory."""
+once; one builder at a time among the servers on a state directory; a build's write-ahead log is folded
+as it goes and empty once it ends; localisation keysets share their keys and keep their own lines; a
+key's question begins at the key's own rows."""
 
 import sqlite3
 import time
