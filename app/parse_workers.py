@@ -67,10 +67,7 @@ class Workers:
         if sent is None:
             return None
         if sent[3] is None:
-            keys, lines = self._seen[repeat]
-            kind, replace, kinds, _, _, languages, words, places, findings = sent
-            defined = (_texts(kinds), keys, lines, _texts(languages))
-            return Parsed(kind, replace, defined, (_texts(words), tuple(array("q", places))), findings)
+            return unpacked(sent, self._seen[repeat])
         parsed = unpacked(sent)
         if repeat:
             self._seen[repeat] = parsed.defined[1], parsed.defined[2]
@@ -102,8 +99,14 @@ def _started(builder: int, roots: dict[str, Path], view: WorldView) -> None:
     _world = WorldAdapter(LocalFiles(roots), view)
 
 
+REMEMBERED: Final = 600_000
+"""Keys a worker remembers sending whole (and the builder keeps unpacked for it, so its memory is bounded
+by the workers' count times this): the game's localisation is about 576,000 keys in 2,069 keysets; past
+this, a worker sends each new keyset whole every time."""
 _sent: set[bytes] = set()
-"""The digests of the keys and lines of the localisation contents this worker sent whole."""
+"""The digests of the keys and lines of the localisation contents this worker sent whole, remembered."""
+_remembered = 0
+"""The keys of those contents."""
 
 
 def _read_all(top: str, paths: list[str]) -> "list[tuple[str, Packed | None, bytes] | None]":
@@ -116,10 +119,12 @@ def _read_all(top: str, paths: list[str]) -> "list[tuple[str, Packed | None, byt
 
 
 def _once(sent: "Packed | None") -> "tuple[Packed | None, bytes]":
-    """`sent` and the digest of its keys and lines (b"": a content of another kind), both left out
-    (None, b"") when this worker sent them already: the game's localisation repeats its keys line for
-    line in each of its languages (2.56 million entries, 2,069 keysets of them), and what the builder
-    has unpacked once it need not again."""
+    """`sent` and the digest of its keys and lines, which the builder keeps them under (b"": a content of
+    another kind, or one past REMEMBERED); its keys and lines left out (keys None, lines b"") when this
+    worker sent them already: the game's localisation repeats its keys line for line in each of its
+    languages (2.56 million entries, 2,069 keysets of them), and what the builder has unpacked once it
+    need not again."""
+    global _remembered  # noqa: PLW0603 - this worker process's own count
     if sent is None or sent[0] != LOCALISATION or not isinstance(sent[3], str):
         return sent, b""
     digest = hashlib.blake2b(sent[3].encode(), digest_size=16)
@@ -127,6 +132,10 @@ def _once(sent: "Packed | None") -> "tuple[Packed | None, bytes]":
     repeat = digest.digest()
     if repeat in _sent:
         return (*sent[:3], None, b"", *sent[5:]), repeat
+    keys = sent[3].count(_SEPARATOR) + 1
+    if _remembered + keys > REMEMBERED:
+        return sent, b""
+    _remembered += keys
     _sent.add(repeat)
     return sent, repeat
 
@@ -160,12 +169,14 @@ def packed(parsed: Parsed) -> Packed:
     )
 
 
-def unpacked(sent: Packed) -> Parsed:
-    """The content `packed` sent, as it was."""
+def unpacked(sent: Packed, repeated: tuple[tuple[str, ...], tuple[int, ...]] | None = None) -> Parsed:
+    """The content `packed` sent, as it was; its keys and lines `repeated` when it was sent without them."""
     kind, replace, kinds, keys, lines, languages, words, places, findings = sent
-    if keys is None:
+    if keys is not None:
+        repeated = (_texts(keys), tuple(array("q", lines)))
+    elif repeated is None:
         raise ValueError("a content sent without its keys is opened by the Workers that read it")
-    defined = (_texts(kinds), _texts(keys), tuple(array("q", lines)), _texts(languages))
+    defined = (_texts(kinds), repeated[0], repeated[1], _texts(languages))
     return Parsed(kind, replace, defined, (_texts(words), tuple(array("q", places))), findings)
 
 

@@ -58,3 +58,24 @@ def test_keys_and_lines_a_worker_sent_already_travel_as_their_digest_and_arrive_
     assert again[0] is not None
     assert (first[0][3] is not None, again[0][3], again[0][4], again[1]) == (True, None, b"", first[1])
     assert arrived == [french, german]
+
+
+def test_past_the_keys_a_worker_remembers_a_new_keyset_travels_whole_every_time(monkeypatch):
+    monkeypatch.setattr(parse_workers, "_sent", set())
+    monkeypatch.setattr(parse_workers, "_remembered", 0)
+    monkeypatch.setattr(parse_workers, "REMEMBERED", 60)
+
+    def content(name: str) -> parse_workers.Packed:
+        rows = [("localisation", f"{name}_{n}", 2 + n, "french") for n in range(50)]
+        return packed(Parsed.of("localisation", False, rows, (), ()))
+
+    first, other, other_again, first_again = (
+        parse_workers._once(content(name)) for name in ("a", "b", "b", "a")
+    )
+
+    assert first[1] != b""
+    assert (other[1], other_again[1]) == (b"", b"")
+    assert other_again[0] is not None
+    assert other_again[0][3] is not None
+    assert first_again[0] is not None
+    assert (first_again[0][3], first_again[1]) == (None, first[1])
